@@ -1,0 +1,164 @@
+"""The `convstate` command: a thin layer over the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from .delta import StateDelta
+from .errors import ConvStateError
+from .memory import ConversationMemory
+from .render import FORMATS
+from .state import ConversationState
+from .store.base import CompactionRecord
+from .store.sqlite import InMemoryStore
+
+
+def load_demo(lang: str) -> dict[str, Any]:
+    """The built-in after-sales conversation: {"system_prompt": ..., "messages": [...]}."""
+    text = resources.files("convstate").joinpath(f"data/demo_{lang}.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `convstate` command."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args)
+    except ConvStateError as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="convstate", description=__doc__)
+    sub = p.add_subparsers(metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="fold the built-in after-sales conversation offline")
+    demo.add_argument("--lang", choices=("zh", "en"), default="zh")
+    demo.add_argument("--window", type=int, default=1200, help="context window in tokens")
+    demo.add_argument("--keep", type=int, default=4, help="recent user turns kept raw")
+    demo.add_argument("--format", choices=FORMATS, default="text")
+    demo.set_defaults(run=_demo)
+
+    comp = sub.add_parser("compress", help="fit a JSON/JSONL list of OpenAI messages")
+    comp.add_argument("file", type=Path)
+    comp.add_argument("--window", type=int, default=8192)
+    comp.add_argument("--keep", type=int, default=4)
+    comp.add_argument("--format", choices=FORMATS, default="text")
+    comp.add_argument("--system", default=None, help="original system prompt to put first")
+    comp.add_argument("--state", action="store_true", help="print the state JSON instead")
+    comp.set_defaults(run=_compress)
+
+    schema = sub.add_parser("schema", help="write the JSON Schemas of the state and the delta")
+    schema.add_argument("--out", type=Path, default=Path("schemas"))
+    schema.set_defaults(run=_schema)
+    return p
+
+
+def _demo(args: argparse.Namespace) -> int:
+    out = Console(highlight=False)
+    demo = load_demo(args.lang)
+    messages = demo["messages"]
+
+    def on_fold(r: CompactionRecord) -> None:
+        progress.console.print(
+            f"fold v{r.version}: turns #{r.first_turn}-#{r.last_turn} -> +{r.added} items, "
+            f"{r.deduplicated} merged, {r.superseded} superseded, {r.rejected} rejected; "
+            f"context {r.tokens_before} -> {r.tokens_after} tokens")
+
+    mem = ConversationMemory(
+        f"demo-{args.lang}", store=InMemoryStore(), context_window=args.window,
+        system_prompt=demo["system_prompt"], keep_recent_turns=args.keep,
+        state_format=args.format, on_fold=on_fold)
+    peak = 0
+    with Progress(TextColumn("[bold]turns"), BarColumn(), MofNCompleteColumn(),
+                  console=out, transient=False) as progress:
+        task = progress.add_task("turns", total=len(messages))
+        for msg in messages:
+            mem.add_message(msg)
+            peak = max(peak, mem.tokens(mem.context()))
+            progress.advance(task)
+    context = mem.context()
+    full = [{"role": "system", "content": demo["system_prompt"]}] + [
+        t.message() for t in mem.history()]
+    out.rule("state block")
+    out.print(mem.render())
+    out.rule("tokens")
+    out.print(f"context: {mem.tokens(context)} tokens (peak {peak}, budget "
+              f"{mem.policy.budget} of a {mem.policy.context_window} window); full history: "
+              f"{mem.tokens(full)} tokens in {len(full) - 1} turns")
+    out.rule("state JSON")
+    out.print_json(mem.state.model_dump_json())
+    return 0
+
+
+def read_messages(path: Path) -> list[dict[str, Any]]:
+    """Messages from a JSON list (or {"messages": [...]}) or from JSONL, one per line."""
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise ConvStateError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        if path.suffix == ".jsonl":
+            data: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConvStateError(f"{path} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "messages" in data:
+        data = data["messages"]
+    if not isinstance(data, list):
+        raise ConvStateError(f"{path}: expected a list of messages")
+    return data
+
+
+def _compress(args: argparse.Namespace) -> int:
+    messages = read_messages(args.file)
+    system = args.system
+    if system is None and messages and messages[0].get("role") == "system":
+        system, messages = messages[0].get("content"), messages[1:]
+    mem = ConversationMemory("compress", store=InMemoryStore(), context_window=args.window,
+                             keep_recent_turns=args.keep, state_format=args.format,
+                             system_prompt=system)
+    mem.add_messages(messages)
+    context = mem.context()
+    if args.state:
+        print(mem.state.model_dump_json(indent=2))
+    else:
+        print(json.dumps(context, ensure_ascii=False, indent=2))
+    print(f"{len(messages)} messages -> {len(context)} in the context, "
+          f"{mem.tokens(context)} tokens", file=sys.stderr)
+    return 0
+
+
+def schema_files() -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema, for everything under schemas/."""
+    return {
+        "state.schema.json": ConversationState.model_json_schema(),
+        "delta.schema.json": StateDelta.model_json_schema(),
+    }
+
+
+def _schema(args: argparse.Namespace) -> int:
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, schema in schema_files().items():
+        (args.out / name).write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
+                                     "utf-8")
+        print(args.out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

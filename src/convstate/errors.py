@@ -1,0 +1,47 @@
+"""The exceptions a user of convstate can meet; all derive from ConvStateError."""
+
+from __future__ import annotations
+
+
+class ConvStateError(Exception):
+    """Base class of every error convstate raises on purpose."""
+
+
+class InvalidMessageError(ConvStateError, ValueError):
+    """A turn has a bad shape: missing or unknown role, wrong content type, bad tool fields.
+
+    ``field`` names the offending field (``role``, ``content``, ``tool_calls`` ...).
+    """
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        super().__init__(f"invalid message field {field!r}: {problem}")
+
+
+class TurnTooLargeError(InvalidMessageError):
+    """A single turn is larger than ``max_turn_chars``; nothing was stored."""
+
+
+class ConfigError(ConvStateError, ValueError):
+    """A setting is out of range (window too small, ratios reversed ...); ``field`` names it."""
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        super().__init__(f"invalid setting {field!r}: {problem}")
+
+
+class VersionConflictError(ConvStateError):
+    """Another writer saved a newer state first; this write changed nothing."""
+
+    def __init__(self, session_id: str, expected: int, found: int):
+        self.session_id = session_id
+        self.expected = expected
+        self.found = found
+        super().__init__(
+            f"state of session {session_id!r} is at version {found}, expected {expected}: "
+            "another writer folded first; nothing was written"
+        )
+
+
+class ExtractionError(ConvStateError):
+    """An extractor could not produce a delta (the turns stay unfolded and are retried)."""

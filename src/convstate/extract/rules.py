@@ -1,0 +1,329 @@
+"""The offline rule extractor (zh + en): patterns for exact values, cue words for the rest.
+
+Deterministic, no key, no network. It is precise on anchors (ids, phones, emails,
+amounts, dates, times, marked addresses) and approximate on goals, tasks and decisions;
+an LLM extractor understands those better (HybridExtractor keeps these anchors).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..delta import (
+    ItemUpdate,
+    NewAnchor,
+    NewDecision,
+    NewGoal,
+    NewPreference,
+    NewSentiment,
+    NewTask,
+    StateDelta,
+)
+from ..normalize import normalize
+from ..state import IndexEntry
+from ..turns import Turn
+from .base import Extraction
+
+_I = re.IGNORECASE
+_MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+           r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
+_LANGS = r"(English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean)"
+
+# (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
+# each match is masked so that a later, looser pattern cannot claim its characters.
+ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
+    ("email", "email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
+    ("other", "tracking_number", re.compile(
+        r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
+        r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
+    ("order_id", "order_id", re.compile(
+        r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
+        r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
+        r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I), 1),
+    ("account", "account", re.compile(
+        r"(?:账号|账户|会员号|用户名|account\s*(?:number|no\.?|id)?)\s*(?:是|为|:|：|#|\s)*"
+        r"([A-Za-z0-9_.-]{4,})", _I), 1),
+    ("phone", "phone", re.compile(
+        r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
+        r"|(?:\+1[-\s]?)?\(\d{3}\)\s?\d{3}-\d{4}(?!\d)"
+        r"|(?<![\d-])(?:\+1[-\s]?)?\d{3}-\d{3}-\d{4}(?!\d)"
+        r"|(?<![\d-])400-?\d{3}-?\d{4}(?!\d)"), 0),
+    ("date", "date", re.compile(
+        r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
+        r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
+        r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b"
+        r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])", _I), 0),
+    ("time", "time", re.compile(
+        r"(?<![\d:])\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?![\d:])|\b\d{1,2}\s?[ap]\.?m\.?"
+        r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I), 0),
+    ("amount", "amount", re.compile(
+        r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
+        r"|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:元|块钱|块|美元|USD|dollars?|bucks)", _I), 0),
+    ("address", "address", re.compile(
+        r"(?:收货地址|收件地址|地址|寄到|送到)\s*(?:是|为|改成|改为|换成|:|：|\s)*"
+        r"([^，。,;；!！?？\n\s]{4,60})"
+        r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)(?=[.;!?\n]|$)",
+    ), -1),
+    ("language", "language", re.compile(
+        r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
+        r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS, _I), 0),
+]
+_BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
+
+# Clause-level cues. A clause takes the first category that matches, in this order.
+NEGATIVE = re.compile(
+    r"不要(?!紧)|别(?!的|人|急)|不接受|不需要|不用(?!谢)|拒绝|千万别|不想要|不可以"
+    r"|(?:你们|你|您|请|千万)不能|不能(?:接受|超过|晚于|迟于|再)"
+    r"|\b(?:don'?t|do not|never|won'?t accept|will not accept|refuse to|not interested in)\b"
+    r"|\bno\s+(?:exchange|replacement|store credit|calls?|emails?|substitut\w*|more)\b", _I)
+CONSTRAINT = re.compile(
+    r"必须|一定要|一定得|只能|只要|务必|预算|不超过|最多|至少|最晚|以内|今天内|今天之内"
+    r"|\b(?:must|have to|has to|need it by|only|at most|no more than|at least|budget"
+    r"|no later than|within)\b", _I)
+PREFERENCE = re.compile(
+    r"(不喜欢|讨厌|更喜欢|喜欢|偏好|倾向于?|最好是?)"
+    r"|\b(I (?:really )?(?:prefer|like|love|hate|dislike)|I'?d rather|I would rather)\b", _I)
+GOAL = re.compile(
+    r"我想要?|我要|我希望|希望|我需要|想要|请帮我|帮我"
+    r"|\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
+    r"|help me)\b", _I)
+GOAL_STOP = re.compile(r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)", _I)
+USER_COMMIT = re.compile(r"我(?:会|回头|等下|等会|稍后|马上|这就)|\bI(?:'ll| will)\b", _I)
+ASSISTANT_COMMIT = re.compile(
+    r"我(?:们)?(?:会|将|来|这边会|马上|稍后|立即|立刻|这就)|(?:马上|立即|立刻|稍后)(?:为|帮)您"
+    r"|(?:为|帮)您(?:申请|处理|加急|安排|登记|提交|催促|联系|反馈|核实|查询|办理|跟进)"
+    r"|\b(?:I(?:'ll| will)|we(?:'ll| will)|let me|I'?m going to|I am going to)\b", _I)
+ASK_USER = re.compile(
+    r"请(?:您)?(?:提供|上传|发送|发一下|拍|告诉|确认)|麻烦您(?:提供|上传|发|拍)"
+    r"|\b(?:please (?:provide|send|upload|share|confirm)|could you (?:send|provide|share))\b",
+    _I)
+DONE = re.compile(
+    r"已(?:经)?(?:为您|帮您|给您)?(?:提交|处理|完成|安排|加急|退款|发送|办理|登记|申请|催促|联系"
+    r"|核实|发出|退回|寄出|上传|发给|提供)|(?:办|处理|弄|搞)好了|完成了|发给你了|发过去了"
+    r"|\b(?:has been|have been|I'?ve|I have|we'?ve)\s+\w+ed\b|\b(?:done|completed)\b"
+    r"|\b(?:is|are)\s+(?:now\s+)?(?:\w+ed|sent)\b",
+    _I)
+DECISION = re.compile(
+    r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|选择了?"
+    r"|\b(?:let'?s go with|let'?s do|confirmed|I confirm|agreed|I agree|we'?ll go with"
+    r"|I'?ll take|I'?ll go with|deal|sounds good|go ahead)\b", _I)
+QUESTION = re.compile(r"[?？]\s*$|[吗么呢]\s*[？?。]?\s*$")
+
+# Sentiment lexicon: (pattern, weight). Negative phrases are matched first and masked,
+# so that "不满意" / "not happy" never count as the positive "满意" / "happy".
+SENTIMENT_NEG = re.compile(
+    r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语|受够|离谱"
+    r"|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱|"
+    r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible|awful"
+    r"|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious|fed up|useless"
+    r"|horrible|complain\w*)\b", _I)
+SENTIMENT_POS = re.compile(
+    r"满意|谢谢|感谢|太好了|不错|开心|很棒|真棒|辛苦了|给力|靠谱"
+    r"|\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome|wonderful"
+    r"|satisfied|helpful|love it)\b", _I)
+_INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|really|extremely)\b", _I)
+_SPLIT = re.compile(r"[^。！？!?；;\n，,]+(?:[。！？!?；;，,]+)?")
+_EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z])")
+_MIN_SHARED = 2  # keywords a completion must share with the task it closes
+_TRAILING = "，。,.;；!！、:：…~～ "
+_OFFER = re.compile(r"可以|能否|是否|\b(?:can|could)\b", _I)
+_STOP_BIGRAMS = re.compile(
+    r"为您|帮您|给您|我们|已经|您的|我会|马上|稍后|一下|the|and|your|you|will")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+@dataclass
+class _Clause:
+    turn: Turn
+    text: str  # verbatim substring of turn.text
+
+
+class RuleExtractor:
+    """Offline, deterministic extractor for Chinese and English conversations."""
+
+    name = "rules"
+
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
+        """A delta from ``turns`` alone; ``index`` lets completions close existing tasks."""
+        delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
+        open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
+        for turn in turns:
+            anchors = find_anchors(turn)
+            delta.anchors.extend(anchors)
+            for clause in _clauses([turn]):
+                self._clause(clause, delta, open_tasks)
+            if turn.role == "user":
+                _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
+        delta.sentiment = sentiment_of(turns)
+        return Extraction(delta=delta, extractor=self.name)
+
+    def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
+        role, text, at = c.turn.role, c.text, [c.turn.index]
+        question = bool(QUESTION.search(text))
+        if role == "user":
+            if NEGATIVE.search(text):
+                delta.anchors.append(NewAnchor(kind="negative_constraint",
+                                               key="negative_constraint", value=text, turns=at))
+            elif CONSTRAINT.search(text) and not _budget_amount(c.turn, text):
+                delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
+                                               turns=at))
+            elif m := PREFERENCE.search(text):
+                cue = m.group(0).lower()
+                dislike = any(w in cue for w in ("不喜欢", "讨厌", "hate", "dislike"))
+                polarity = "dislike" if dislike else "like"
+                topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
+                delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
+                                                       turns=at))
+            elif DONE.search(text) and _close(text, "user", delta, index, c.turn.index):
+                pass
+            elif USER_COMMIT.search(text) and not question:
+                delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
+            elif (m := GOAL.search(text)) and not GOAL_STOP.search(text[m.start():]):
+                delta.goals.append(NewGoal(text=text, turns=at))
+        elif role == "assistant":
+            if DONE.search(text) and _close(text, "assistant", delta, index, c.turn.index):
+                pass
+            elif ASK_USER.search(text):
+                delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
+            elif ASSISTANT_COMMIT.search(text) and not question and not _OFFER.search(text):
+                delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
+        if role in ("user", "assistant") and DECISION.search(text) and not question:
+            delta.decisions.append(NewDecision(text=text, turns=at))
+
+
+def detect_language(text: str) -> str | None:
+    """'zh' when Chinese characters make up a fair share of the letters, else 'en'."""
+    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    if cjk + latin == 0:
+        return None
+    return "zh" if cjk * 3 >= latin else "en"
+
+
+def find_anchors(turn: Turn) -> list[NewAnchor]:
+    """Every pattern anchor in one turn, each value a verbatim slice of the turn's text."""
+    text = turn.text
+    masked = text
+    found: list[tuple[int, NewAnchor]] = []
+    for kind, key, pattern, group in ANCHOR_PATTERNS:
+        for m in pattern.finditer(masked):
+            if group < 0:  # alternatives: the first capture group that took part
+                group_at = next(g for g in range(1, len(m.groups()) + 1) if m.group(g))
+            else:
+                group_at = group
+            start, end = m.span(group_at)
+            value = text[start:end].strip().rstrip(".")
+            if not value or "\0" in masked[start:end]:  # overlaps an earlier anchor
+                continue
+            if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
+                key_here = "budget"
+            else:
+                key_here = key
+            found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
+                                           turns=[turn.index])))
+            masked = masked[:start] + "\0" * (end - start) + masked[end:]
+    return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+def _budget_amount(turn: Turn, clause: str) -> bool:
+    """A budget clause whose amount is already a 'budget' anchor (that one supersedes)."""
+    return bool(_BUDGET_CUE.search(clause)) and any(
+        a.key == "budget" and a.value in clause for a in find_anchors(turn))
+
+
+def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
+    for turn in turns:
+        if turn.role not in ("user", "assistant") or not turn.content:
+            continue
+        for sentence in _EN_SENTENCE.split(turn.content):
+            for m in _SPLIT.finditer(sentence):
+                text = m.group(0).strip().rstrip(_TRAILING)
+                if len(normalize(text)) >= 2:
+                    yield _Clause(turn, text)
+
+
+def _keywords(text: str) -> set[str]:
+    text = _STOP_BIGRAMS.sub(" ", text.lower())
+    # An English word (cut to a 6-letter stem: expedite/expedited) weighs as two
+    # Chinese bigrams, so one shared content word can close a task.
+    words = {w[:6] for w in re.findall(r"[a-z]{4,}", text)}
+    words |= {w + "+" for w in words}
+    for run in re.findall(r"[\u3400-\u9fff]+", text):
+        words.update(run[i:i + 2] for i in range(len(run) - 1))
+    return words
+
+
+def _close(text: str, owner: str, delta: StateDelta, index: list[IndexEntry],
+           turn: int) -> bool:
+    """Mark done the open tasks of ``owner`` that this completion sentence talks about
+    (sharing at least two keywords); say whether any was."""
+    words = _keywords(text)
+    closed = False
+    for task in delta.open_tasks:
+        if task.owner == owner and task.status == "open" and \
+                len(words & _keywords(task.text)) >= _MIN_SHARED:
+            task.status, closed = "done", True
+            task.turns.append(turn)
+    done_ids = {u.id for u in delta.updates}
+    for entry in index:
+        if entry.owner == owner and entry.id not in done_ids and \
+                len(words & _keywords(entry.text)) >= _MIN_SHARED:
+            delta.updates.append(ItemUpdate(id=entry.id, status="done", turn=turn))
+            closed = True
+    return closed
+
+
+# What an assistant's request names, by the anchor kind that answers it.
+_ASKED_FOR = {
+    "order_id": re.compile(r"订单|order", _I),
+    "phone": re.compile(r"电话|手机|号码|phone|number", _I),
+    "email": re.compile(r"邮箱|email|e-mail", _I),
+    "address": re.compile(r"地址|address", _I),
+    "account": re.compile(r"账号|账户|account", _I),
+}
+
+
+def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
+                 turn: int) -> None:
+    """A user turn that gives the value an open request asked for closes that request."""
+    asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
+    if not asked:
+        return
+    for task in delta.open_tasks:
+        if task.owner == "user" and task.status == "open" and ASK_USER.search(task.text) \
+                and any(p.search(task.text) for p in asked):
+            task.status = "done"
+            task.turns.append(turn)
+    done_ids = {u.id for u in delta.updates}
+    for entry in index:
+        if entry.owner == "user" and entry.id not in done_ids and ASK_USER.search(entry.text) \
+                and any(p.search(entry.text) for p in asked):
+            delta.updates.append(ItemUpdate(id=entry.id, status="done", turn=turn))
+
+
+def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
+    """The user's mood over these turns, weighted toward the latest; None without cues."""
+    readings: list[tuple[int, float, list[str]]] = []
+    for turn in turns:
+        if turn.role != "user" or not turn.content:
+            continue
+        text = turn.content
+        neg = SENTIMENT_NEG.findall(text)
+        pos = SENTIMENT_POS.findall(SENTIMENT_NEG.sub(" ", text))
+        if not neg and not pos:
+            continue
+        boost = 1 + 0.5 * min(len(_INTENSE.findall(text)), 2)
+        n, p = len(neg) * boost, len(pos)
+        readings.append((turn.index, (p - n) / (p + n + 1), neg + pos))
+    if not readings:
+        return None
+    recent = readings[-3:]
+    weights = range(1, len(recent) + 1)
+    score = sum(w * s for w, (_, s, _) in zip(weights, recent, strict=True)) / sum(weights)
+    score = max(-1.0, min(1.0, round(score, 2)))
+    label = "negative" if score <= -0.2 else "positive" if score >= 0.2 else "neutral"
+    last_turn, _, words = readings[-1]
+    return NewSentiment(label=label, score=score, reason=", ".join(dict.fromkeys(words)),
+                        turn=last_turn)

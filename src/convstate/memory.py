@@ -1,0 +1,269 @@
+"""ConversationMemory: add turns, get a context that fits, fold what expires into the state."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, VersionConflictError
+from .extract.base import Extractor
+from .extract.rules import RuleExtractor
+from .fold import fold_report
+from .render import FORMATS, LABELS, render
+from .state import ConversationState
+from .store.base import CompactionRecord, Store
+from .store.sqlite import SQLiteStore
+from .tokens import REPLY_PRIMING, TokenCounter
+from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
+from .window import Slot, WindowPolicy, fit_raw, plan_expiry
+
+log = logging.getLogger("convstate")
+_CONFLICT_RETRIES = 3
+
+
+class ConversationMemory:
+    """One conversation: its durable history, its folded state, and a context that fits.
+
+    ``context()`` returns ``[system prompt] + [state block] + [recent raw turns]`` as
+    OpenAI message dicts, never more than ``context_window - reply_reserve`` tokens.
+    When the raw turns pass ``trigger_ratio`` of that budget, the oldest ones are
+    folded into the state by the extractor, exactly once, until under ``target_ratio``.
+    """
+
+    def __init__(
+        self,
+        session_id: str = "default",
+        *,
+        store: Store | str | Path | None = None,
+        extractor: Extractor | None = None,
+        context_window: int = 8192,
+        model: str = "gpt-4o-mini",
+        system_prompt: str | None = None,
+        keep_recent_turns: int = 4,
+        trigger_ratio: float = 0.7,
+        target_ratio: float = 0.5,
+        reply_reserve: int | None = None,
+        state_format: str = "text",
+        lang: str | None = None,
+        state_budget: int | None = None,
+        max_turn_chars: int = DEFAULT_MAX_TURN_CHARS,
+        on_fold: Callable[[CompactionRecord], None] | None = None,
+    ):
+        if not isinstance(session_id, str) or not session_id:
+            raise ConfigError("session_id", "expected a non-empty string")
+        if system_prompt is not None and not isinstance(system_prompt, str):
+            raise ConfigError("system_prompt", "expected a string or None")
+        if state_format not in FORMATS:
+            raise ConfigError("state_format", f"expected one of {FORMATS}")
+        if lang is not None and lang not in LABELS:
+            raise ConfigError("lang", f"expected one of {tuple(LABELS)} or None")
+        if isinstance(context_window, int) and reply_reserve is None:
+            reply_reserve = min(1024, context_window // 8)
+        self.policy = WindowPolicy(context_window=context_window,
+                                   reply_reserve=reply_reserve,  # type: ignore[arg-type]
+                                   trigger_ratio=trigger_ratio, target_ratio=target_ratio,
+                                   keep_recent_turns=keep_recent_turns)
+        if state_budget is None:
+            state_budget = self.policy.budget // 3
+        if not isinstance(state_budget, int) or state_budget < 1:
+            raise ConfigError("state_budget", "expected a positive integer")
+        self.session_id = session_id
+        self._own_store = store is None or isinstance(store, str | Path)
+        if store is None:
+            store = os.environ.get("CONVSTATE_DB", "convstate.db")
+        self.store: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
+        self.extractor: Extractor = extractor or RuleExtractor()
+        self.counter = TokenCounter(model)
+        self.system_prompt = system_prompt
+        self.state_format, self.lang, self.state_budget = state_format, lang, state_budget
+        self.max_turn_chars = max_turn_chars
+        self.on_fold = on_fold
+        self._system_tokens = (self.counter.message(self._system_message())
+                               if system_prompt else 0)
+        if self._system_tokens + REPLY_PRIMING >= self.policy.budget // 2:
+            raise ConfigError("system_prompt", f"{self._system_tokens} tokens leave too little "
+                              f"of a {self.policy.budget}-token budget")
+        self._state = ConversationState()
+        self._raw: list[tuple[Turn, int]] = []  # unfolded turns and their token counts
+        self._last = -1  # highest turn index seen
+        self._block: tuple[int, str, int] | None = None  # (version, text, tokens)
+        self._reload()
+
+    # -- adding turns -------------------------------------------------------------------
+
+    def add(self, role: str, content: str | None = None, **fields: Any) -> Turn:
+        """Store a turn (``name``, ``tool_calls``, ``tool_call_id`` as keyword fields)."""
+        return self.add_message({"role": role, "content": content, **fields})
+
+    def add_message(self, message: dict[str, Any]) -> Turn:
+        """Store an OpenAI message dict as a turn. Invalid messages raise before writing."""
+        fields = check_message(message, self.max_turn_chars)
+        turn = self.store.append(self.session_id, fields)
+        if turn.index == self._last + 1:
+            self._take([turn])
+        else:  # another writer appended in between: read what we missed, in order
+            self._sync()
+        return turn
+
+    def add_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
+        """Store several messages; each is checked before any is written."""
+        for m in messages:
+            check_message(m, self.max_turn_chars)
+        return [self.add_message(m) for m in messages]
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ConversationState:
+        """The folded state as of the last fold (folds happen in context()/compact())."""
+        self._sync()
+        return self._state
+
+    def context(self) -> list[dict[str, Any]]:
+        """The messages for the next model call: folds first if a fold is due."""
+        self._sync()
+        self._fold_due(force=False)
+        return self._assemble()
+
+    def render(self, format: str | None = None, lang: str | None = None) -> str:
+        """The state block as a string (the configured format and language by default)."""
+        self._sync()
+        return render(self._state, format or self.state_format, lang or self.lang,
+                      budget=self.state_budget, counter=self.counter)
+
+    def history(self) -> list[Turn]:
+        """Every stored turn of this session, folded or not."""
+        return self.store.turns(self.session_id)
+
+    def compactions(self) -> list[CompactionRecord]:
+        """The compaction log of this session, oldest first."""
+        return self.store.compactions(self.session_id)
+
+    def compact(self) -> CompactionRecord | None:
+        """Fold now everything but the last ``keep_recent_turns`` user turns."""
+        self._sync()
+        return self._fold_due(force=True)
+
+    def tokens(self, messages: list[dict[str, Any]] | None = None) -> int:
+        """Token count of ``messages`` (default: the current context) with this model."""
+        return self.counter.messages(messages if messages is not None else self._assemble())
+
+    def close(self) -> None:
+        """Close the store if this memory opened it."""
+        if self._own_store:
+            self.store.close()
+
+    def __enter__(self) -> ConversationMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _system_message(self) -> dict[str, Any]:
+        return {"role": "system", "content": self.system_prompt}
+
+    def _take(self, turns: list[Turn]) -> None:
+        for t in turns:
+            if t.index > self._state.folded_through:
+                self._raw.append((t, self.counter.message(t.message())))
+            self._last = max(self._last, t.index)
+
+    def _reload(self) -> None:
+        data = self.store.load_state(self.session_id)
+        self._state = ConversationState() if data is None else \
+            ConversationState.model_validate(data)
+        self._raw, self._last, self._block = [], self._state.folded_through, None
+        self._take(self.store.turns(self.session_id, after=self._state.folded_through))
+
+    def _sync(self) -> None:
+        """Catch up with other writers: a newer state, or turns appended elsewhere."""
+        if self.store.state_version(self.session_id) != self._state.version:
+            self._reload()
+        else:
+            self._take(self.store.turns(self.session_id, after=self._last))
+
+    def _block_now(self) -> tuple[str, int]:
+        if self._block is None or self._block[0] != self._state.version:
+            self._block = (self._state.version, *self._render_block(self._state))
+        return self._block[1], self._block[2]
+
+    def _render_block(self, state: ConversationState) -> tuple[str, int]:
+        """The state block and its token cost as a system message ('' for no state)."""
+        if state.is_empty():
+            return "", 0
+        text = render(state, self.state_format, self.lang, budget=self.state_budget,
+                      counter=self.counter)
+        return text, self.counter.message({"role": "system", "content": text})
+
+    def _fixed_tokens(self) -> int:
+        return REPLY_PRIMING + self._system_tokens + self._block_now()[1]
+
+    def _assemble(self) -> list[dict[str, Any]]:
+        head = [self._system_message()] if self.system_prompt is not None else []
+        block, _ = self._block_now()
+        if block:
+            head.append({"role": "system", "content": block})
+        available = self.policy.budget - self._fixed_tokens()
+        fitted = fit_raw([(t.index, t.message(), n) for t, n in self._raw], available,
+                         self.counter)
+        return head + fitted.messages
+
+    def _fold_due(self, force: bool) -> CompactionRecord | None:
+        for _ in range(_CONFLICT_RETRIES):
+            slots = [Slot(t.index, t.role, n) for t, n in self._raw]
+            through = plan_expiry(self._fixed_tokens(), slots, self.policy, force=force)
+            if through is None:
+                return None
+            try:
+                return self._fold(through)
+            except VersionConflictError:
+                log.info("convstate: session %r was folded by another writer; reloading",
+                         self.session_id)
+                self._reload()
+        return None
+
+    def _fold(self, through: int) -> CompactionRecord:
+        batch = [t for t, _ in self._raw if t.index <= through]
+        before = self._fixed_tokens() + sum(n for _, n in self._raw)
+        record = CompactionRecord(session_id=self.session_id, first_turn=batch[0].index,
+                                  last_turn=through, extractor=self.extractor.name,
+                                  tokens_before=before)
+        try:  # outside any store transaction: an extractor may be slow
+            extraction = self.extractor.extract(batch, self._state.index())
+        except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
+            record.error = f"{type(exc).__name__}: {exc}"[:500]
+            record.tokens_after = before
+            self.store.log(record)
+            log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
+                        "unfolded and are retried at the next fold", batch[0].index, through,
+                        record.error)
+            self._notify(record)
+            return record
+        new, stats = fold_report(self._state, extraction.delta,
+                                 {t.index: t for t in batch})
+        new.version = self._state.version + 1
+        new.folded_through = through
+        record.extractor = extraction.extractor
+        record.version = new.version
+        record.prompt_tokens = extraction.prompt_tokens
+        record.completion_tokens = extraction.completion_tokens
+        for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
+            setattr(record, name, getattr(stats, name))
+        block, block_tokens = self._render_block(new)
+        record.tokens_after = REPLY_PRIMING + self._system_tokens + block_tokens + sum(
+            n for t, n in self._raw if t.index > through)
+        self.store.save_state(self.session_id, new.model_dump(mode="json"),
+                              self._state.version, record)
+        self._state, self._block = new, (new.version, block, block_tokens)
+        self._raw = [(t, n) for t, n in self._raw if t.index > through]
+        self._notify(record)
+        return record
+
+    def _notify(self, record: CompactionRecord) -> None:
+        if self.on_fold is not None:
+            self.on_fold(record)

@@ -1,0 +1,16 @@
+"""The normalized key that deduplication compares (zh and en alike)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def normalize(text: str) -> str:
+    """Fold width (NFKC), case, whitespace and punctuation: '１３８-0013 8000' == '13800138000'.
+
+    Letters and digits of every script are kept, so Chinese text keeps its characters.
+    A text of only punctuation or symbols keeps its folded form rather than becoming ''.
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    key = "".join(ch for ch in folded if unicodedata.category(ch)[0] in "LN")
+    return key or "".join(folded.split())

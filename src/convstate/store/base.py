@@ -1,0 +1,62 @@
+"""The store contract: append-only turns, versioned state snapshots, a compaction log."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from ..turns import Turn
+
+
+class CompactionRecord(BaseModel):
+    """One line of the compaction log: a fold that landed, or one that failed."""
+
+    session_id: str
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    first_turn: int | None = None
+    last_turn: int | None = None
+    extractor: str = ""
+    version: int | None = Field(default=None, description="State version it produced.")
+    tokens_before: int = 0
+    tokens_after: int = 0
+    added: int = 0
+    deduplicated: int = 0
+    rejected: int = 0
+    superseded: int = 0
+    updated: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    error: str | None = None
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Where a conversation lives. Turns are never changed or deleted.
+
+    ``save_state`` writes the new state, its watermark and its log line in one
+    transaction, and only if the stored version is still ``expected_version``;
+    otherwise it raises VersionConflictError and writes nothing.
+    """
+
+    def append(self, session_id: str, fields: dict[str, Any]) -> Turn: ...
+
+    def turns(self, session_id: str, after: int = -1, through: int | None = None
+              ) -> list[Turn]: ...
+
+    def turn_count(self, session_id: str) -> int: ...
+
+    def load_state(self, session_id: str, version: int | None = None
+                   ) -> dict[str, Any] | None: ...
+
+    def state_version(self, session_id: str) -> int: ...
+
+    def save_state(self, session_id: str, state: dict[str, Any], expected_version: int,
+                   record: CompactionRecord) -> None: ...
+
+    def log(self, record: CompactionRecord) -> None: ...
+
+    def compactions(self, session_id: str) -> list[CompactionRecord]: ...
+
+    def close(self) -> None: ...

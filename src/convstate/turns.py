@@ -1,0 +1,111 @@
+"""One stored message of a conversation (a turn), and the checks on what a caller adds."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import InvalidMessageError, TurnTooLargeError
+
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+DEFAULT_MAX_TURN_CHARS = 2_000_000
+
+
+class Turn(BaseModel):
+    """A turn as stored: its index in the session (0-based, gap-free) and its message fields."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int = Field(description="Position of the turn in its session, from 0.")
+    role: Role
+    content: str | None = None
+    name: str | None = None
+    tool_calls: list[dict[str, Any]] | None = Field(
+        default=None, description="OpenAI tool calls of an assistant turn."
+    )
+    tool_call_id: str | None = Field(default=None, description="The call a tool turn answers.")
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def text(self) -> str:
+        """The text an extractor reads: the content, or the tool calls as JSON."""
+        if self.content:
+            return self.content
+        if self.tool_calls:
+            return json.dumps(self.tool_calls, ensure_ascii=False, sort_keys=True)
+        return ""
+
+    def message(self) -> dict[str, Any]:
+        """The turn as an OpenAI chat message dict."""
+        msg: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.name is not None:
+            msg["name"] = self.name
+        if self.tool_calls is not None:
+            msg["tool_calls"] = self.tool_calls
+        if self.tool_call_id is not None:
+            msg["tool_call_id"] = self.tool_call_id
+        return msg
+
+
+def check_message(
+    msg: Any, max_chars: int = DEFAULT_MAX_TURN_CHARS
+) -> dict[str, Any]:
+    """Validate an OpenAI-style message dict; return the fields a Turn stores.
+
+    Raises InvalidMessageError naming the field, before anything is written.
+    """
+    if not isinstance(msg, dict):
+        raise InvalidMessageError("message", f"expected a dict, got {type(msg).__name__}")
+    unknown = set(msg) - {"role", "content", "name", "tool_calls", "tool_call_id"}
+    if unknown:
+        raise InvalidMessageError(sorted(unknown)[0], "unknown message field")
+    if "role" not in msg:
+        raise InvalidMessageError("role", "missing; expected one of " + ", ".join(ROLES))
+    role = msg["role"]
+    if role not in ROLES:
+        raise InvalidMessageError("role", f"unknown role {role!r}; expected one of {ROLES}")
+    content = msg.get("content")
+    tool_calls = msg.get("tool_calls")
+    if content is not None and not isinstance(content, str):
+        raise InvalidMessageError(
+            "content", f"expected a string, got {type(content).__name__}"
+        )
+    if content is not None and len(content) > max_chars:
+        raise TurnTooLargeError(
+            "content", f"{len(content)} characters is over the limit of {max_chars}"
+        )
+    if tool_calls is not None:
+        if role != "assistant":
+            raise InvalidMessageError("tool_calls", "only an assistant turn can call tools")
+        _check_tool_calls(tool_calls)
+    if content is None and not tool_calls:
+        raise InvalidMessageError("content", "missing (only an assistant tool call may omit it)")
+    if role == "tool" and not isinstance(msg.get("tool_call_id"), str):
+        raise InvalidMessageError("tool_call_id", "a tool turn needs the id of the call it answers")
+    if role != "tool" and msg.get("tool_call_id") is not None:
+        raise InvalidMessageError("tool_call_id", "only a tool turn answers a call")
+    name = msg.get("name")
+    if name is not None and not isinstance(name, str):
+        raise InvalidMessageError("name", f"expected a string, got {type(name).__name__}")
+    return {
+        "role": role,
+        "content": content,
+        "name": name,
+        "tool_calls": tool_calls,
+        "tool_call_id": msg.get("tool_call_id"),
+    }
+
+
+def _check_tool_calls(tool_calls: Any) -> None:
+    if not isinstance(tool_calls, list) or not tool_calls:
+        raise InvalidMessageError("tool_calls", "expected a non-empty list")
+    for i, call in enumerate(tool_calls):
+        if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+            raise InvalidMessageError(f"tool_calls[{i}].id", "each call needs a string id")
+        fn = call.get("function")
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise InvalidMessageError(f"tool_calls[{i}].function", "needs a function name")

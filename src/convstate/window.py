@@ -1,0 +1,188 @@
+"""Which turns expire, and how the context is fit under its hard limit.
+
+Pure functions over turn sizes: no store, no extractor. A fold cuts only in front of a
+user turn, so an assistant tool call and its tool results always stay together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ConfigError
+from .tokens import TokenCounter
+
+MIN_WINDOW = 256
+
+
+@dataclass(frozen=True)
+class WindowPolicy:
+    """When to fold and how far: ratios of the budget (the window minus the reply reserve)."""
+
+    context_window: int = 8192
+    reply_reserve: int = 1024
+    trigger_ratio: float = 0.7
+    target_ratio: float = 0.5
+    keep_recent_turns: int = 4
+
+    def __post_init__(self) -> None:
+        for name in ("context_window", "reply_reserve", "keep_recent_turns"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(name, f"expected a non-negative integer, got {value!r}")
+        if self.context_window < MIN_WINDOW:
+            raise ConfigError("context_window",
+                              f"{self.context_window} is too small; at least {MIN_WINDOW}")
+        if self.budget < MIN_WINDOW // 2:
+            raise ConfigError("reply_reserve", f"{self.reply_reserve} leaves only "
+                              f"{self.budget} tokens of a {self.context_window} window")
+        if not 0 < self.target_ratio < self.trigger_ratio <= 1:
+            raise ConfigError("trigger_ratio", "need 0 < target_ratio < trigger_ratio <= 1, "
+                              f"got {self.target_ratio} and {self.trigger_ratio}")
+
+    @property
+    def budget(self) -> int:
+        """The hard limit of a context: the window minus the reply reserve."""
+        return self.context_window - self.reply_reserve
+
+    @property
+    def trigger(self) -> int:
+        return int(self.budget * self.trigger_ratio)
+
+    @property
+    def target(self) -> int:
+        return int(self.budget * self.target_ratio)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A raw turn as the window sees it."""
+
+    index: int
+    role: str
+    tokens: int
+
+
+def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
+                force: bool = False) -> int | None:
+    """The index of the last turn to fold now, or None when no fold is due or possible.
+
+    ``fixed`` is the token cost of everything but the raw turns (system prompt, state
+    block). A fold is due over the trigger; it expires the fewest oldest turns that bring
+    the context under the target, but never the last ``keep_recent_turns`` user turns.
+    ``force`` (compact) expires as much as the keep rule allows.
+    """
+    total = fixed + sum(s.tokens for s in slots)
+    if not force and total <= policy.trigger:
+        return None
+    cuts = _cut_points(slots, policy.keep_recent_turns)
+    if not cuts:
+        return None
+    if force:
+        return slots[cuts[-1] - 1].index
+    remaining = total
+    expired = 0
+    for cut in cuts:
+        remaining -= sum(s.tokens for s in slots[expired:cut])
+        expired = cut
+        if remaining <= policy.target:
+            break
+    return slots[expired - 1].index
+
+
+def _cut_points(slots: list[Slot], keep_users: int) -> list[int]:
+    """Positions p > 0 where slots[:p] may expire: slots[p] is a user turn (or p is the
+    end) and at least ``keep_users`` user turns stay raw."""
+    users_after = [0] * (len(slots) + 1)
+    for p in range(len(slots) - 1, -1, -1):
+        users_after[p] = users_after[p + 1] + (slots[p].role == "user")
+    return [p for p in range(1, len(slots) + 1)
+            if (p == len(slots) or slots[p].role == "user") and users_after[p] >= keep_users]
+
+
+@dataclass
+class Fitted:
+    """The raw part of a context after fitting: messages, and what was cut or left out."""
+
+    messages: list[dict[str, Any]]
+    tokens: int
+    omitted: list[int]
+    truncated: list[int]
+
+
+def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
+            counter: TokenCounter) -> Fitted:
+    """Keep the newest whole turn groups that fit in ``available`` tokens.
+
+    ``turns`` holds (index, message, tokens). A group is a turn, or an assistant tool call
+    with its results. Older groups that do not fit are left out behind a one-line notice;
+    a newest group larger than everything is cut with a visible marker.
+    """
+    groups = _groups(turns)
+    kept: list[list[tuple[int, dict[str, Any], int]]] = []
+    used = 0
+    for group in reversed(groups):
+        size = sum(t[2] for t in group)
+        reserve = _notice_tokens(counter, len(kept) + 1 < len(groups))
+        if used + size + reserve > available:
+            break
+        kept.append(group)
+        used += size
+    kept.reverse()
+    truncated: list[int] = []
+    if not kept and groups:
+        newest = groups[-1]
+        room = available - _notice_tokens(counter, len(groups) > 1)
+        newest, cut = _shrink(newest, room, counter)
+        kept, truncated = [newest], cut
+        used = sum(t[2] for t in newest)
+    flat = [t for g in kept for t in g]
+    first_kept = flat[0][0] if flat else None
+    omitted = [i for i, _, _ in turns if first_kept is None or i < first_kept]
+    messages = [m for _, m, _ in flat]
+    if omitted:
+        notice = notice_message(omitted)
+        messages.insert(0, notice)
+        used += counter.message(notice)
+    return Fitted(messages=messages, tokens=used, omitted=omitted, truncated=truncated)
+
+
+def notice_message(omitted: list[int]) -> dict[str, Any]:
+    """The one-line notice that stands for turns left out of a context."""
+    span = f"#{omitted[0]}" if len(omitted) == 1 else f"#{omitted[0]}-#{omitted[-1]}"
+    return {"role": "system", "content": f"[convstate] {len(omitted)} earlier turn(s) "
+            f"({span}) are left out of this context; they are kept in the store."}
+
+
+def _notice_tokens(counter: TokenCounter, needed: bool) -> int:
+    return counter.message(notice_message([10**9, 10**9])) if needed else 0
+
+
+def _groups(turns: list[tuple[int, dict[str, Any], int]]) -> list[list[Any]]:
+    groups: list[list[Any]] = []
+    for t in turns:
+        if t[1]["role"] == "tool" and groups and groups[-1][0][1].get("tool_calls"):
+            groups[-1].append(t)  # a result joins the call it answers
+        else:
+            groups.append([t])
+    return groups
+
+
+def _shrink(group: list[tuple[int, dict[str, Any], int]], room: int,
+            counter: TokenCounter) -> tuple[list[Any], list[int]]:
+    """Cut the largest message of a group until the group fits in ``room`` tokens."""
+    group = list(group)
+    pos = max(range(len(group)), key=lambda k: group[k][2])
+    index, msg, tokens = group[pos]
+    others = sum(t[2] for k, t in enumerate(group) if k != pos)
+    content = msg.get("content") or ""
+    marker = f"\n…[convstate: turn #{index} cut here; the full text is kept in the store]"
+    keep = room - others - (tokens - counter.count(content)) - counter.count(marker)
+    while True:  # a cut can merge with the marker into one more token: shrink until it fits
+        cut_msg = dict(msg, content=counter.truncate(content, max(keep, 0)) + marker)
+        size = counter.message(cut_msg)
+        if others + size <= room or keep <= 0:
+            break
+        keep -= others + size - room
+    group[pos] = (index, cut_msg, size)
+    return group, [index]
