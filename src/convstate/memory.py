@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -142,10 +143,14 @@ class ConversationMemory:
         """The compaction log of this session, oldest first."""
         return self.store.compactions(self.session_id)
 
-    def compact(self) -> CompactionRecord | None:
-        """Fold now everything but the last ``keep_recent_turns`` user turns."""
+    def compact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
+        """Fold now everything but the last ``keep_recent_turns`` user turns (by default
+        the memory's setting; 0 folds every turn). None when there was nothing to fold."""
         self._sync()
-        return self._fold_due(force=True)
+        policy = self.policy
+        if keep_recent_turns is not None:
+            policy = replace(policy, keep_recent_turns=keep_recent_turns)
+        return self._fold_due(force=True, policy=policy)
 
     def tokens(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Token count of ``messages`` (default: the current context) with this model."""
@@ -198,7 +203,16 @@ class ConversationMemory:
             return "", 0
         text = render(state, self.state_format, self.lang, budget=self.state_budget,
                       counter=self.counter)
-        return text, self.counter.message({"role": "system", "content": text})
+        tokens = self.counter.message({"role": "system", "content": text})
+        # Anchors are exempt from the block's own budget, but the block must leave the
+        # recent turns room: past the target, even the oldest anchors leave the block
+        # (never the state), so that the context still fits.
+        hard = self.policy.target - self._system_tokens
+        if tokens > hard:
+            text = render(state, self.state_format, self.lang, budget=hard - 8,
+                          counter=self.counter, keep_anchors=False)
+            tokens = self.counter.message({"role": "system", "content": text})
+        return text, tokens
 
     def _fixed_tokens(self) -> int:
         return REPLY_PRIMING + self._system_tokens + self._block_now()[1]
@@ -213,10 +227,12 @@ class ConversationMemory:
                          self.counter)
         return head + fitted.messages
 
-    def _fold_due(self, force: bool) -> CompactionRecord | None:
+    def _fold_due(self, force: bool, policy: WindowPolicy | None = None
+                  ) -> CompactionRecord | None:
         for _ in range(_CONFLICT_RETRIES):
             slots = [Slot(t.index, t.role, n) for t, n in self._raw]
-            through = plan_expiry(self._fixed_tokens(), slots, self.policy, force=force)
+            through = plan_expiry(self._fixed_tokens(), slots, policy or self.policy,
+                                  force=force)
             if through is None:
                 return None
             try:

@@ -39,11 +39,13 @@ LABELS: dict[str, dict[str, str]] = {
 
 
 def render(state: ConversationState, format: str = "text", lang: str | None = None,
-           budget: int | None = None, counter: TokenCounter | None = None) -> str:
+           budget: int | None = None, counter: TokenCounter | None = None,
+           keep_anchors: bool = True) -> str:
     """Render the live part of ``state``; with ``budget``, fit it in that many tokens.
 
-    Anchors are always kept, whatever the budget; lower-priority items are left out
-    first (oldest first within a section) and the block says how many.
+    Lower-priority items are left out first (oldest first within a section) and the
+    block says how many. Anchors are kept whatever the budget, unless ``keep_anchors``
+    is False: then, as a last resort, the oldest anchors go too (they stay in the state).
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
@@ -51,16 +53,24 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     if lang not in LABELS:
         raise ValueError(f"lang must be one of {tuple(LABELS)}, got {lang!r}")
     entries = _entries(state)
-    dropped = 0
-    while True:
-        block = _FORMATTERS[format](entries, LABELS[lang], dropped)
-        if budget is None or _drop_one(entries) is None:
-            return block
-        counter = counter or TokenCounter()
-        if counter.count(block) <= budget:
-            return block
-        _drop_one(entries, apply=True)
-        dropped += 1
+    labels, formatter = LABELS[lang], _FORMATTERS[format]
+    full = formatter(entries, labels, 0)
+    counter = counter or TokenCounter()
+    if budget is None or counter.count(full) <= budget:
+        return full
+    # Binary search for the fewest dropped items that fit: dropping more never lengthens
+    # the block, so a logarithmic number of renders suffices even for a large state.
+    order = _drop_order(entries, keep_anchors)
+    if not order:
+        return full  # only anchors, which stay whatever the budget
+    lo, hi = 1, len(order)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if counter.count(formatter(_without(entries, order[:mid]), labels, mid)) <= budget:
+            hi = mid
+        else:
+            lo = mid + 1
+    return formatter(_without(entries, order[:lo]), labels, lo)
 
 
 def _entries(state: ConversationState) -> dict[str, list[Any]]:
@@ -76,14 +86,18 @@ def _entries(state: ConversationState) -> dict[str, list[Any]]:
     }
 
 
-def _drop_one(entries: dict[str, list[Any]], apply: bool = False) -> str | None:
-    """The lowest-priority section that still has a droppable item (anchors never)."""
-    for section in reversed(SECTIONS[1:]):
-        if entries[section]:
-            if apply:
-                entries[section].pop(0)  # oldest first
-            return section
-    return None
+def _drop_order(entries: dict[str, list[Any]], keep_anchors: bool) -> list[tuple[str, int]]:
+    """(section, position) in the order items leave: lowest-priority section first,
+    oldest first within it; anchors only when ``keep_anchors`` is False."""
+    sections = reversed(SECTIONS[1:] if keep_anchors else SECTIONS)
+    return [(s, i) for s in sections for i in range(len(entries[s]))]
+
+
+def _without(entries: dict[str, list[Any]], drops: list[tuple[str, int]]
+             ) -> dict[str, list[Any]]:
+    gone = set(drops)
+    return {s: [it for i, it in enumerate(items) if (s, i) not in gone]
+            for s, items in entries.items()}
 
 
 def _q(text: str) -> str:

@@ -121,9 +121,10 @@ def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
     groups = _groups(turns)
     kept: list[list[tuple[int, dict[str, Any], int]]] = []
     used = 0
+    notice_cost = _notice_tokens(counter, len(groups) > 1)
     for group in reversed(groups):
         size = sum(t[2] for t in group)
-        reserve = _notice_tokens(counter, len(kept) + 1 < len(groups))
+        reserve = notice_cost if len(kept) + 1 < len(groups) else 0
         if used + size + reserve > available:
             break
         kept.append(group)
@@ -132,7 +133,7 @@ def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
     truncated: list[int] = []
     if not kept and groups:
         newest = groups[-1]
-        room = available - _notice_tokens(counter, len(groups) > 1)
+        room = available - notice_cost
         newest, cut = _shrink(newest, room, counter)
         kept, truncated = [newest], cut
         used = sum(t[2] for t in newest)

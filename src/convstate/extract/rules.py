@@ -124,7 +124,8 @@ SENTIMENT_POS = re.compile(
     r"|\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome|wonderful"
     r"|satisfied|helpful|love it)\b", _I)
 _INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|really|extremely)\b", _I)
-_SPLIT = re.compile(r"[^。！？!?；;\n，,]+(?:[。！？!?；;，,]+)?")
+_SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
+_CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 _EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z])")
 _MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
@@ -139,6 +140,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 class _Clause:
     turn: Turn
     text: str  # verbatim substring of turn.text
+    question: bool  # its sentence asks something
 
 
 class RuleExtractor:
@@ -161,8 +163,7 @@ class RuleExtractor:
         return Extraction(delta=delta, extractor=self.name)
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
-        role, text, at = c.turn.role, c.text, [c.turn.index]
-        question = bool(QUESTION.search(text))
+        role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         if role == "user":
             if NEGATIVE.search(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
@@ -237,11 +238,13 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
     for turn in turns:
         if turn.role not in ("user", "assistant") or not turn.content:
             continue
-        for sentence in _EN_SENTENCE.split(turn.content):
-            for m in _SPLIT.finditer(sentence):
-                text = m.group(0).strip().rstrip(_TRAILING)
-                if len(normalize(text)) >= 2:
-                    yield _Clause(turn, text)
+        for part in _EN_SENTENCE.split(turn.content):
+            for sentence in _SENTENCE.findall(part):
+                question = bool(QUESTION.search(sentence))
+                for m in _CLAUSE.finditer(sentence):
+                    text = m.group(0).strip().rstrip(_TRAILING)
+                    if len(normalize(text)) >= 2:
+                        yield _Clause(turn, text, question)
 
 
 def _keywords(text: str) -> set[str]:

@@ -1,0 +1,84 @@
+"""The `convstate` command, run as a user runs it: a subprocess."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from convstate.cli import load_demo, schema_files
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "convstate.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=300, env={"COLUMNS": "120",
+                                                                "PATH": "/usr/bin:/bin"})
+
+
+def test_demo_keeps_every_exact_value_in_a_small_window() -> None:
+    out = run("demo")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "48/48" in text and text.count("fold v") >= 3
+    block = text.split("state block")[1].split("tokens")[0]
+    for value in ("DD20240315889", "139-8765-4321", "我不要换货", "500元", "必须今天处理完"):
+        assert value in block, value
+    # the changed phone: the old number is no longer in the block, only in the state JSON
+    assert "13812345678" not in block
+    state = json.loads(text.split("state JSON")[1].split("\n", 1)[1])
+    old = [a for a in state["anchors"] if a["value"] == "13812345678"]
+    assert old and old[0]["status"] == "superseded"
+    m = re.search(r"context: (\d+) tokens \(peak (\d+), budget (\d+).*full history: (\d+)",
+                  text)
+    assert m, text
+    context, peak, budget, full = map(int, m.groups())
+    assert peak <= budget < full and context < full
+
+
+def test_demo_in_english() -> None:
+    out = run("demo", "--lang", "en", "--format", "xml")
+    assert out.returncode == 0, out.stderr
+    assert "<conversation_state" in out.stdout and "SR-20240315-889" in out.stdout
+    assert "(628) 555-0199" in out.stdout
+
+
+def test_compress_json_and_jsonl(tmp_path: Path) -> None:
+    demo = load_demo("en")
+    msgs = [{"role": "system", "content": demo["system_prompt"]}] + demo["messages"]
+    (tmp_path / "c.json").write_text(json.dumps(msgs))
+    (tmp_path / "c.jsonl").write_text("\n".join(json.dumps(m) for m in msgs))
+    for name in ("c.json", "c.jsonl"):
+        out = run("compress", str(tmp_path / name), "--window", "1000")
+        assert out.returncode == 0, out.stderr
+        context = json.loads(out.stdout)
+        assert context[0] == msgs[0]  # the system prompt, untouched
+        assert "SR-20240315-889" in context[1]["content"]
+        assert context[-1] == msgs[-1]
+    out = run("compress", str(tmp_path / "c.json"), "--window", "1000", "--state")
+    state = json.loads(out.stdout)
+    assert state["folded_through"] > 0 and state["anchors"]
+
+
+def test_compress_bad_input_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text('[{"role": "boss", "content": "x"}]')
+    out = run("compress", str(tmp_path / "bad.json"))
+    assert out.returncode == 1 and "role" in out.stderr and "Traceback" not in out.stderr
+    (tmp_path / "broken.json").write_text("[{")
+    out = run("compress", str(tmp_path / "broken.json"))
+    assert out.returncode == 1 and "not valid JSON" in out.stderr
+    out = run("compress", str(tmp_path / "missing.json"))
+    assert out.returncode == 1 and "cannot read" in out.stderr
+
+
+def test_schema_files_match_the_models(tmp_path: Path) -> None:
+    for name, schema in schema_files().items():
+        committed = json.loads((ROOT / "schemas" / name).read_text("utf-8"))
+        assert committed == schema, f"schemas/{name} drifted: run `convstate schema`"
+    out = run("schema", "--out", str(tmp_path))
+    assert out.returncode == 0
+    assert json.loads((tmp_path / "state.schema.json").read_text()) == \
+        schema_files()["state.schema.json"]

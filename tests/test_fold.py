@@ -1,0 +1,147 @@
+"""The fold: pure, idempotent, deduplicating, superseding, and strict about anchors."""
+
+from __future__ import annotations
+
+from conftest import make_turns, sources
+
+from convstate import ConversationState, fold, fold_report
+from convstate.delta import (
+    ItemUpdate,
+    NewAnchor,
+    NewGoal,
+    NewSentiment,
+    NewTask,
+    StateDelta,
+)
+
+TURNS = make_turns(
+    ("user", "我的订单号是 DD20240315889，手机 138-0013-8000"),
+    ("assistant", "好的，我会为您加急处理。"),
+    ("user", "换个号码吧，新号码 13912345678。我要退款"),
+    ("assistant", "已经为您加急处理了。"),
+)
+
+
+def _delta() -> StateDelta:
+    return StateDelta(
+        language="zh",
+        anchors=[
+            NewAnchor(kind="order_id", key="order_id", value="DD20240315889", turns=[0]),
+            NewAnchor(kind="phone", key="phone", value="138-0013-8000", turns=[0]),
+            NewAnchor(kind="phone", key="phone", value="13912345678", turns=[2]),
+        ],
+        open_tasks=[NewTask(text="为您加急处理", owner="assistant", turns=[1])],
+        goals=[NewGoal(text="我要退款", turns=[2])],
+        sentiment=NewSentiment(label="negative", score=-0.5, reason="急", turn=2),
+    )
+
+
+def test_fold_is_idempotent() -> None:
+    once = fold(ConversationState(), _delta(), sources(TURNS))
+    twice = fold(once, _delta(), sources(TURNS))
+    assert twice.model_dump() == once.model_dump()
+
+
+def test_fold_is_pure() -> None:
+    start = ConversationState()
+    before = start.model_dump()
+    a = fold(start, _delta(), sources(TURNS))
+    b = fold(start, _delta(), sources(TURNS))
+    assert start.model_dump() == before  # the input is not touched
+    assert a.model_dump() == b.model_dump()
+    assert a is not start
+
+
+def test_ids_are_assigned_by_the_fold() -> None:
+    state = fold(ConversationState(), _delta(), sources(TURNS))
+    assert [a.id for a in state.anchors] == ["A1", "A2", "A3"]
+    assert state.open_tasks[0].id == "T1" and state.goals[0].id == "G1"
+
+
+def test_changed_phone_supersedes_and_keeps_the_old_value() -> None:
+    state = fold(ConversationState(), _delta(), sources(TURNS))
+    phones = [a for a in state.anchors if a.key == "phone"]
+    assert [(p.value, p.status) for p in phones] == [
+        ("138-0013-8000", "superseded"), ("13912345678", "active")]
+    assert phones[0].superseded_by == phones[1].id and phones[0].superseded_turn == 2
+    assert state.anchor("phone").value == "13912345678"
+    # the old value comes back when the user states it again, later
+    later = make_turns(("user", "还是用回 138-0013-8000 吧"), start=4)
+    again = fold(state, StateDelta(anchors=[
+        NewAnchor(kind="phone", key="phone", value="138-0013-8000", turns=[4])]), sources(later))
+    assert again.anchor("phone").value == "138-0013-8000"
+    assert len(again.anchors) == 3
+
+
+def test_non_verbatim_anchor_is_rejected_and_counted() -> None:
+    delta = StateDelta(anchors=[
+        NewAnchor(kind="order_id", key="order_id", value="DD99999999", turns=[0]),
+        NewAnchor(kind="order_id", key="order_id", value="DD20240315889", turns=[1]),
+    ])
+    state, stats = fold_report(ConversationState(), delta, sources(TURNS))
+    assert state.anchors == []
+    assert stats.rejected == 2  # invented, and real but citing the wrong turn
+    assert "not verbatim" in stats.reasons[0]
+
+
+def test_anchor_citing_an_unfolded_turn_is_rejected() -> None:
+    delta = StateDelta(anchors=[
+        NewAnchor(kind="order_id", key="order_id", value="DD20240315889", turns=[0])])
+    state, stats = fold_report(ConversationState(), delta, sources(TURNS[1:]))
+    assert state.anchors == [] and stats.rejected == 1
+
+
+def test_dedup_folds_case_width_whitespace_punctuation() -> None:
+    turns = make_turns(("user", "电话 13800138000"), ("user", "电话：１３８ ００１３ ８０００"),
+                       ("user", "I want a REFUND!"), ("user", "i want a refund"),
+                       ("user", "我要退款。"), ("user", "我要 退款"))
+    delta = StateDelta(
+        anchors=[NewAnchor(kind="phone", key="phone", value="13800138000", turns=[0]),
+                 NewAnchor(kind="phone", key="Phone", value="１３８ ００１３ ８０００", turns=[1])],
+        goals=[NewGoal(text=t.content, turns=[t.index]) for t in turns[2:]],
+    )
+    state, stats = fold_report(ConversationState(), delta, sources(turns))
+    assert len(state.anchors) == 1 and state.anchors[0].turns == [0, 1]
+    assert [g.text for g in state.goals] == ["I want a REFUND!", "我要退款。"]
+    assert state.goals[0].turns == [2, 3] and stats.deduplicated == 3
+
+
+def test_only_the_assistant_creates_its_own_commitments() -> None:
+    delta = StateDelta(open_tasks=[NewTask(text="我会为您退款", owner="assistant", turns=[0])])
+    state, stats = fold_report(ConversationState(), delta, sources(TURNS))
+    assert state.open_tasks == [] and stats.rejected == 1
+
+
+def test_speaker_comes_from_the_turns_not_the_extractor() -> None:
+    state = fold(ConversationState(), _delta(), sources(TURNS))
+    assert state.open_tasks[0].speaker == "assistant"
+    assert state.anchors[0].speaker == "user"
+
+
+def test_updates_resolve_by_id_and_bad_references_are_rejected() -> None:
+    state = fold(ConversationState(), _delta(), sources(TURNS[:3]))
+    rest = sources(TURNS[3:])
+    delta = StateDelta(updates=[ItemUpdate(id="T1", status="done", turn=3),
+                                ItemUpdate(id="T9", status="done", turn=3),
+                                ItemUpdate(id="G1", status="done", turn=3),
+                                ItemUpdate(id="G1", status="achieved", turn=1)])
+    new, stats = fold_report(state, delta, rest)
+    assert new.open_tasks[0].status == "done" and new.open_tasks[0].closed_turn == 3
+    assert new.goals[0].status == "active"
+    assert stats.updated == 1 and stats.rejected == 3
+
+
+def test_sentiment_trend_and_older_readings() -> None:
+    s1 = fold(ConversationState(), StateDelta(sentiment=NewSentiment(
+        label="neutral", score=0.0, turn=0)), sources(TURNS))
+    s2 = fold(s1, StateDelta(sentiment=NewSentiment(label="negative", score=-0.6, turn=2)),
+              sources(TURNS))
+    assert s2.sentiment.trend == "worsening"
+    s3 = fold(s2, StateDelta(sentiment=NewSentiment(label="positive", score=0.9, turn=1)),
+              sources(TURNS))
+    assert s3.sentiment == s2.sentiment  # an older reading never overrides a newer one
+
+
+def test_watermark_follows_the_folded_turns() -> None:
+    state = fold(ConversationState(), StateDelta(), sources(TURNS[:2]))
+    assert state.folded_through == 1

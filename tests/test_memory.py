@@ -1,0 +1,218 @@
+"""ConversationMemory end to end: budget, exactly-once folding, anchors kept, restart."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import RecordingExtractor
+
+from convstate import ConversationMemory, InMemoryStore, SQLiteStore
+from convstate.normalize import normalize
+from convstate.render import LABELS
+
+
+def long_conversation(n_pairs: int = 100) -> tuple[list[dict], set[str]]:
+    """200 turns with order ids, changing phones/emails/budgets; and the values that must
+    survive to the end (every order id, the last phone, email and budget)."""
+    msgs, orders = [], set()
+    phone = email = budget = ""
+    for i in range(n_pairs):
+        if i % 10 == 0:
+            orders.add(f"DD{2024000 + i}")
+            text = f"我的新订单号是 DD{2024000 + i}，麻烦看一下物流。"
+        elif i % 10 == 3:
+            phone = f"13{i:09d}"
+            text = f"我的手机号改成 {phone} 了。"
+        elif i % 10 == 5:
+            email = f"user{i}@example.com"
+            text = f"不要打电话，发邮件到 {email} 就行。"
+        elif i % 10 == 7:
+            budget = f"{500 + i}元"
+            text = f"换货的话预算不超过{budget}。"
+        else:
+            text = f"还有一个问题，第{i}个问题是关于配送时间和包装的，能详细说明一下吗？"
+        msgs.append({"role": "user", "content": text})
+        msgs.append({"role": "assistant", "content": f"好的，我来帮您处理第{i}个请求，请稍等。"})
+    return msgs, orders | {phone, email, budget, "不要打电话"}
+
+
+@pytest.mark.parametrize("store_kind", ["memory", "sqlite"])
+def test_200_turns_through_a_2000_token_window(store_kind, tmp_path) -> None:
+    store = InMemoryStore() if store_kind == "memory" else SQLiteStore(tmp_path / "c.db")
+    rec = RecordingExtractor()
+    mem = ConversationMemory("s1", store=store, extractor=rec, context_window=2000,
+                             system_prompt="你是售后客服。")
+    msgs, must_keep = long_conversation()
+    for m in msgs:
+        mem.add_message(m)
+        ctx = mem.context()
+        assert mem.counter.messages(ctx) <= mem.policy.budget  # tiktoken, with overheads
+        assert ctx[0] == {"role": "system", "content": "你是售后客服。"}
+
+    # every anchor stated anywhere is in the final context, verbatim; folded ones in the block
+    text = "\n".join(str(m["content"]) for m in ctx)
+    block = ctx[1]["content"]
+    assert all(v in text for v in must_keep), [v for v in must_keep if v not in text]
+    folded = mem.state.folded_through
+    for turn in mem.history()[: folded + 1]:
+        for value in must_keep:
+            if value in (turn.content or ""):
+                assert value in block
+
+    # each turn reached the extractor exactly once, in order, and only turns
+    assert rec.seen == list(range(folded + 1))
+    assert len(rec.calls) >= 5
+    titles = [LABELS[lang]["title"] for lang in LABELS]
+    for turns, _ in rec.calls:
+        for t in turns:
+            assert not any(title in (t.content or "") for title in titles)
+            assert "[convstate]" not in (t.content or "")
+
+    # no item twice
+    s = mem.state
+    keys = [(a.key, normalize(a.value)) for a in s.anchors]
+    assert len(keys) == len(set(keys))
+    for section in ("goals", "decisions", "preferences"):
+        texts = [normalize(i.text) for i in getattr(s, section)]
+        assert len(texts) == len(set(texts))
+    assert len([a for a in s.anchors if a.value == "不要打电话"]) == 1
+    folded_phones = [t.content.split()[1] for t in mem.history()[: folded + 1]
+                     if "手机号改成" in (t.content or "")]
+    assert s.anchor("phone").value == folded_phones[-1]
+    assert [a.value for a in s.anchors if a.key == "phone" and a.status == "active"] == [
+        folded_phones[-1]]
+    # history is complete
+    assert [t.content for t in mem.history()] == [m["content"] for m in msgs]
+    log = mem.compactions()
+    assert len(log) == len(rec.calls) and all(r.error is None for r in log)
+    assert [r.version for r in log] == list(range(1, len(log) + 1))
+
+
+def test_reopening_the_sqlite_file_restores_everything(tmp_path) -> None:
+    path = tmp_path / "chat.db"
+    msgs, _ = long_conversation(30)
+    with ConversationMemory("s", store=path, context_window=1000) as mem:
+        for m in msgs:
+            mem.add_message(m)
+            mem.context()
+        state, history, ctx = mem.state, mem.history(), mem.context()
+        log = mem.compactions()
+    assert state.folded_through > 0
+    with ConversationMemory("s", store=str(path), context_window=1000) as again:
+        assert again.state == state
+        assert again.history() == history
+        assert again.context() == ctx
+        assert again.compactions() == log
+        again.add("user", "订单号 DD7777777")
+        assert again.history()[-1].index == len(history)
+
+
+def test_sessions_do_not_see_each_other(tmp_path) -> None:
+    store = SQLiteStore(tmp_path / "x.db")
+    a = ConversationMemory("a", store=store, context_window=1000)
+    b = ConversationMemory("b", store=store, context_window=1000)
+    a.add("user", "订单号 DD1111111")
+    b.add("user", "订单号 DD2222222")
+    assert [t.content for t in a.history()] == ["订单号 DD1111111"]
+    a.compact()
+    assert b.state.anchors == []
+
+
+def test_two_writers_on_one_session_fold_once(tmp_path) -> None:
+    path = tmp_path / "w.db"
+    rec1, rec2 = RecordingExtractor(), RecordingExtractor()
+    w1 = ConversationMemory("s", store=SQLiteStore(path), extractor=rec1, context_window=600)
+    w2 = ConversationMemory("s", store=SQLiteStore(path), extractor=rec2, context_window=600)
+    msgs, _ = long_conversation(40)
+    for i, m in enumerate(msgs):
+        (w1 if i % 3 else w2).add_message(m)
+        (w2 if i % 2 else w1).context()
+    seen = sorted(rec1.seen + rec2.seen)
+    assert seen == list(range(len(seen)))  # every folded turn once, by one writer or the other
+    assert w1.state == w2.state
+    assert [t.index for t in w1.history()] == list(range(len(msgs)))
+
+
+def test_stale_writer_gets_a_conflict_and_writes_nothing(tmp_path) -> None:
+    from convstate import CompactionRecord, VersionConflictError
+    store = SQLiteStore(tmp_path / "v.db")
+    mem = ConversationMemory("s", store=store, context_window=1000)
+    for m in long_conversation(10)[0]:
+        mem.add_message(m)
+    mem.compact()
+    before = store.load_state("s")
+    with pytest.raises(VersionConflictError):
+        store.save_state("s", dict(before, version=1), 0, CompactionRecord(session_id="s"))
+    assert store.load_state("s") == before
+    assert len(store.compactions("s")) == 1
+
+
+def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
+    class Flaky(RecordingExtractor):
+        fail = True
+
+        def extract(self, turns, index):
+            if self.fail:
+                raise RuntimeError("model down")
+            return super().extract(turns, index)
+
+    ex = Flaky()
+    mem = ConversationMemory("s", store=InMemoryStore(), extractor=ex, context_window=600)
+    msgs, _ = long_conversation(20)
+    for m in msgs:
+        mem.add_message(m)
+        ctx = mem.context()  # never raises into the chat loop
+        assert mem.counter.messages(ctx) <= mem.policy.budget
+    assert mem.state.folded_through == -1
+    assert "left out" in ctx[0]["content"]  # the oldest turns are left out, with a notice
+    assert all(r.error and "model down" in r.error for r in mem.compactions())
+    assert len(mem.history()) == len(msgs)
+    ex.fail = False
+    mem.context()
+    assert mem.state.folded_through >= 0 and ex.seen == list(range(mem.state.folded_through + 1))
+
+
+def test_keep_recent_larger_than_the_history_folds_nothing() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=1000,
+                             keep_recent_turns=50)
+    mem.add("user", "订单号 DD1234567")
+    assert mem.compact() is None
+    assert mem.state.folded_through == -1
+    assert mem.context()[-1]["content"] == "订单号 DD1234567"
+
+
+def test_adding_a_turn_does_not_retokenize_the_history() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=4000)
+    calls = 0
+    count = mem.counter.count
+
+    def counting(text: str) -> int:
+        nonlocal calls
+        calls += 1
+        return count(text)
+
+    mem.counter.count = counting  # type: ignore[method-assign]
+    per_turn = []
+    for i, m in enumerate(long_conversation(60)[0]):
+        before = calls
+        mem.add_message(m)
+        mem.context()
+        if i >= 20:
+            per_turn.append(calls - before)
+    # a fold re-renders the block; otherwise a turn costs its own count and a fixed few
+    median = sorted(per_turn)[len(per_turn) // 2]
+    assert median <= 6
+    assert sorted(per_turn[-20:])[10] <= median  # flat as the history grows
+
+
+def test_more_anchors_than_the_window_holds_still_fit() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=1000)
+    for i in range(300):
+        mem.add("user", f"还有一个订单号 DD{1000000 + i} 也有问题")
+        mem.add("assistant", "收到")
+        ctx = mem.context()
+        assert mem.counter.messages(ctx) <= mem.policy.budget
+    s = mem.state
+    assert len(s.active_anchors()) == s.folded_through // 2 + 1  # every one kept in the state
+    block = ctx[0]["content"]  # no system prompt: the block comes first
+    assert f"DD{1000000 + s.folded_through // 2}" in block  # the newest in the block
+    assert "DD1000000" not in block  # the oldest left the block, not the state

@@ -1,0 +1,139 @@
+"""The offline rule extractor, zh and en: what it finds, verbatim, and what it leaves."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_turns, sources
+
+from convstate import ConversationState, RuleExtractor, fold
+from convstate.extract.rules import detect_language, find_anchors
+
+
+def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
+    return [(a.key, a.value) for a in find_anchors(make_turns((role, text))[0])]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("订单号是 DD20240315889，麻烦查一下", ("order_id", "DD20240315889")),
+    ("my order number is SR-20240315-889.", ("order_id", "SR-20240315-889")),
+    ("order #A1234567 arrived broken", ("order_id", "A1234567")),
+    ("电话 +86 138 0013 8000", ("phone", "+86 138 0013 8000")),
+    ("打 139-8765-4321 找我", ("phone", "139-8765-4321")),
+    ("手机13812345678", ("phone", "13812345678")),
+    ("call (415) 555-0132 please", ("phone", "(415) 555-0132")),
+    ("邮箱 zhang.wei@example.com 收", ("email", "zhang.wei@example.com")),
+    ("实付 ¥459.00", ("amount", "¥459.00")),
+    ("退了 299元", ("amount", "299元")),
+    ("It cost $1,299.50 in total", ("amount", "$1,299.50")),
+    ("预算不超过500元", ("budget", "500元")),
+    ("budget at most $80", ("budget", "$80")),
+    ("3月15日下的单", ("date", "3月15日")),
+    ("delivered on March 15, 2024", ("date", "March 15, 2024")),
+    ("2024-03-15 到的", ("date", "2024-03-15")),
+    ("下午5点前联系", ("time", "下午5点")),
+    ("before 5 pm today", ("time", "5 pm")),
+    ("at 14:30", ("time", "14:30")),
+    ("收货地址是上海市浦东新区张江路88号，谢谢", ("address", "上海市浦东新区张江路88号")),
+    ("the shipping address is 88 Market Street, San Francisco.",
+     ("address", "88 Market Street, San Francisco")),
+    ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),
+    ("请用英文回复我", ("language", "用英文回复")),
+])
+def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
+    found = anchors_of(text)
+    assert expected in found
+    for _, value in found:
+        assert value in text  # verbatim
+
+
+def test_an_email_is_not_also_an_address() -> None:
+    assert anchors_of("凭证发送到 zhang.wei@example.com") == [("email", "zhang.wei@example.com")]
+
+
+def test_order_number_is_not_read_as_a_phone() -> None:
+    assert anchors_of("订单号 13812345678") == [("order_id", "13812345678")]
+
+
+def extract(*rows: tuple[str, str]):
+    turns = make_turns(*rows)
+    delta = RuleExtractor().extract(turns, []).delta
+    return fold(ConversationState(), delta, sources(turns))
+
+
+def test_zh_constraints_goals_tasks_decisions_sentiment() -> None:
+    s = extract(
+        ("user", "我要退款。我不要换货，只要退款。退款必须原路退回。"),
+        ("assistant", "好的，我会为您提交退款申请。"),
+        ("user", "那就这样。太慢了，真的很失望！"),
+    )
+    negs = [a.value for a in s.anchors if a.kind == "negative_constraint"]
+    cons = [a.value for a in s.anchors if a.kind == "constraint"]
+    assert negs == ["我不要换货"]
+    assert cons == ["只要退款", "退款必须原路退回"]
+    assert [g.text for g in s.goals] == ["我要退款"]
+    assert [(t.owner, t.text) for t in s.open_tasks] == [("assistant", "我会为您提交退款申请")]
+    assert [d.text for d in s.decisions] == ["那就这样"]
+    assert s.sentiment.label == "negative" and "失望" in s.sentiment.reason
+    assert s.language == "zh"
+
+
+def test_en_constraints_goals_tasks_decisions_sentiment() -> None:
+    s = extract(
+        ("user", "I want a refund. I don't want an exchange, it must go back to my card."),
+        ("assistant", "Okay, I will submit the refund request."),
+        ("user", "Let's go with that. This is ridiculous, I'm really frustrated."),
+    )
+    assert [a.value for a in s.anchors if a.kind == "negative_constraint"] == [
+        "I don't want an exchange"]
+    assert [a.value for a in s.anchors if a.kind == "constraint"] == [
+        "it must go back to my card"]
+    assert [g.text for g in s.goals] == ["I want a refund"]
+    assert [t.text for t in s.tasks(owner="assistant")] == ["I will submit the refund request"]
+    assert [d.text for d in s.decisions] == ["Let's go with that"]
+    assert s.sentiment.label == "negative" and s.language == "en"
+
+
+def test_not_satisfied_is_negative() -> None:
+    assert extract(("user", "我很不满意")).sentiment.label == "negative"
+    assert extract(("user", "I am not happy")).sentiment.label == "negative"
+    assert extract(("user", "非常满意，谢谢")).sentiment.label == "positive"
+
+
+def test_completion_closes_the_task_in_the_same_batch_and_across_folds() -> None:
+    s = extract(("assistant", "我马上为您提交退款申请。"), ("assistant", "退款申请已经提交。"))
+    assert [t.status for t in s.open_tasks] == ["done"]
+    # across folds: the completion arrives later and refers to the task by id
+    first = make_turns(("assistant", "I will expedite your refund."))
+    state = fold(ConversationState(), RuleExtractor().extract(first, []).delta, sources(first))
+    later = make_turns(("assistant", "Your refund has been expedited."), start=1)
+    delta = RuleExtractor().extract(later, state.index()).delta
+    assert [(u.id, u.status) for u in delta.updates] == [("T1", "done")]
+    assert fold(state, delta, sources(later)).open_tasks[0].status == "done"
+
+
+def test_a_request_is_closed_by_the_value_it_asked_for() -> None:
+    s = extract(("assistant", "请您提供一下订单号。"), ("user", "订单号 DD20240315889"))
+    assert [(t.owner, t.status) for t in s.open_tasks] == [("user", "done")]
+
+
+def test_offers_and_questions_are_not_commitments() -> None:
+    s = extract(("assistant", "我们可以为您办理换货或者退款。"),
+                ("assistant", "我会帮您查一下，可以吗？"))
+    assert s.open_tasks == []
+
+
+def test_assistant_text_never_becomes_a_user_constraint() -> None:
+    s = extract(("assistant", "您必须今天之内付款，不要告诉别人。"))
+    assert [a for a in s.anchors if "constraint" in a.kind] == []
+
+
+def test_the_extractor_reads_only_the_turns_it_is_given() -> None:
+    turns = make_turns(("user", "订单号 DD1111111"), ("user", "订单号 DD2222222"))
+    delta = RuleExtractor().extract(turns[1:], []).delta
+    assert [a.value for a in delta.anchors] == ["DD2222222"]
+
+
+def test_language_detection() -> None:
+    assert detect_language("我要退款 please") == "zh"
+    assert detect_language("I want a refund") == "en"
+    assert detect_language("123 !!") is None
