@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -14,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from .delta import StateDelta
 from .errors import ConvStateError
+from .extract import Extractor, RuleExtractor
 from .memory import ConversationMemory
 from .render import FORMATS
 from .state import ConversationState
@@ -50,7 +53,17 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--window", type=int, default=1200, help="context window in tokens")
     demo.add_argument("--keep", type=int, default=4, help="recent user turns kept raw")
     demo.add_argument("--format", choices=FORMATS, default="text")
+    demo.add_argument("--llm", default=None, metavar="local|URL",
+                      help="extract with an LLM too (hybrid): 'local' starts the bundled "
+                           "model, or an OpenAI-compatible base URL")
+    demo.add_argument("--model", default=None, help="model name for --llm URL")
     demo.set_defaults(run=_demo)
+
+    serve = sub.add_parser("serve-local", help="serve the bundled SmolLM2 model on 127.0.0.1 "
+                           "(OpenAI-compatible; needs convstate[local])")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--n-ctx", type=int, default=8192)
+    serve.set_defaults(run=_serve_local)
 
     comp = sub.add_parser("compress", help="fit a JSON/JSONL list of OpenAI messages")
     comp.add_argument("file", type=Path)
@@ -68,7 +81,36 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.llm == "local":
+        from .extract.local import LocalServer
+
+        with LocalServer() as server:
+            return _run_demo(args, server.base_url, "local")
+    return _run_demo(args, args.llm, args.model)
+
+
+def _serve_local(args: argparse.Namespace) -> int:
+    from .extract.local import server_command
+
+    cmd = server_command(args.port, args.n_ctx)
+    print(f"serving the local model at http://127.0.0.1:{args.port}/v1 (Ctrl-C stops)",
+          flush=True)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return 0
+
+
+def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None) -> int:
     out = Console(highlight=False)
+    extractor: Extractor = RuleExtractor()
+    if base_url:
+        logging.getLogger("instructor").setLevel(logging.CRITICAL)  # the log says it once
+        from .extract.llm import HybridExtractor, LLMExtractor
+
+        extractor = HybridExtractor(LLMExtractor(base_url=base_url, model=model))
+        out.print(f"extractor: hybrid (rules for anchors, {model or 'the model'} at "
+                  f"{base_url} for the rest)")
     demo = load_demo(args.lang)
     messages = demo["messages"]
 
@@ -76,12 +118,15 @@ def _demo(args: argparse.Namespace) -> int:
         progress.console.print(
             f"fold v{r.version}: turns #{r.first_turn}-#{r.last_turn} -> +{r.added} items, "
             f"{r.deduplicated} merged, {r.superseded} superseded, {r.rejected} rejected; "
-            f"context {r.tokens_before} -> {r.tokens_after} tokens")
+            f"context {r.tokens_before} -> {r.tokens_after} tokens"
+            + (f"; extractor {r.prompt_tokens}+{r.completion_tokens} tokens"
+               if r.prompt_tokens else "") + (f" [{r.notes}]" if r.notes else "")
+            + (f" [error: {r.error}]" if r.error else ""))
 
     mem = ConversationMemory(
         f"demo-{args.lang}", store=InMemoryStore(), context_window=args.window,
         system_prompt=demo["system_prompt"], keep_recent_turns=args.keep,
-        state_format=args.format, on_fold=on_fold)
+        state_format=args.format, on_fold=on_fold, extractor=extractor)
     peak = 0
     with Progress(TextColumn("[bold]turns"), BarColumn(), MofNCompleteColumn(),
                   console=out, transient=False) as progress:
@@ -99,6 +144,10 @@ def _demo(args: argparse.Namespace) -> int:
     out.print(f"context: {mem.tokens(context)} tokens (peak {peak}, budget "
               f"{mem.policy.budget} of a {mem.policy.context_window} window); full history: "
               f"{mem.tokens(full)} tokens in {len(full) - 1} turns")
+    if base_url:
+        u = mem.usage()
+        out.print(f"extractor usage: {u.folds} folds ({u.failed} failed), "
+                  f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens")
     out.rule("state JSON")
     out.print_json(mem.state.model_dump_json())
     return 0

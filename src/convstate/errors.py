@@ -44,4 +44,10 @@ class VersionConflictError(ConvStateError):
 
 
 class ExtractionError(ConvStateError):
-    """An extractor could not produce a delta (the turns stay unfolded and are retried)."""
+    """An extractor could not produce a delta (the turns stay unfolded and are retried).
+
+    ``prompt_tokens`` / ``completion_tokens``: what the failed tries cost.
+    """
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0

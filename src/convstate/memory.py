@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, VersionConflictError
+from .extract import default_extractor
 from .extract.base import Extractor
-from .extract.rules import RuleExtractor
 from .fold import fold_report
 from .render import FORMATS, LABELS, render
 from .state import ConversationState
@@ -22,6 +22,17 @@ from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
 from .window import Slot, WindowPolicy, fit_raw, plan_expiry
 
 log = logging.getLogger("convstate")
+
+
+@dataclass
+class Usage:
+    """What extraction cost a session: folds landed and failed, tokens, and a cost."""
+
+    folds: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
 _CONFLICT_RETRIES = 3
 
 
@@ -76,7 +87,7 @@ class ConversationMemory:
         if store is None:
             store = os.environ.get("CONVSTATE_DB", "convstate.db")
         self.store: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
-        self.extractor: Extractor = extractor or RuleExtractor()
+        self.extractor: Extractor = extractor or default_extractor()
         self.counter = TokenCounter(model)
         self.system_prompt = system_prompt
         self.state_format, self.lang, self.state_budget = state_format, lang, state_budget
@@ -142,6 +153,23 @@ class ConversationMemory:
     def compactions(self) -> list[CompactionRecord]:
         """The compaction log of this session, oldest first."""
         return self.store.compactions(self.session_id)
+
+    def usage(self, prices: dict[str, tuple[float, float]] | None = None) -> Usage:
+        """Extractor tokens over every fold of this session (failed tries included).
+
+        ``prices`` maps a model name to (input, output) prices per million tokens; the
+        cost counts the folds whose model is in it.
+        """
+        total = Usage()
+        for r in self.compactions():
+            total.folds += r.error is None
+            total.failed += r.error is not None
+            total.prompt_tokens += r.prompt_tokens
+            total.completion_tokens += r.completion_tokens
+            if prices and r.model in prices:
+                price_in, price_out = prices[r.model]
+                total.cost += (r.prompt_tokens * price_in + r.completion_tokens * price_out) / 1e6
+        return total
 
     def compact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """Fold now everything but the last ``keep_recent_turns`` user turns (by default
@@ -253,6 +281,8 @@ class ConversationMemory:
             extraction = self.extractor.extract(batch, self._state.index())
         except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
             record.error = f"{type(exc).__name__}: {exc}"[:500]
+            record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
+            record.completion_tokens = getattr(exc, "completion_tokens", 0)
             record.tokens_after = before
             self.store.log(record)
             log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
@@ -268,6 +298,8 @@ class ConversationMemory:
         record.version = new.version
         record.prompt_tokens = extraction.prompt_tokens
         record.completion_tokens = extraction.completion_tokens
+        record.model = extraction.model
+        record.notes = "; ".join(extraction.notes) or None
         for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
             setattr(record, name, getattr(stats, name))
         block, block_tokens = self._render_block(new)

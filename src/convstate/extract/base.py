@@ -19,6 +19,7 @@ class Extraction:
     extractor: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model: str | None = None
     notes: list[str] = field(default_factory=list)
 
 

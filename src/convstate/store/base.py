@@ -26,9 +26,11 @@ class CompactionRecord(BaseModel):
     rejected: int = 0
     superseded: int = 0
     updated: int = 0
+    model: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    error: str | None = None
+    notes: str | None = Field(default=None, description="e.g. a fallback after LLM faults.")
+    error: str | None = Field(default=None, description="Why the fold did not land.")
 
 
 @runtime_checkable
