@@ -168,6 +168,10 @@ def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
     assert len(mem.history()) == len(msgs)
     ex.fail = False
     mem.context()
+    assert mem.state.folded_through == -1  # not retried on every call...
+    mem.add("user", "还在吗？")
+    mem.add("assistant", "在的。")
+    mem.context()  # ...but after the next exchange
     assert mem.state.folded_through >= 0 and ex.seen == list(range(mem.state.folded_through + 1))
 
 

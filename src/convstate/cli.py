@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import subprocess
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -95,10 +95,7 @@ def _serve_local(args: argparse.Namespace) -> int:
     cmd = server_command(args.port, args.n_ctx)
     print(f"serving the local model at http://127.0.0.1:{args.port}/v1 (Ctrl-C stops)",
           flush=True)
-    try:
-        return subprocess.call(cmd)
-    except KeyboardInterrupt:
-        return 0
+    os.execv(cmd[0], cmd)  # become the server: a signal to this pid reaches it
 
 
 def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None) -> int:

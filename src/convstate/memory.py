@@ -34,6 +34,7 @@ class Usage:
     completion_tokens: int = 0
     cost: float = 0.0
 _CONFLICT_RETRIES = 3
+_RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
 
 
 class ConversationMemory:
@@ -102,6 +103,7 @@ class ConversationMemory:
         self._raw: list[tuple[Turn, int]] = []  # unfolded turns and their token counts
         self._last = -1  # highest turn index seen
         self._block: tuple[int, str, int] | None = None  # (version, text, tokens)
+        self._retry_at = -1  # after a failed extraction, the turn index to try again at
         self._reload()
 
     # -- adding turns -------------------------------------------------------------------
@@ -137,7 +139,8 @@ class ConversationMemory:
     def context(self) -> list[dict[str, Any]]:
         """The messages for the next model call: folds first if a fold is due."""
         self._sync()
-        self._fold_due(force=False)
+        if self._last >= self._retry_at:
+            self._fold_due(force=False)
         return self._assemble()
 
     def render(self, format: str | None = None, lang: str | None = None) -> str:
@@ -285,6 +288,7 @@ class ConversationMemory:
             record.completion_tokens = getattr(exc, "completion_tokens", 0)
             record.tokens_after = before
             self.store.log(record)
+            self._retry_at = self._last + _RETRY_AFTER_TURNS
             log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
                         "unfolded and are retried at the next fold", batch[0].index, through,
                         record.error)

@@ -1,0 +1,138 @@
+"""LLM faults over real HTTP, against a scripted server on loopback: each is retried, then
+falls back (rules) or defers; the chat loop never sees an exception and no turn is lost."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fake_openai import FakeOpenAI
+
+from convstate import (
+    ConfigError,
+    ConversationMemory,
+    HybridExtractor,
+    InMemoryStore,
+    LLMExtractor,
+)
+from convstate.cli import load_demo
+from convstate.render import LABELS
+
+MESSAGES = load_demo("zh")["messages"][:24]
+
+
+@pytest.fixture
+def server_factory():
+    servers = []
+
+    def make(*script, **kw):
+        servers.append(FakeOpenAI(*script, **kw))
+        return servers[-1]
+
+    yield make
+    for s in servers:
+        s.close()
+
+
+def drive(extractor, messages=MESSAGES) -> ConversationMemory:
+    mem = ConversationMemory("s", store=InMemoryStore(), extractor=extractor,
+                             context_window=700)
+    for m in messages:
+        mem.add_message(m)
+        ctx = mem.context()  # must never raise
+        assert mem.counter.messages(ctx) <= mem.policy.budget
+    assert [t.message() for t in mem.history()] == messages  # nothing lost
+    return mem
+
+
+@pytest.mark.parametrize("fault, words", [
+    ("timeout", "Timeout"), ("500", "InternalServerError"), ("429", "RateLimitError"),
+    ("truncated", "ValidationError"), ("invalid", "ValidationError"),
+])
+def test_fault_is_retried_then_folded_by_the_rules(server_factory, fault, words) -> None:
+    server = server_factory(fault, delay=2.0)
+    llm = LLMExtractor(base_url=server.base_url, model="scripted", timeout=0.5,
+                       max_retries=2)
+    mem = drive(HybridExtractor(llm))
+    log = mem.compactions()
+    assert log and all(r.error is None for r in log)
+    for r in log:
+        assert r.extractor == "rules (llm fallback)"
+        assert "llm failed" in r.notes and words in r.notes
+    # retried: more requests than folds (instructor re-asks with the error fed back)
+    assert len(server.bodies) >= 2 * len(log)
+    if fault in ("truncated", "invalid"):
+        assert len(server.bodies) == 3 * len(log)
+        retry = json.dumps(server.bodies[1], ensure_ascii=False)
+        assert "validation error" in retry.lower() or "Validation" in retry
+        assert all(r.prompt_tokens > 0 for r in log)  # the failed tries were counted
+    state = mem.state
+    assert state.anchor("order_id").value == "DD20240315889"  # the rules' anchors
+
+
+def test_invented_anchor_is_rejected_and_counted(server_factory) -> None:
+    server = server_factory("invent")
+    mem = drive(LLMExtractor(base_url=server.base_url, model="scripted"))
+    log = mem.compactions()
+    assert log[0].extractor == "llm" and log[0].rejected == 1
+    assert all(a.value != "DD99999999" for a in mem.state.anchors)
+    assert mem.usage().prompt_tokens == 100 * len(log)
+
+
+def test_defer_leaves_the_turns_unfolded_and_retries_later(server_factory) -> None:
+    server = server_factory("500")
+    llm = LLMExtractor(base_url=server.base_url, model="scripted", max_retries=1,
+                       fallback="defer")
+    mem = drive(HybridExtractor(llm))
+    assert mem.state.folded_through == -1
+    assert "left out" in mem.context()[0]["content"]  # cut from the context, not the store
+    errors = mem.compactions()
+    assert errors and all("InternalServerError" in r.error for r in errors)
+    # a failed fold is retried after the next exchange, not on every call
+    assert len(errors) <= len(MESSAGES) // 2
+    assert len(server.bodies) == 2 * len(errors)  # each: a try and the client's retry
+    server.script = ["ok"]
+    mem.add("user", "还在吗？")
+    mem.add("assistant", "在的。")
+    mem.context()
+    assert mem.state.folded_through >= 0 and mem.compactions()[-1].error is None
+    assert mem.usage().failed == len(errors)
+
+
+def test_usage_totals_and_cost(server_factory) -> None:
+    server = server_factory("ok")
+    mem = drive(HybridExtractor(LLMExtractor(base_url=server.base_url, model="m1")))
+    u = mem.usage(prices={"m1": (1.0, 2.0)})
+    folds = len(mem.compactions())
+    assert (u.folds, u.prompt_tokens, u.completion_tokens) == (folds, 100 * folds, 20 * folds)
+    assert u.cost == pytest.approx(folds * (100 * 1.0 + 20 * 2.0) / 1e6)
+
+
+def test_the_extractor_never_sends_a_block_or_an_already_folded_turn(server_factory) -> None:
+    server = server_factory("ok")
+    mem = drive(HybridExtractor(LLMExtractor(base_url=server.base_url, model="scripted")),
+                load_demo("zh")["messages"])
+    titles = [LABELS[lang]["title"] for lang in LABELS]
+    sent_turns: list[int] = []
+    history = {t.index: t.text for t in mem.history()}
+    for body in server.bodies:
+        text = json.dumps(body, ensure_ascii=False)
+        assert not any(title in text for title in titles) and "[convstate]" not in text
+        user = body["messages"][-1]["content"]
+        turns = json.loads(user.split("TURNS:\n", 1)[1].split("\nINDEX:\n", 1)[0])
+        indexes = [t["turn"] for t in turns]
+        # every turn sent is above everything sent before: never a folded turn again
+        assert not sent_turns or min(indexes) > max(sent_turns)
+        for i in sent_turns:
+            assert json.dumps(history[i], ensure_ascii=False)[1:-1] not in user
+        sent_turns += indexes
+    assert sent_turns == list(range(mem.state.folded_through + 1))
+    assert len(server.bodies) >= 3
+
+
+def test_bad_llm_settings() -> None:
+    for kwargs, field in [({"mode": "xml"}, "mode"), ({"fallback": "pray"}, "fallback"),
+                          ({"max_retries": -1}, "max_retries"), ({"timeout": 0}, "timeout")]:
+        with pytest.raises(ConfigError) as err:
+            LLMExtractor(base_url="http://127.0.0.1:9/v1", **kwargs)
+        assert err.value.field == field

@@ -1,0 +1,76 @@
+"""The real LLM path: a real model (SmolLM2-135M, GGUF) served by llama.cpp over HTTP.
+
+`.ci/run` starts the server and sets CONVSTATE_TEST_LLM_URL. Elsewhere these tests skip,
+unless CI is set: then a missing server is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+
+import pytest
+
+from convstate import ConversationMemory, HybridExtractor, InMemoryStore, LLMExtractor
+from convstate.cli import load_demo
+from convstate.delta import StateDelta
+
+URL = os.environ.get("CONVSTATE_TEST_LLM_URL")
+pytestmark = pytest.mark.skipif(
+    not URL and not os.environ.get("CI"),
+    reason="no local model server: set CONVSTATE_TEST_LLM_URL (.ci/run starts one)")
+
+
+@pytest.fixture
+def url() -> str:
+    if not URL:
+        pytest.fail("CI must start the local model server (see .ci/run)")
+    return URL
+
+
+class Checked(LLMExtractor):
+    """The real extractor, keeping every delta the model returned."""
+
+    deltas: list[StateDelta]
+
+    def propose(self, turns, index):
+        result = super().propose(turns, index)
+        self.deltas = [*getattr(self, "deltas", []), result.delta]
+        return result
+
+
+def test_30_turns_through_the_hybrid_extractor_over_http(url: str) -> None:
+    llm = Checked(base_url=url, model="local", timeout=120, max_retries=2)
+    mem = ConversationMemory("real", store=InMemoryStore(), extractor=HybridExtractor(llm),
+                             context_window=700, system_prompt="You are a support agent.")
+    messages = load_demo("en")["messages"][:30]
+    for m in messages:
+        mem.add_message(m)
+        ctx = mem.context()
+        assert mem.counter.messages(ctx) <= mem.policy.budget
+    log = mem.compactions()
+    assert len(log) >= 2 and all(r.error is None for r in log)
+    assert all(r.prompt_tokens > 0 and r.model == "local" for r in log)  # usage recorded
+    # every delta the model returned validates against the delta model
+    assert getattr(llm, "deltas", []), [r.notes for r in log]
+    for d in llm.deltas:
+        assert StateDelta.model_validate(d.model_dump()).model_dump() == d.model_dump()
+    # anchors stay verbatim: each one is an exact substring of every turn it cites
+    history = {t.index: t.text for t in mem.history()}
+    for a in mem.state.anchors:
+        assert all(a.value in history[i] for i in a.turns)
+    assert mem.state.anchor("order_id").value == "SR-20240315-889"
+    u = mem.usage()
+    assert u.prompt_tokens == sum(r.prompt_tokens for r in log) > 0
+    assert [t.message() for t in mem.history()] == messages
+
+
+def test_local_server_starts_and_stops() -> None:
+    pytest.importorskip("llama_cpp")
+    from convstate.extract.local import LocalServer
+
+    with LocalServer(n_ctx=2048) as server:
+        with urllib.request.urlopen(server.base_url + "/models", timeout=10) as r:
+            assert r.status == 200
+        proc = server.proc
+    assert proc is not None and proc.poll() is not None
