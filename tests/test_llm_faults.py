@@ -119,8 +119,8 @@ def test_the_extractor_never_sends_a_block_or_an_already_folded_turn(server_fact
         text = json.dumps(body, ensure_ascii=False)
         assert not any(title in text for title in titles) and "[convstate]" not in text
         user = body["messages"][-1]["content"]
-        turns = json.loads(user.split("TURNS:\n", 1)[1].split("\nINDEX:\n", 1)[0])
-        indexes = [t["turn"] for t in turns]
+        lines = user.split("TURNS:\n", 1)[1].split("\nOPEN:\n", 1)[0].splitlines()
+        indexes = [int(line[1:line.index("]")]) for line in lines]
         # every turn sent is above everything sent before: never a folded turn again
         assert not sent_turns or min(indexes) > max(sent_turns)
         for i in sent_turns:

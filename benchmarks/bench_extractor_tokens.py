@@ -1,0 +1,102 @@
+"""What folding costs in extractor prompt tokens, against a prose rolling summary.
+
+For each fold of the demo conversation: the tokens of the turns folded, the tokens of
+the request convstate's LLM extractor sends (instructions + those turns as JSON + the
+id index), and the tokens a rolling summary would send for the same batch
+(instructions + its previous summary + the same turns). The previous summary is taken
+to be as long as convstate's rendered block at that point (the same facts in prose).
+Same token counter (tiktoken), same batches.
+
+Run: python benchmarks/bench_extractor_tokens.py [--lang zh|en] [--llm URL --model NAME]
+With --llm, the folds really go through the hybrid extractor at URL, and the measured
+prompt tokens (the server's count, tool schema included) and seconds per fold are shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+from convstate import ConversationMemory, InMemoryStore, LLMExtractor, RuleExtractor
+from convstate.cli import load_demo
+from convstate.extract.base import Extraction
+from convstate.extract.llm import INSTRUCTIONS, HybridExtractor
+from convstate.render import render
+from convstate.state import IndexEntry
+from convstate.turns import Turn
+
+SUMMARY_INSTRUCTIONS = ("Update the running summary of this customer-service conversation "
+                        "with the new turns. Keep every exact value.")
+
+
+class Measured:
+    """Delegates to an extractor; records each batch, the index, and the time taken."""
+
+    def __init__(self, inner):
+        self.inner, self.name = inner, inner.name
+        self.batches: list[tuple[list[Turn], list[IndexEntry], float]] = []
+
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
+        t0 = time.perf_counter()
+        out = self.inner.extract(turns, index)
+        self.batches.append((list(turns), list(index), time.perf_counter() - t0))
+        return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--lang", choices=("zh", "en"), default="zh")
+    p.add_argument("--window", type=int, default=1200)
+    p.add_argument("--llm", default=None)
+    p.add_argument("--model", default="local")
+    args = p.parse_args()
+    demo = load_demo(args.lang)
+    llm = LLMExtractor(base_url=args.llm or "http://127.0.0.1:9/v1", model=args.model,
+                       timeout=180)
+    ex = Measured(HybridExtractor(llm) if args.llm else RuleExtractor())
+    states = []
+    mem = ConversationMemory("bench", store=InMemoryStore(), extractor=ex,
+                             context_window=args.window, system_prompt=demo["system_prompt"],
+                             on_fold=lambda r: states.append(r))
+    blocks = [""]  # the rendered block before each fold
+    for m in demo["messages"]:
+        mem.add_message(m)
+        before = mem.state.version
+        mem.context()
+        if mem.state.version != before:
+            blocks.append(render(mem.state, lang=args.lang))
+    c = mem.counter
+    print(f"demo {args.lang}, window {args.window}, {len(ex.batches)} folds, extractor "
+          f"{ex.name}\n")
+    head = "| fold | turns | turn tokens | convstate request | ratio | rolling summary | ratio |"
+    if args.llm:
+        head += " measured prompt | seconds |"
+    print(head)
+    print("|" + "---:|" * (head.count("|") - 1))
+    tot = [0, 0, 0]
+    for k, (turns, index, secs) in enumerate(ex.batches):
+        turn_tokens = sum(c.message(t.message()) for t in turns)
+        ours = c.messages(llm.request(turns, index))
+        theirs = c.messages([{"role": "system", "content": SUMMARY_INSTRUCTIONS},
+                             {"role": "user", "content": blocks[k]}]
+                            + [t.message() for t in turns])
+        tot = [tot[0] + turn_tokens, tot[1] + ours, tot[2] + theirs]
+        row = (f"| {k + 1} | #{turns[0].index}-#{turns[-1].index} | {turn_tokens} | {ours} | "
+               f"{ours / turn_tokens:.2f} | {theirs} | {theirs / turn_tokens:.2f} |")
+        if args.llm:
+            row += f" {states[k].prompt_tokens} | {secs:.1f} |"
+        print(row)
+    print(f"| all | | {tot[0]} | {tot[1]} | {tot[1] / tot[0]:.2f} | {tot[2]} | "
+          f"{tot[2] / tot[0]:.2f} |" + (" | |" if args.llm else ""))
+    n = len(ex.batches)
+    ours_fixed = c.messages([{"role": "system", "content": INSTRUCTIONS}]) * n
+    theirs_fixed = c.messages([{"role": "system", "content": SUMMARY_INSTRUCTIONS}]) * n
+    print(f"\nwithout each method's fixed instructions ({c.count(INSTRUCTIONS)} and "
+          f"{c.count(SUMMARY_INSTRUCTIONS)} tokens a call): convstate "
+          f"{(tot[1] - ours_fixed) / tot[0]:.2f}, rolling summary "
+          f"{(tot[2] - theirs_fixed) / tot[0]:.2f} prompt tokens per folded-turn token")
+
+
+if __name__ == "__main__":
+    main()
