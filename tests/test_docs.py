@@ -30,6 +30,8 @@ def test_readme_opens_with_the_two_commands() -> None:
     line.strip() for block in blocks("bash")[1:] for line in block.splitlines()
     if line.startswith("convstate ")])
 def test_readme_commands_run(command: str, tmp_path: Path) -> None:
+    if "--llm local" in command:
+        pytest.importorskip("llama_cpp", reason="needs convstate[local]")
     args = command.split()[1:]
     args = [str(ROOT / a) if a.startswith("examples/") else a for a in args]
     out = subprocess.run([sys.executable, "-m", "convstate.cli", *args], cwd=tmp_path,

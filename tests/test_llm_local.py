@@ -74,3 +74,21 @@ def test_local_server_starts_and_stops() -> None:
             assert r.status == 200
         proc = server.proc
     assert proc is not None and proc.poll() is not None
+
+
+def test_serve_local_command_serves_and_stops_on_a_signal() -> None:
+    pytest.importorskip("llama_cpp")
+    import subprocess
+    import sys
+
+    from convstate.extract.local import free_port, wait_ready
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "convstate.cli", "serve-local", "--port",
+                             str(port), "--n-ctx", "2048"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(f"http://127.0.0.1:{port}/v1", 120, proc)
+    finally:
+        proc.terminate()  # the command became the server: the signal reaches it
+        assert proc.wait(timeout=20) is not None
