@@ -18,7 +18,13 @@ import argparse
 import time
 from collections.abc import Sequence
 
-from convstate import ConversationMemory, InMemoryStore, LLMExtractor, RuleExtractor
+from convstate import (
+    ConversationMemory,
+    InMemoryStore,
+    LLMExtractor,
+    RuleExtractor,
+    StateDelta,
+)
 from convstate.cli import load_demo
 from convstate.extract.base import Extraction
 from convstate.extract.llm import INSTRUCTIONS, HybridExtractor
@@ -37,9 +43,10 @@ class Measured:
         self.inner, self.name = inner, inner.name
         self.batches: list[tuple[list[Turn], list[IndexEntry], float]] = []
 
-    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] = StateDelta) -> Extraction:
         t0 = time.perf_counter()
-        out = self.inner.extract(turns, index)
+        out = self.inner.extract(turns, index, delta_model)
         self.batches.append((list(turns), list(index), time.perf_counter() - t0))
         return out
 

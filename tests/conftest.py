@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from convstate import Extraction, IndexEntry, RuleExtractor, Turn
+from convstate import Extraction, IndexEntry, RuleExtractor, StateDelta, Turn
 
 
 def make_turns(*rows: tuple[str, str], start: int = 0) -> list[Turn]:
@@ -27,9 +27,10 @@ class RecordingExtractor:
         self.calls: list[tuple[list[Turn], list[IndexEntry]]] = []
         self.inner = RuleExtractor()
 
-    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model=StateDelta) -> Extraction:
         self.calls.append((list(turns), list(index)))
-        return self.inner.extract(turns, index)
+        return self.inner.extract(turns, index, delta_model)
 
     @property
     def seen(self) -> list[int]:

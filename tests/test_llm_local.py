@@ -33,8 +33,8 @@ class Checked(LLMExtractor):
 
     deltas: list[StateDelta]
 
-    def propose(self, turns, index):
-        result = super().propose(turns, index)
+    def propose(self, turns, index, delta_model=None):
+        result = super().propose(turns, index, delta_model)
         self.deltas = [*getattr(self, "deltas", []), result.delta]
         return result
 

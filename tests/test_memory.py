@@ -150,7 +150,7 @@ def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
     class Flaky(RecordingExtractor):
         fail = True
 
-        def extract(self, turns, index):
+        def extract(self, turns, index, delta_model=None):
             if self.fail:
                 raise RuntimeError("model down")
             return super().extract(turns, index)

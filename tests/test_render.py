@@ -43,7 +43,7 @@ def test_xml_and_json_stay_valid_and_keep_values_exact() -> None:
     state = hostile_state()
     root = ET.fromstring(render(state, "xml"))
     assert root.tag == "conversation_state"
-    values = [e.text for e in root.iter("anchor")]
+    values = [e.text for e in root.find("anchors")]
     assert values[1:] == HOSTILE and values[0] == "DD1234567"
     doc = json.loads(render(state, "json"))["conversation_state"]
     assert [a["value"] for a in doc["anchors"]][1:] == HOSTILE

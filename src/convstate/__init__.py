@@ -7,16 +7,19 @@ compact system block. The full history stays in a durable store.
 
 from typing import Any
 
-from .delta import StateDelta
+from .adapters import as_system_message, fill_template, to_anthropic, to_langchain
+from .delta import AnchorValue, FieldValue, StateDelta, delta_model
 from .errors import (
     ConfigError,
     ConvStateError,
     ExtractionError,
+    FieldTypeError,
     InvalidMessageError,
     TurnTooLargeError,
     VersionConflictError,
 )
 from .extract import Extraction, Extractor, RuleExtractor
+from .fields import AnchorOf, Cue, Keyed, Label, Latest, SetOnce
 from .fold import FoldStats, fold, fold_report
 from .memory import ConversationMemory, Usage
 from .render import render
@@ -24,11 +27,14 @@ from .state import (
     Anchor,
     ConversationState,
     Decision,
+    FieldEvent,
     Goal,
+    HistoryEntry,
     IndexEntry,
     OpenTask,
     Preference,
     Sentiment,
+    StateDiff,
 )
 from .store import CompactionRecord, InMemoryStore, SQLiteStore, Store
 from .tokens import TokenCounter
@@ -47,10 +53,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Anchor", "CompactionRecord", "ConfigError", "ConvStateError", "ConversationMemory",
-    "ConversationState", "Decision", "Extraction", "ExtractionError", "Extractor", "FoldStats",
-    "Goal", "HybridExtractor", "InMemoryStore", "IndexEntry", "InvalidMessageError",
-    "LLMExtractor", "OpenTask", "Preference", "RuleExtractor", "SQLiteStore", "Sentiment",
-    "StateDelta", "Store", "TokenCounter", "Turn", "TurnTooLargeError", "Usage",
-    "VersionConflictError", "fold", "fold_report", "render",
+    "Anchor", "AnchorOf", "AnchorValue", "CompactionRecord", "ConfigError", "ConvStateError",
+    "ConversationMemory", "ConversationState", "Cue", "Decision", "Extraction",
+    "ExtractionError", "Extractor", "FieldEvent", "FieldTypeError", "FieldValue", "FoldStats",
+    "Goal", "HistoryEntry", "HybridExtractor", "InMemoryStore", "IndexEntry",
+    "InvalidMessageError", "Keyed", "LLMExtractor", "Label", "Latest", "OpenTask", "Preference",
+    "RuleExtractor", "SQLiteStore", "Sentiment", "SetOnce", "StateDelta", "StateDiff", "Store",
+    "TokenCounter", "Turn", "TurnTooLargeError", "Usage", "VersionConflictError",
+    "as_system_message", "delta_model", "fill_template", "fold", "fold_report", "render",
+    "to_anthropic", "to_langchain",
 ]

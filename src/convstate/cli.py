@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import logging
 import os
+import re
 import sys
 from importlib import resources
 from pathlib import Path
@@ -14,8 +17,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from .delta import StateDelta
-from .errors import ConvStateError
+from .delta import delta_model
+from .errors import ConfigError, ConvStateError
 from .extract import Extractor, RuleExtractor
 from .memory import ConversationMemory
 from .render import FORMATS
@@ -74,8 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
     comp.set_defaults(run=_compress)
 
-    schema = sub.add_parser("schema", help="write the JSON Schemas of the state and the delta")
+    schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
+                            "delta")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
+    schema.add_argument("--model", default=None, metavar="MODULE:CLASS",
+                        help="a ConversationState subclass, as package.module:Class or "
+                             "path/to/file.py:Class (default: ConversationState)")
     schema.set_defaults(run=_schema)
     return p
 
@@ -189,17 +196,44 @@ def _compress(args: argparse.Namespace) -> int:
     return 0
 
 
-def schema_files() -> dict[str, dict[str, Any]]:
-    """File name -> JSON Schema, for everything under schemas/."""
+def load_model(spec: str) -> type[ConversationState]:
+    """The class named by ``package.module:Class`` or ``path/to/file.py:Class``."""
+    target, _, cls_name = spec.rpartition(":")
+    if not target or not cls_name:
+        raise ConfigError("model", f"expected MODULE:CLASS, got {spec!r}")
+    try:
+        if target.endswith(".py"):
+            loader = importlib.util.spec_from_file_location(Path(target).stem, target)
+            if loader is None or loader.loader is None:
+                raise ImportError(target)
+            module = importlib.util.module_from_spec(loader)
+            sys.modules[loader.name] = module  # so pydantic can resolve its annotations
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(target)
+    except (ImportError, OSError) as exc:
+        raise ConfigError("model", f"cannot import {target}: {exc}") from None
+    cls = getattr(module, cls_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, ConversationState)):
+        raise ConfigError("model", f"{spec} is not a ConversationState subclass")
+    return cls
+
+
+def schema_files(model: type[ConversationState] = ConversationState
+                 ) -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema of a state model and of its derived delta."""
+    prefix = "" if model is ConversationState else \
+        re.sub(r"(?<!^)(?=[A-Z])", "_", model.__name__).lower() + "."
     return {
-        "state.schema.json": ConversationState.model_json_schema(),
-        "delta.schema.json": StateDelta.model_json_schema(),
+        f"{prefix}state.schema.json": model.model_json_schema(),
+        f"{prefix}delta.schema.json": delta_model(model).model_json_schema(),
     }
 
 
 def _schema(args: argparse.Namespace) -> int:
+    model = load_model(args.model) if args.model else ConversationState
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, schema in schema_files().items():
+    for name, schema in schema_files(model).items():
         (args.out / name).write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
                                      "utf-8")
         print(args.out / name)

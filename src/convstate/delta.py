@@ -6,11 +6,14 @@ state itself: only what the expiring turns add or change.
 
 from __future__ import annotations
 
-from typing import Literal
+from functools import cache
+from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from .state import AnchorKind
+from .state import AnchorKind, ConversationState
+
+T = TypeVar("T")
 
 # Bounds keep a model's reply finite: a small model otherwise loops on a list until
 # it runs out of tokens. A rule extractor stays far below them.
@@ -107,3 +110,44 @@ class StateDelta(BaseModel):
             updates=self.updates + other.updates,
             sentiment=other.sentiment or self.sentiment,
         )
+
+
+class FieldValue(BaseModel, Generic[T]):
+    """A value for one of your own fields, and the turns that state it."""
+
+    value: T
+    turns: list[int] = Field(min_length=1, max_length=MAX_TURNS_CITED)
+
+
+class AnchorValue(BaseModel):
+    """A verbatim value for an anchor field of your own."""
+
+    value: str = Field(min_length=1, max_length=MAX_TEXT,
+                       description="Exact substring of a cited turn.")
+    turns: list[int] = Field(min_length=1, max_length=MAX_TURNS_CITED)
+
+
+@cache
+def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
+    """The delta for a state model: StateDelta plus each custom field, optional
+    (``FieldValue``/``AnchorValue``), lists as additions."""
+    specs = state_model.custom_fields()
+    if not specs:
+        return StateDelta
+    fields: dict[str, Any] = {}
+    for name, spec in specs.items():
+        doc = spec.description or spec.label_for("en")
+        if spec.shape == "anchor":
+            fields[name] = (AnchorValue | None, Field(default=None, description=doc))
+        elif spec.shape == "scalar":
+            fields[name] = (FieldValue[spec.value_type] | None,  # type: ignore[name-defined]
+                            Field(default=None, description=doc))
+        else:
+            item = AnchorValue if spec.shape == "anchor_list" else FieldValue[spec.value_type]
+            fields[name] = (list[item], Field(default_factory=list, max_length=MAX_ITEMS,
+                                              description=doc))
+    model = create_model(f"{state_model.__name__}Delta", __base__=StateDelta,
+                         __doc__=f"What expiring turns add to a {state_model.__name__}.",
+                         **fields)
+    model.__state_model__ = state_model  # type: ignore[attr-defined]
+    return model

@@ -30,6 +30,17 @@ class ConfigError(ConvStateError, ValueError):
         super().__init__(f"invalid setting {field!r}: {problem}")
 
 
+class FieldTypeError(ConfigError, TypeError):
+    """A field of your state model has a type the fold cannot merge; ``field`` names it.
+
+    Raised when the class is defined.
+    """
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        ConvStateError.__init__(self, f"state field {field!r}: {problem}")
+
+
 class VersionConflictError(ConvStateError):
     """Another writer saved a newer state first; this write changed nothing."""
 

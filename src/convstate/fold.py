@@ -10,13 +10,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .delta import NewAnchor, StateDelta
+from .delta import AnchorValue, FieldValue, NewAnchor, StateDelta
+from .fields import FieldSpec, describe
 from .normalize import normalize
 from .state import (
     ID_PREFIX,
     Anchor,
     ConversationState,
     Decision,
+    FieldEvent,
     Goal,
     Item,
     OpenTask,
@@ -68,8 +70,9 @@ def fold_report(state: ConversationState, delta: StateDelta,
     if new.language is None and delta.language is not None:
         new.language = delta.language
 
+    specs = type(new).custom_fields()
     touched_keys: set[str] = set()
-    for a in sorted(delta.anchors, key=_order):
+    for a in sorted(delta.anchors + _field_anchors(delta, specs), key=_order):
         if (key := _fold_anchor(new, a, sources, stats)) is not None:
             touched_keys.add(key)
     for key in sorted(touched_keys & SINGLE_VALUED_KEYS):
@@ -102,6 +105,8 @@ def fold_report(state: ConversationState, delta: StateDelta,
 
     for u in delta.updates:
         _apply_update(new, u.id, u.status, u.turn, sources, stats)
+    for spec in specs.values():
+        _fold_field(new, spec, getattr(delta, spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
     if sources:
         new.folded_through = max(new.folded_through, max(sources))
@@ -226,6 +231,104 @@ def _fold_sentiment(state: ConversationState, delta: StateDelta,
         trend = "worsening"
     state.sentiment = Sentiment(label=s.label, score=s.score, trend=trend, reason=s.reason,
                                 turn=s.turn)
+
+
+def _field_anchors(delta: StateDelta, specs: dict[str, FieldSpec]) -> list[NewAnchor]:
+    """Values for anchor fields of your own, as anchors: verified and deduplicated like
+    any other, then mirrored into the field."""
+    out = []
+    for spec in specs.values():
+        if spec.shape not in ("anchor", "anchor_list") or spec.kind is None:
+            continue
+        given = getattr(delta, spec.name, None)
+        values: list[AnchorValue] = given if isinstance(given, list) else [given] * bool(given)
+        out += [NewAnchor(kind=spec.kind, key=spec.anchor_key, value=v.value,  # type: ignore
+                          turns=v.turns) for v in values]
+    return out
+
+
+def _fold_field(state: ConversationState, spec: FieldSpec, given: Any,
+                sources: Mapping[int, Turn], stats: FoldStats) -> None:
+    if spec.shape == "anchor":
+        _anchor_field(state, spec, stats)
+    elif spec.shape == "anchor_list":
+        setattr(state, spec.name, [a.model_copy() for a in state.anchors
+                                   if a.key == spec.anchor_key and a.status == "active"])
+    elif spec.shape == "scalar":
+        if given is not None:
+            _value_field(state, spec, given, sources, stats)
+    else:
+        for value in given or []:
+            _value_field(state, spec, value, sources, stats)
+
+
+def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -> None:
+    """The field takes the latest active anchor of its key (set-once: keeps the first
+    and records a different later one as a conflict)."""
+    live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"]
+    if not live:
+        return
+    if spec.rule == "set_once":
+        current = getattr(state, spec.name) or min(live, key=lambda a: (a.first_turn, a.id))
+        setattr(state, spec.name, current.model_copy())
+        for a in live:
+            if normalize(a.value) != normalize(current.value):
+                _conflict(state, spec.name, a.value, a.first_turn)
+        return
+    winner = max(live, key=lambda a: (a.last_turn, int(a.id[1:])))
+    setattr(state, spec.name, winner.model_copy())
+
+
+def _value_field(state: ConversationState, spec: FieldSpec, given: FieldValue[Any],
+                 sources: Mapping[int, Turn], stats: FoldStats) -> None:
+    turns = _cited(given.turns, sources)
+    if not turns:
+        stats.reject(f"{spec.name}={given.value!r} cites no folded turn")
+        return
+    value, turn = given.value, turns[-1]
+    if spec.shape == "model_list":
+        key = normalize(str(getattr(value, spec.key or "")))
+        items = list(getattr(state, spec.name))
+        same = [i for i, v in enumerate(items) if normalize(str(getattr(v, spec.key or ""))) == key]
+        if same and items[same[0]] == value:
+            stats.deduplicated += 1
+            return
+        if same:
+            items[same[0]] = value
+        else:
+            items.append(value)
+        setattr(state, spec.name, items)
+    elif spec.shape == "scalar_list":
+        items = list(getattr(state, spec.name))
+        if any(_norm(v) == _norm(value) for v in items):
+            stats.deduplicated += 1
+            return
+        setattr(state, spec.name, items + [value])
+    else:
+        current = getattr(state, spec.name)
+        if current is not None and _norm(current) == _norm(value):
+            stats.deduplicated += 1
+            return
+        if current is not None and spec.rule == "set_once":
+            _conflict(state, spec.name, describe(value), turn)
+            return
+        last = max((e.turn for e in state.field_log
+                    if e.field == spec.name and e.event == "set"), default=-1)
+        if turn < last:
+            return  # an older statement never overrides a newer one
+        setattr(state, spec.name, value)
+    state.field_log.append(FieldEvent(field=spec.name, value=describe(value), turn=turn))
+    stats.added += 1
+
+
+def _conflict(state: ConversationState, name: str, value: Any, turn: int) -> None:
+    event = FieldEvent(field=name, value=value, turn=turn, event="conflict")
+    if event not in state.field_log:
+        state.field_log.append(event)
+
+
+def _norm(value: Any) -> str:
+    return normalize(str(describe(value)))
 
 
 def _next_id(state: ConversationState, section: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .delta import delta_model
 from .errors import ConfigError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extractor
@@ -64,7 +65,10 @@ class ConversationMemory:
         state_budget: int | None = None,
         max_turn_chars: int = DEFAULT_MAX_TURN_CHARS,
         on_fold: Callable[[CompactionRecord], None] | None = None,
+        state_model: type[ConversationState] = ConversationState,
     ):
+        if not (isinstance(state_model, type) and issubclass(state_model, ConversationState)):
+            raise ConfigError("state_model", "expected ConversationState or a subclass")
         if not isinstance(session_id, str) or not session_id:
             raise ConfigError("session_id", "expected a non-empty string")
         if system_prompt is not None and not isinstance(system_prompt, str):
@@ -94,12 +98,14 @@ class ConversationMemory:
         self.state_format, self.lang, self.state_budget = state_format, lang, state_budget
         self.max_turn_chars = max_turn_chars
         self.on_fold = on_fold
+        self.state_model = state_model
+        self.delta_model = delta_model(state_model)
         self._system_tokens = (self.counter.message(self._system_message())
                                if system_prompt else 0)
         if self._system_tokens + REPLY_PRIMING >= self.policy.budget // 2:
             raise ConfigError("system_prompt", f"{self._system_tokens} tokens leave too little "
                               f"of a {self.policy.budget}-token budget")
-        self._state = ConversationState()
+        self._state: ConversationState = state_model()
         self._raw: list[tuple[Turn, int]] = []  # unfolded turns and their token counts
         self._last = -1  # highest turn index seen
         self._block: tuple[int, str, int] | None = None  # (version, text, tokens)
@@ -148,6 +154,16 @@ class ConversationMemory:
         self._sync()
         return render(self._state, format or self.state_format, lang or self.lang,
                       budget=self.state_budget, counter=self.counter)
+
+    def state_at(self, version: int) -> ConversationState:
+        """The state as saved at ``version`` (0: the empty state before any fold)."""
+        if version == 0:
+            return self.state_model()
+        data = self.store.load_state(self.session_id, version)
+        if data is None:
+            raise ConfigError("version", f"session {self.session_id!r} has no version "
+                              f"{version}")
+        return self.state_model.model_validate(data)
 
     def history(self) -> list[Turn]:
         """Every stored turn of this session, folded or not."""
@@ -211,8 +227,8 @@ class ConversationMemory:
 
     def _reload(self) -> None:
         data = self.store.load_state(self.session_id)
-        self._state = ConversationState() if data is None else \
-            ConversationState.model_validate(data)
+        self._state = self.state_model() if data is None else \
+            self.state_model.model_validate(data)
         self._raw, self._last, self._block = [], self._state.folded_through, None
         self._take(self.store.turns(self.session_id, after=self._state.folded_through))
 
@@ -281,7 +297,7 @@ class ConversationMemory:
                                   last_turn=through, extractor=self.extractor.name,
                                   tokens_before=before)
         try:  # outside any store transaction: an extractor may be slow
-            extraction = self.extractor.extract(batch, self._state.index())
+            extraction = self.extractor.extract(batch, self._state.index(), self.delta_model)
         except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
             record.error = f"{type(exc).__name__}: {exc}"[:500]
             record.prompt_tokens = getattr(exc, "prompt_tokens", 0)

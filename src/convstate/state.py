@@ -7,9 +7,11 @@ number marks the old anchor superseded.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
+
+from .fields import FieldSpec, analyze, describe
 
 Speaker = Literal["system", "user", "assistant", "tool"]
 AnchorKind = Literal[
@@ -95,6 +97,36 @@ class IndexEntry(BaseModel):
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
 
 
+class FieldEvent(BaseModel):
+    """A value a custom field took ('set'), or one it refused ('conflict', set-once)."""
+
+    field: str
+    value: Any
+    turn: int
+    event: Literal["set", "conflict"] = "set"
+
+
+class HistoryEntry(BaseModel):
+    """One value of a key or field over time."""
+
+    value: Any
+    turn: int
+    status: str
+
+
+class StateDiff(BaseModel):
+    """What changed between two states: item ids added or changed per section, custom
+    fields changed (old, new), and whether the sentiment moved."""
+
+    added: dict[str, list[str]] = Field(default_factory=dict)
+    changed: dict[str, list[str]] = Field(default_factory=dict)
+    fields: dict[str, tuple[Any, Any]] = Field(default_factory=dict)
+    sentiment: bool = False
+
+    def is_empty(self) -> bool:
+        return not (self.added or self.changed or self.fields or self.sentiment)
+
+
 SECTIONS: tuple[str, ...] = ("anchors", "open_tasks", "goals", "decisions", "preferences")
 ID_PREFIX = {"anchors": "A", "open_tasks": "T", "goals": "G", "decisions": "D",
              "preferences": "P"}
@@ -116,13 +148,47 @@ class ConversationState(BaseModel):
     open_tasks: list[OpenTask] = Field(default_factory=list)
     anchors: list[Anchor] = Field(default_factory=list)
     sentiment: Sentiment | None = None
+    field_log: list[FieldEvent] = Field(
+        default_factory=list, description="Values your own fields took, and conflicts.")
+
+    __convstate_fields__: ClassVar[dict[str, FieldSpec] | None] = None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        # Check a subclass's own fields when it is defined: an unsupported type fails
+        # here, naming the field, not in the middle of a conversation. (A class whose
+        # annotations cannot be resolved yet is checked when it is first used.)
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.__convstate_fields__ = None
+        if cls.__pydantic_complete__:
+            cls.custom_fields()
+
+    @classmethod
+    def custom_fields(cls) -> dict[str, FieldSpec]:
+        """The fields a subclass added, with their merge rules."""
+        if cls is ConversationState:
+            return {}
+        if cls.__dict__.get("__convstate_fields__") is None:
+            if not cls.__pydantic_complete__:
+                cls.model_rebuild()
+            base = set(ConversationState.model_fields)
+            cls.__convstate_fields__ = {
+                name: analyze(name, info.annotation, info.metadata, info.description,
+                              Anchor, ANCHOR_KINDS)
+                for name, info in cls.model_fields.items() if name not in base
+            }
+        return cls.__convstate_fields__  # type: ignore[return-value]
 
     def active_anchors(self) -> list[Anchor]:
         """Anchors that no later value replaced."""
         return [a for a in self.anchors if a.status == "active"]
 
     def anchor(self, key: str) -> Anchor | None:
-        """The active anchor with this key (or, failing that, this kind), latest first."""
+        """The active anchor with this key (or, failing that, this kind), latest first;
+        for an anchor field of your own, that field's value."""
+        spec = self.custom_fields().get(key)
+        if spec is not None and spec.shape == "anchor":
+            return getattr(self, key)
         for want in ("key", "kind"):
             found = [a for a in self.active_anchors() if getattr(a, want) == key]
             if found:
@@ -154,5 +220,39 @@ class ConversationState(BaseModel):
                                           owner=getattr(item, "owner", None)))
         return out
 
+    def history(self, name: str) -> list[HistoryEntry]:
+        """Every value a key, kind or custom field took, oldest first, with its turn."""
+        spec = self.custom_fields().get(name)
+        if spec is not None and spec.shape not in ("anchor", "anchor_list"):
+            return [HistoryEntry(value=e.value, turn=e.turn, status=e.event)
+                    for e in self.field_log if e.field == name]
+        key = spec.anchor_key if spec is not None else name
+        found = [a for a in self.anchors if a.key == key] or \
+            [a for a in self.anchors if a.kind == key]
+        return [HistoryEntry(value=a.value, turn=a.first_turn, status=a.status)
+                for a in sorted(found, key=lambda a: (a.first_turn, a.id))]
+
+    def conflicts(self) -> list[FieldEvent]:
+        """Values a set-once field refused: surfaced, never silently applied."""
+        return [e for e in self.field_log if e.event == "conflict"]
+
+    def diff(self, older: ConversationState) -> StateDiff:
+        """What changed since ``older`` (e.g. what one fold did)."""
+        out = StateDiff()
+        for section in SECTIONS:
+            before = {i.id: i for i in getattr(older, section)}
+            for item in getattr(self, section):
+                if item.id not in before:
+                    out.added.setdefault(section, []).append(item.id)
+                elif item != before[item.id]:
+                    out.changed.setdefault(section, []).append(item.id)
+        for name in self.custom_fields():
+            old, new = describe(getattr(older, name, None)), describe(getattr(self, name))
+            if old != new:
+                out.fields[name] = (old, new)
+        out.sentiment = self.sentiment != older.sentiment
+        return out
+
     def is_empty(self) -> bool:
-        return self.sentiment is None and not any(getattr(self, s) for s in SECTIONS)
+        return self.sentiment is None and not any(getattr(self, s) for s in SECTIONS) \
+            and not any(getattr(self, f) for f in self.custom_fields())

@@ -28,9 +28,12 @@ class Extractor(Protocol):
     """Reads only the expiring turns (never a rendered state) and returns a delta.
 
     ``index`` lists existing items by id so an extractor can resolve or supersede them.
+    ``delta_model`` is the delta of the session's state model (``delta_model(RefundCase)``
+    for a state with fields of your own): an extractor fills what it can of it.
     Raising means the turns stay unfolded and are retried at the next fold.
     """
 
     name: str
 
-    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction: ...
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] = StateDelta) -> Extraction: ...

@@ -88,8 +88,11 @@ class LLMExtractor:
             text += "\nOPEN:\n" + "\n".join(ids)
         return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": text}]
 
-    def propose(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
-        """Ask the model once (with retries); raise ExtractionError if it never validates."""
+    def propose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] | None = None) -> Extraction:
+        """Ask the model once (with retries); raise ExtractionError if it never validates.
+
+        The reply must validate as ``delta_model`` (default: ``response_model``)."""
         usage = {"prompt": 0, "completion": 0}
 
         def count(response: Any) -> None:
@@ -102,7 +105,7 @@ class LLMExtractor:
         client.on("completion:response", count)
         try:
             delta = client.chat.completions.create(
-                model=self.model, response_model=self.response_model,
+                model=self.model, response_model=delta_model or self.response_model,
                 messages=self.request(turns, index),  # type: ignore[arg-type]
                 max_retries=self.max_retries, timeout=self.timeout,
                 temperature=self.temperature, max_tokens=self.max_tokens)
@@ -114,12 +117,14 @@ class LLMExtractor:
         return Extraction(delta=delta, extractor=self.name, prompt_tokens=usage["prompt"],
                           completion_tokens=usage["completion"], model=self.model)
 
-    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] | None = None) -> Extraction:
         """The model's delta; after the last failed try, the fallback's."""
         try:
-            return self.propose(turns, index)
+            return self.propose(turns, index, delta_model)
         except ExtractionError as err:
-            return fall_back(self, err, RuleExtractor().extract(turns, index))
+            ruled = RuleExtractor().extract(turns, index, delta_model or StateDelta)
+            return fall_back(self, err, ruled)
 
 
 _SECTION = {"open_tasks": "task", "goals": "goal"}
@@ -142,16 +147,19 @@ class HybridExtractor:
         self.llm = llm
         self.rules = rules or RuleExtractor()
 
-    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
-        ruled = self.rules.extract(turns, index)
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] = StateDelta) -> Extraction:
+        ruled = self.rules.extract(turns, index, delta_model)
         try:
-            proposed = self.llm.propose(turns, index)
+            proposed = self.llm.propose(turns, index, delta_model)
         except ExtractionError as err:
             return fall_back(self.llm, err, ruled)
-        delta = proposed.delta.model_copy(update={
-            "anchors": ruled.delta.anchors + proposed.delta.anchors,
-            "language": ruled.delta.language or proposed.delta.language,
-        })
+        update = {"anchors": ruled.delta.anchors + proposed.delta.anchors,
+                  "language": ruled.delta.language or proposed.delta.language}
+        for name in type(ruled.delta).model_fields.keys() - StateDelta.model_fields.keys():
+            if getattr(proposed.delta, name) in (None, []):  # the rules' cue, if the LLM
+                update[name] = getattr(ruled.delta, name)   # left a field empty
+        delta = proposed.delta.model_copy(update=update)
         return Extraction(delta=delta, extractor=self.name,
                           prompt_tokens=proposed.prompt_tokens,
                           completion_tokens=proposed.completion_tokens, model=proposed.model)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..delta import (
+    FieldValue,
     ItemUpdate,
     NewAnchor,
     NewDecision,
@@ -148,8 +150,13 @@ class RuleExtractor:
 
     name = "rules"
 
-    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> Extraction:
-        """A delta from ``turns`` alone; ``index`` lets completions close existing tasks."""
+    def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] = StateDelta) -> Extraction:
+        """A delta from ``turns`` alone; ``index`` lets completions close existing tasks.
+
+        Of a state model's own fields it fills anchor fields (through the anchors, by
+        kind) and Literal fields that carry a ``Cue``.
+        """
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         for turn in turns:
@@ -160,6 +167,9 @@ class RuleExtractor:
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
         delta.sentiment = sentiment_of(turns)
+        if delta_model is not StateDelta:
+            # no re-validation: a long batch may hold more items than a model may send
+            delta = delta_model.model_construct(**dict(delta), **_cued(turns, delta_model))
         return Extraction(delta=delta, extractor=self.name)
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
@@ -304,6 +314,24 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
         if entry.owner == "user" and entry.id not in done_ids and ASK_USER.search(entry.text) \
                 and any(p.search(entry.text) for p in asked):
             delta.updates.append(ItemUpdate(id=entry.id, status="done", turn=turn))
+
+
+def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
+    """Values of Cue-marked fields: the cue that matches last in the latest user turn."""
+    out: dict[str, FieldValue[Any]] = {}
+    state_model = getattr(delta_model, "__state_model__", None)
+    specs = state_model.custom_fields() if state_model else {}
+    for name, spec in specs.items():
+        if spec.cue is None:
+            continue
+        for turn in turns:
+            if turn.role != "user" or not turn.content:
+                continue
+            hits = [(m.end(), value) for value, pattern in spec.cue.compiled()
+                    for m in pattern.finditer(turn.content)]
+            if hits:
+                out[name] = FieldValue[Any](value=max(hits)[1], turns=[turn.index])
+    return out
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
