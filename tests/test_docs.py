@@ -51,10 +51,40 @@ def test_readme_python_runs_in_order(tmp_path: Path) -> None:
 
 
 def test_quickstart_example(tmp_path: Path) -> None:
+    out = run_example("quickstart.py", tmp_path)
+    assert "order: SR-20240315-889" in out
+    assert "phone: (628) 555-0199" in out
+    assert re.search(r"superseded phone: \(415\) 555-0132", out)
+
+
+def run_example(name: str, tmp_path: Path) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "quickstart.py")],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / name)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
-    assert "order: SR-20240315-889" in out.stdout
-    assert "phone: (628) 555-0199" in out.stdout
-    assert re.search(r"superseded phone: \(415\) 555-0132", out.stdout)
+    return out.stdout
+
+
+def test_customer_service_bot_example(tmp_path: Path) -> None:
+    out = run_example("customer_service_bot.py", tmp_path)
+    assert "order_id: DD20240315889" in out
+    assert "conflict: order_id = DD20240401777 (turn 10) was not applied" in out
+    assert "phone: 139-8765-4321" in out and "('13812345678', 4, 'superseded')" in out
+    assert "refund_method: refund" in out and "urgency: expedite" in out
+    assert '- 订单号: "DD20240315889"' in out and '- 处理方式: "refund"' in out
+
+
+def test_query_state_example(tmp_path: Path) -> None:
+    out = run_example("query_state.py", tmp_path)
+    assert "order: SR-20240315-889" in out and "phone now: (628) 555-0199" in out
+    assert "('(415) 555-0132', 12, 'superseded')" in out
+    assert "last fold added: {'anchors': [" in out
+
+
+def test_render_anywhere_example(tmp_path: Path) -> None:
+    out = run_example("render_anywhere.py", tmp_path)
+    for fmt in ("text", "markdown", "xml", "json"):
+        assert f"--- {fmt} (zh) ---" in out
+    assert "<conversation_state" in out and '{"conversation_state":' in out
+    assert "system starts with the original prompt: True" in out
+    assert "You are a support agent.\n\n【对话状态记录】" in out

@@ -10,8 +10,16 @@ import os
 import urllib.request
 
 import pytest
+from pydantic import Field
 
-from convstate import ConversationMemory, HybridExtractor, InMemoryStore, LLMExtractor
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    HybridExtractor,
+    InMemoryStore,
+    LLMExtractor,
+    delta_model,
+)
 from convstate.cli import load_demo
 from convstate.delta import StateDelta
 
@@ -92,3 +100,21 @@ def test_serve_local_command_serves_and_stops_on_a_signal() -> None:
     finally:
         proc.terminate()  # the command became the server: the signal reaches it
         assert proc.wait(timeout=20) is not None
+
+
+class Ticket(ConversationState):
+    product: str | None = Field(default=None, description="The product the user bought")
+
+
+def test_a_custom_field_is_filled_over_http(url: str) -> None:
+    llm = Checked(base_url=url, model="local", timeout=120)
+    mem = ConversationMemory("custom", store=InMemoryStore(), state_model=Ticket,
+                             extractor=HybridExtractor(llm), context_window=600)
+    mem.add("user", "I bought wireless earbuds and the left one is broken.")
+    mem.add("assistant", "Sorry to hear that about your wireless earbuds.")
+    mem.compact(keep_recent_turns=0)
+    assert mem.compactions()[-1].notes is None  # the model's own delta, no fallback
+    assert all(isinstance(d, delta_model(Ticket)) for d in llm.deltas)
+    state = mem.state
+    assert isinstance(state, Ticket) and state.product  # filled by the model
+    assert [h.value for h in state.history("product")] == [state.product]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from .state import AnchorKind, ConversationState
 
@@ -146,8 +146,20 @@ def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
             item = AnchorValue if spec.shape == "anchor_list" else FieldValue[spec.value_type]
             fields[name] = (list[item], Field(default_factory=list, max_length=MAX_ITEMS,
                                               description=doc))
-    model = create_model(f"{state_model.__name__}Delta", __base__=StateDelta,
-                         __doc__=f"What expiring turns add to a {state_model.__name__}.",
-                         **fields)
+    # The state model's own fields come first in the schema and are listed as required
+    # (null allowed, default None in Python): a model that must write each key
+    # considers each field, where a small one would otherwise skip them all.
+    own = create_model(f"{state_model.__name__}Fields",
+                       __config__=ConfigDict(json_schema_extra=_require(list(fields))),
+                       **fields)
+    model = type(f"{state_model.__name__}Delta", (StateDelta, own), {
+        "__doc__": f"What expiring turns add to a {state_model.__name__}.",
+        "__module__": __name__})
     model.__state_model__ = state_model  # type: ignore[attr-defined]
     return model
+
+
+def _require(names: list[str]) -> Any:
+    def extra(schema: dict[str, Any]) -> None:
+        schema["required"] = sorted(set(schema.get("required", [])) | set(names))
+    return extra

@@ -6,7 +6,8 @@ from a marker in ``Annotated[...]``:
 - ``Anchor | None`` — an anchor field: verbatim, its kind from ``AnchorOf(kind)`` or
   from the field's name when that names a kind (``order_id``, ``phone``, ``email`` ...);
   latest value wins (``SetOnce()`` to keep the first).
-- ``list[Anchor]`` — every value of that kind, deduplicated.
+- ``list[Anchor]`` — every value of that kind, deduplicated (superseded ones included,
+  with their status).
 - a scalar (``str``, ``int``, ``float``, ``bool``, a ``Literal``, an ``Enum``, or
   ``None``-able) — latest value wins, earlier ones stay in ``state.history(field)``;
   ``SetOnce()``: a later different value is recorded as a conflict, not applied.

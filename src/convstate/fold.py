@@ -253,7 +253,7 @@ def _fold_field(state: ConversationState, spec: FieldSpec, given: Any,
         _anchor_field(state, spec, stats)
     elif spec.shape == "anchor_list":
         setattr(state, spec.name, [a.model_copy() for a in state.anchors
-                                   if a.key == spec.anchor_key and a.status == "active"])
+                                   if a.key == spec.anchor_key])
     elif spec.shape == "scalar":
         if given is not None:
             _value_field(state, spec, given, sources, stats)

@@ -75,9 +75,10 @@ class LLMExtractor:
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
             timeout=self.timeout, max_retries=max_retries)
 
-    def request(self, turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[dict[str, str]]:
-        """The messages sent for these turns: instructions, then the turns and the index
-        as JSON data."""
+    def request(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                delta_model: type[StateDelta] | None = None) -> list[dict[str, str]]:
+        """The messages sent for these turns: instructions (naming the state model's own
+        fields, if any), then the turns as quoted lines and the open items by id."""
         lines = [f"[{t.index}] {t.role}: {_quote(t.text)}" for t in turns]
         # Only what an update can act on: open tasks and active goals, not the state.
         live = [e for e in index if e.section in ("open_tasks", "goals")][-INDEX_LIMIT:]
@@ -86,7 +87,13 @@ class LLMExtractor:
         text = "TURNS:\n" + "\n".join(lines)
         if ids:
             text += "\nOPEN:\n" + "\n".join(ids)
-        return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": text}]
+        own = (delta_model or self.response_model).model_fields.keys() - \
+            StateDelta.model_fields.keys()
+        fields = [f"{n} ({(delta_model or self.response_model).model_fields[n].description})"
+                  for n in sorted(own)]
+        system = INSTRUCTIONS + ("\nAlso fill these case fields when the turns state them: "
+                                 + "; ".join(fields) + "." if fields else "")
+        return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
     def propose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] | None = None) -> Extraction:
@@ -106,7 +113,7 @@ class LLMExtractor:
         try:
             delta = client.chat.completions.create(
                 model=self.model, response_model=delta_model or self.response_model,
-                messages=self.request(turns, index),  # type: ignore[arg-type]
+                messages=self.request(turns, index, delta_model),  # type: ignore[arg-type]
                 max_retries=self.max_retries, timeout=self.timeout,
                 temperature=self.temperature, max_tokens=self.max_tokens)
         except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
