@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .delta import AnchorValue, FieldValue, NewAnchor, StateDelta
+from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
 from .state import (
@@ -125,6 +125,9 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
                  stats: FoldStats) -> str | None:
     """Add or merge one anchor; reject it unless its value is verbatim in a cited turn."""
     turns = [i for i in _cited(a.turns, sources) if a.value in sources[i].text]
+    if len(a.value) > MAX_TEXT:
+        stats.reject(f"anchor {a.key} is {len(a.value)} characters, over {MAX_TEXT}")
+        return None
     if not turns or not a.value.strip():
         stats.reject(f"anchor {a.key}={a.value[:40]!r} is not verbatim in turns {a.turns}")
         return None
@@ -149,6 +152,8 @@ def _fold_text(state: ConversationState, section: str, text: str, turns_in: list
     """Add or merge one text item, deduplicated by its normalized text (or ``key``)."""
     turns = _cited(turns_in, sources)
     text = text.strip()
+    if len(text) > MAX_TEXT:  # bounded state: long texts keep a visible cut
+        text = text[: MAX_TEXT - 1] + "…"
     if not turns or not text:
         stats.reject(f"{section} item cites no folded turn: {text[:40]!r}")
         return None

@@ -66,6 +66,7 @@ class ConversationMemory:
         max_turn_chars: int = DEFAULT_MAX_TURN_CHARS,
         on_fold: Callable[[CompactionRecord], None] | None = None,
         state_model: type[ConversationState] = ConversationState,
+        redact: Callable[[str], str] | None = None,
     ):
         if not (isinstance(state_model, type) and issubclass(state_model, ConversationState)):
             raise ConfigError("state_model", "expected ConversationState or a subclass")
@@ -98,6 +99,7 @@ class ConversationMemory:
         self.state_format, self.lang, self.state_budget = state_format, lang, state_budget
         self.max_turn_chars = max_turn_chars
         self.on_fold = on_fold
+        self.redact = redact
         self.state_model = state_model
         self.delta_model = delta_model(state_model)
         self._system_tokens = (self.counter.message(self._system_message())
@@ -150,10 +152,12 @@ class ConversationMemory:
         return self._assemble()
 
     def render(self, format: str | None = None, lang: str | None = None) -> str:
-        """The state block as a string (the configured format and language by default)."""
+        """The state block as a string (the configured format and language by default),
+        redacted like the context's."""
         self._sync()
-        return render(self._state, format or self.state_format, lang or self.lang,
+        text = render(self._state, format or self.state_format, lang or self.lang,
                       budget=self.state_budget, counter=self.counter)
+        return self.redact(text) if self.redact is not None else text
 
     def state_at(self, version: int) -> ConversationState:
         """The state as saved at ``version`` (0: the empty state before any fold)."""
@@ -258,6 +262,9 @@ class ConversationMemory:
         if tokens > hard:
             text = render(state, self.state_format, self.lang, budget=hard - 8,
                           counter=self.counter, keep_anchors=False)
+            tokens = self.counter.message({"role": "system", "content": text})
+        if self.redact is not None:  # the model sees masked values; the store keeps all
+            text = self.redact(text)
             tokens = self.counter.message({"role": "system", "content": text})
         return text, tokens
 

@@ -11,6 +11,9 @@ def normalize(text: str) -> str:
     Letters and digits of every script are kept, so Chinese text keeps its characters.
     A text of only punctuation or symbols keeps its folded form rather than becoming ''.
     """
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    # upper() before casefold(): 'ı' and 'i' (and other letters whose case mapping is
+    # not one-to-one) meet in one form; NFKC again for what case mapping decomposes.
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).upper()
+                                   .casefold())
     key = "".join(ch for ch in folded if unicodedata.category(ch)[0] in "LN")
     return key or "".join(folded.split())

@@ -23,6 +23,7 @@ FORMATS: tuple[str, ...] = ("text", "markdown", "xml", "json")
 SECTIONS = ("anchors", "fields", "open_tasks", "goals", "decisions", "preferences",
             "sentiment")
 KEPT = ("anchors", "fields")
+MAX_ITEMS = 12  # newest items shown per section (anchors and fields: all)
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -58,13 +59,15 @@ class Row:
 
 def render(state: ConversationState, format: str = "text", lang: str | None = None,
            budget: int | None = None, counter: TokenCounter | None = None,
-           keep_anchors: bool = True) -> str:
+           keep_anchors: bool = True, max_items: int | None = MAX_ITEMS) -> str:
     """Render the live part of ``state`` as ``format`` with labels in ``lang``.
 
     With ``budget`` (tokens), lower-priority items are left out first (oldest first
     within a section) and the block says how many. Anchors and your own fields are kept
     whatever the budget, unless ``keep_anchors`` is False: then, as a last resort, the
-    oldest of them go too (they stay in the state).
+    oldest of them go too (they stay in the state). Resolved and superseded items are
+    never shown, and each other section shows at most its ``max_items`` newest items:
+    the block stays bounded however long the conversation (the state keeps them all).
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
@@ -73,7 +76,12 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
         raise ValueError(f"lang must be one of {tuple(LABELS)}, got {lang!r}")
     labels, formatter = LABELS[lang], _FORMATTERS[format]
     rows = _rows(state, lang)
-    full = formatter(rows, labels, 0)
+    hidden = 0
+    for section in SECTIONS:
+        if max_items is not None and section not in KEPT and len(rows[section]) > max_items:
+            hidden += len(rows[section]) - max_items
+            rows[section] = rows[section][-max_items:]
+    full = formatter(rows, labels, hidden)
     counter = counter or TokenCounter()
     if budget is None or counter.count(full) <= budget:
         return full
@@ -86,11 +94,12 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     lo, hi = 1, len(order)
     while lo < hi:
         mid = (lo + hi) // 2
-        if counter.count(formatter(_without(rows, order[:mid]), labels, mid)) <= budget:
+        if counter.count(formatter(_without(rows, order[:mid]), labels, hidden + mid)) \
+                <= budget:
             hi = mid
         else:
             lo = mid + 1
-    return formatter(_without(rows, order[:lo]), labels, lo)
+    return formatter(_without(rows, order[:lo]), labels, hidden + lo)
 
 
 def _rows(state: ConversationState, lang: str) -> dict[str, list[Row]]:

@@ -135,8 +135,11 @@ def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
         newest = groups[-1]
         room = available - notice_cost
         newest, cut = _shrink(newest, room, counter)
-        kept, truncated = [newest], cut
-        used = sum(t[2] for t in newest)
+        if sum(t[2] for t in newest) <= room:
+            kept, truncated = [newest], cut
+            used = sum(t[2] for t in newest)
+        # else: even cut down it cannot fit (a huge tool group in a tiny window): every
+        # raw turn is left out behind the notice rather than breaking the budget
     flat = [t for g in kept for t in g]
     first_kept = flat[0][0] if flat else None
     omitted = [i for i, _, _ in turns if first_kept is None or i < first_kept]
@@ -171,19 +174,26 @@ def _groups(turns: list[tuple[int, dict[str, Any], int]]) -> list[list[Any]]:
 
 def _shrink(group: list[tuple[int, dict[str, Any], int]], room: int,
             counter: TokenCounter) -> tuple[list[Any], list[int]]:
-    """Cut the largest message of a group until the group fits in ``room`` tokens."""
+    """Cut the group's messages, largest first, until the group fits in ``room`` tokens
+    (a tool call's results are cut together with it, never dropped from it)."""
     group = list(group)
-    pos = max(range(len(group)), key=lambda k: group[k][2])
-    index, msg, tokens = group[pos]
-    others = sum(t[2] for k, t in enumerate(group) if k != pos)
-    content = msg.get("content") or ""
-    marker = f"\n…[convstate: turn #{index} cut here; the full text is kept in the store]"
-    keep = room - others - (tokens - counter.count(content)) - counter.count(marker)
-    while True:  # a cut can merge with the marker into one more token: shrink until it fits
-        cut_msg = dict(msg, content=counter.truncate(content, max(keep, 0)) + marker)
-        size = counter.message(cut_msg)
-        if others + size <= room or keep <= 0:
+    cut: list[int] = []
+    for pos in sorted(range(len(group)), key=lambda k: -group[k][2]):
+        others = sum(t[2] for k, t in enumerate(group) if k != pos)
+        if others + group[pos][2] <= room:
             break
-        keep -= others + size - room
-    group[pos] = (index, cut_msg, size)
-    return group, [index]
+        index, msg, tokens = group[pos]
+        content = msg.get("content") or ""
+        if not content:
+            continue  # a tool call's arguments are not cut: they must stay valid JSON
+        marker = f"\n…[convstate: turn #{index} cut here; the full text is kept in the store]"
+        keep = room - others - (tokens - counter.count(content)) - counter.count(marker)
+        while True:  # a cut can merge with the marker into one more token: shrink to fit
+            cut_msg = dict(msg, content=counter.truncate(content, max(keep, 0)) + marker)
+            size = counter.message(cut_msg)
+            if others + size <= room or keep <= 0:
+                break
+            keep -= others + size - room
+        group[pos] = (index, cut_msg, size)
+        cut.append(index)
+    return group, sorted(cut)

@@ -129,6 +129,7 @@ _INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 _EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z])")
+MAX_CLAUSE = 200
 _MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
 _OFFER = re.compile(r"可以|能否|是否|\b(?:can|could)\b", _I)
@@ -252,7 +253,8 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
             for sentence in _SENTENCE.findall(part):
                 question = bool(QUESTION.search(sentence))
                 for m in _CLAUSE.finditer(sentence):
-                    text = m.group(0).strip().rstrip(_TRAILING)
+                    # a clause is a constraint, a goal or a task, not a paragraph
+                    text = m.group(0).strip()[:MAX_CLAUSE].rstrip(_TRAILING)
                     if len(normalize(text)) >= 2:
                         yield _Clause(turn, text, question)
 
