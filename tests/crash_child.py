@@ -23,15 +23,21 @@ class DyingExtractor(RuleExtractor):
 
 def main(db: str, point: str) -> None:
     store = SQLiteStore(db)
-    statements = {"in_write": "INSERT INTO compactions", "at_commit": "COMMIT"}
     armed = [False]
+    wrote_log = [False]  # the state write's last statement ran: its COMMIT is next
 
     def trace(sql: str) -> None:
-        if armed[0] and sql.startswith(statements.get(point, "\0")):
+        if not armed[0]:
+            return
+        if sql.startswith("INSERT INTO compactions"):
+            if point == "in_write":
+                die()
+            wrote_log[0] = True
+        elif sql == "COMMIT" and wrote_log[0] and point == "at_commit":
             die()
 
     store._db.set_trace_callback(trace)  # SQLite calls it as each statement runs
-    mem = ConversationMemory("s", store=store, context_window=800,
+    mem = ConversationMemory("s", store=store, context_window=800, lease_ttl=1.0,
                              extractor=DyingExtractor() if point == "after_extract" else None,
                              on_fold=die if point == "after_commit" else None)
     armed[0] = True

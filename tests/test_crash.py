@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,12 @@ def test_sigkill_during_a_fold(tmp_path: Path, point: str) -> None:
     rec = RecordingExtractor()
     mem = ConversationMemory("s", store=store, context_window=800, extractor=rec)
     assert mem.state.folded_through == folded_through
+    if point in ("after_extract", "in_write", "at_commit"):
+        assert store.lease_holder("s") is not None  # the dead worker's fold lease...
+        assert mem.compact() is None and rec.seen == []  # ...keeps others off...
+    deadline = time.monotonic() + 30
+    while store.lease_holder("s") is not None and time.monotonic() < deadline:
+        time.sleep(0.1)  # ...until it expires (1 s here)
     mem.compact()
     # the next fold takes exactly the turns not folded yet, once
     assert rec.seen == list(range(folded_through + 1, mem.state.folded_through + 1))

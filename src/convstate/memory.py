@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import socket
+import threading
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -67,6 +71,8 @@ class ConversationMemory:
         on_fold: Callable[[CompactionRecord], None] | None = None,
         state_model: type[ConversationState] = ConversationState,
         redact: Callable[[str], str] | None = None,
+        background: bool = False,
+        lease_ttl: float = 120.0,
     ):
         if not (isinstance(state_model, type) and issubclass(state_model, ConversationState)):
             raise ConfigError("state_model", "expected ConversationState or a subclass")
@@ -100,6 +106,9 @@ class ConversationMemory:
         self.max_turn_chars = max_turn_chars
         self.on_fold = on_fold
         self.redact = redact
+        self.background, self.lease_ttl = background, lease_ttl
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._worker: threading.Thread | None = None
         self.state_model = state_model
         self.delta_model = delta_model(state_model)
         self._system_tokens = (self.counter.message(self._system_message())
@@ -207,8 +216,33 @@ class ConversationMemory:
         """Token count of ``messages`` (default: the current context) with this model."""
         return self.counter.messages(messages if messages is not None else self._assemble())
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background fold in flight; True when none is left running."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+            return not self._worker.is_alive()
+        return True
+
+    # -- async: the same calls, run off the event loop ----------------------------------
+
+    async def aadd(self, role: str, content: str | None = None, **fields: Any) -> Turn:
+        """``add`` in a worker thread (store I/O stays off the event loop)."""
+        return await asyncio.to_thread(self.add, role, content, **fields)
+
+    async def aadd_message(self, message: dict[str, Any]) -> Turn:
+        return await asyncio.to_thread(self.add_message, message)
+
+    async def acontext(self) -> list[dict[str, Any]]:
+        """``context`` in a worker thread; with ``background=True`` it never waits for an
+        extractor either."""
+        return await asyncio.to_thread(self.context)
+
+    async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
+        return await asyncio.to_thread(self.compact, keep_recent_turns)
+
     def close(self) -> None:
-        """Close the store if this memory opened it."""
+        """Wait for a background fold, then close the store if this memory opened it."""
+        self.wait()
         if self._own_store:
             self.store.close()
 
@@ -283,28 +317,73 @@ class ConversationMemory:
 
     def _fold_due(self, force: bool, policy: WindowPolicy | None = None
                   ) -> CompactionRecord | None:
+        """Fold what the window expires: now, or (``background``) in a thread."""
         for _ in range(_CONFLICT_RETRIES):
             slots = [Slot(t.index, t.role, n) for t, n in self._raw]
             through = plan_expiry(self._fixed_tokens(), slots, policy or self.policy,
                                   force=force)
             if through is None:
                 return None
+            snapshot = (self._state, list(self._raw), through)
+            if self.background and not force:
+                if self._worker is None or not self._worker.is_alive():
+                    self._worker = threading.Thread(target=self._fold_in_background,
+                                                    args=snapshot, daemon=True)
+                    self._worker.start()
+                return None
             try:
-                return self._fold(through)
+                result = self._fold_leased(*snapshot)
             except VersionConflictError:
                 log.info("convstate: session %r was folded by another writer; reloading",
                          self.session_id)
                 self._reload()
+                continue
+            if result is None:
+                return None  # another worker holds the lease and is folding these turns
+            record, landed = result
+            if landed is not None:
+                self._state, self._block = landed[0], landed[1]
+                self._raw = [(t, n) for t, n in self._raw if t.index > through]
+            self._notify(record)
+            return record
         return None
 
-    def _fold(self, through: int) -> CompactionRecord:
-        batch = [t for t, _ in self._raw if t.index <= through]
-        before = self._fixed_tokens() + sum(n for _, n in self._raw)
+    def _fold_in_background(self, state: ConversationState, raw: list[tuple[Turn, int]],
+                            through: int) -> None:
+        try:
+            result = self._fold_leased(state, raw, through)
+        except VersionConflictError:
+            return  # another worker's fold landed first; the next context() reloads it
+        except Exception:  # noqa: BLE001 - a background thread has no caller to raise to
+            log.exception("convstate: background fold of %r failed", self.session_id)
+            return
+        if result is not None:
+            self._notify(result[0])
+
+    def _fold_leased(self, state: ConversationState, raw: list[tuple[Turn, int]],
+                     through: int) -> tuple[CompactionRecord, Any] | None:
+        """Fold under the session's lease (one fold per session across workers); None
+        when another worker holds it. The lease expires, so a crashed holder's is taken."""
+        if not self.store.acquire_lease(self.session_id, self._owner, self.lease_ttl):
+            return None
+        try:
+            return self._fold(state, raw, through)
+        finally:
+            self.store.release_lease(self.session_id, self._owner)
+
+    def _fold(self, state: ConversationState, raw: list[tuple[Turn, int]], through: int
+              ) -> tuple[CompactionRecord, Any]:
+        """Extract, fold and save turns up to ``through``. Reads ``self`` only for its
+        settings, so it can run in a thread; returns the log record and, if it landed,
+        (new state, its cached block)."""
+        batch = [t for t, _ in raw if t.index <= through]
+        fixed = REPLY_PRIMING + self._system_tokens + self._render_block(state)[1]
+        before = fixed + sum(n for _, n in raw)
         record = CompactionRecord(session_id=self.session_id, first_turn=batch[0].index,
                                   last_turn=through, extractor=self.extractor.name,
                                   tokens_before=before)
         try:  # outside any store transaction: an extractor may be slow
-            extraction = self.extractor.extract(batch, self._state.index(), self.delta_model)
+            extraction = self.extractor.extract(batch, state.index(), self.delta_model)
         except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
             record.error = f"{type(exc).__name__}: {exc}"[:500]
             record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
@@ -315,11 +394,9 @@ class ConversationMemory:
             log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
                         "unfolded and are retried at the next fold", batch[0].index, through,
                         record.error)
-            self._notify(record)
-            return record
-        new, stats = fold_report(self._state, extraction.delta,
-                                 {t.index: t for t in batch})
-        new.version = self._state.version + 1
+            return record, None
+        new, stats = fold_report(state, extraction.delta, {t.index: t for t in batch})
+        new.version = state.version + 1
         new.folded_through = through
         record.extractor = extraction.extractor
         record.version = new.version
@@ -331,13 +408,10 @@ class ConversationMemory:
             setattr(record, name, getattr(stats, name))
         block, block_tokens = self._render_block(new)
         record.tokens_after = REPLY_PRIMING + self._system_tokens + block_tokens + sum(
-            n for t, n in self._raw if t.index > through)
-        self.store.save_state(self.session_id, new.model_dump(mode="json"),
-                              self._state.version, record)
-        self._state, self._block = new, (new.version, block, block_tokens)
-        self._raw = [(t, n) for t, n in self._raw if t.index > through]
-        self._notify(record)
-        return record
+            n for t, n in raw if t.index > through)
+        self.store.save_state(self.session_id, new.model_dump(mode="json"), state.version,
+                              record)
+        return record, (new, (new.version, block, block_tokens))
 
     def _notify(self, record: CompactionRecord) -> None:
         if self.on_fold is not None:

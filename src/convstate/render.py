@@ -86,7 +86,7 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     if budget is None or counter.count(full) <= budget:
         return full
     order = [(s, i) for s in reversed(SECTIONS) if not (keep_anchors and s in KEPT)
-             for i in range(len(rows[s]))]
+             for i in _oldest_first(s, rows[s])]
     if not order:
         return full
     # Binary search for the fewest dropped rows that fit: dropping more never lengthens
@@ -130,6 +130,20 @@ def _rows(state: ConversationState, lang: str) -> dict[str, list[Row]]:
         rows["sentiment"].append(Row(s.label, s.reason, None, s.turn,
                                      f"{s.score:+.2f}, {s.trend}"))
     return rows
+
+
+# When even exact values must leave the block (a last resort), the least identifying
+# kinds go first: a time before a phone number, a phone number before the order id.
+_KIND_RANK = {k: i for i, k in enumerate(
+    ["time", "date", "other", "amount", "language", "constraint", "address",
+     "negative_constraint", "account", "email", "phone", "order_id"])}
+
+
+def _oldest_first(section: str, rows: list[Row]) -> list[int]:
+    """Positions in the order rows leave: oldest first; anchors by kind first."""
+    if section != "anchors":
+        return list(range(len(rows)))
+    return sorted(range(len(rows)), key=lambda i: (_KIND_RANK.get(rows[i].tag, 0), i))
 
 
 def describe_all(value: Any) -> Any:

@@ -1,6 +1,29 @@
-"""Stores: where turns, state versions and the compaction log live."""
+"""Stores: where turns, state versions, the compaction log and fold leases live."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from .base import CompactionRecord, Store
 from .sqlite import InMemoryStore, SQLiteStore
 
-__all__ = ["CompactionRecord", "InMemoryStore", "SQLiteStore", "Store"]
+__all__ = ["CompactionRecord", "InMemoryStore", "PostgresStore", "SQLiteStore", "Store",
+           "open_store"]
+
+
+def open_store(target: str) -> Store:
+    """A store from a path or a DSN: ``postgresql://...`` opens PostgreSQL, anything else
+    a SQLite file."""
+    if target.startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresStore
+
+        return PostgresStore(target)
+    return SQLiteStore(target)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PostgresStore":  # psycopg loads only when asked for
+        from .postgres import PostgresStore
+
+        return PostgresStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,7 +39,9 @@ class Store(Protocol):
 
     ``save_state`` writes the new state, its watermark and its log line in one
     transaction, and only if the stored version is still ``expected_version``;
-    otherwise it raises VersionConflictError and writes nothing.
+    otherwise it raises VersionConflictError and writes nothing. A fold lease
+    (``acquire_lease``) lets one worker at a time fold a session; it expires, so a
+    crashed worker's lease is taken over.
     """
 
     def append(self, session_id: str, fields: dict[str, Any]) -> Turn: ...
@@ -60,5 +62,9 @@ class Store(Protocol):
     def log(self, record: CompactionRecord) -> None: ...
 
     def compactions(self, session_id: str) -> list[CompactionRecord]: ...
+
+    def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool: ...
+
+    def release_lease(self, session_id: str, owner: str) -> None: ...
 
     def close(self) -> None: ...

@@ -1,0 +1,109 @@
+"""Folding in the background, and one fold per session across workers (the lease)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from conftest import RecordingExtractor
+
+from convstate import ConversationMemory, InMemoryStore, SQLiteStore
+from convstate.cli import load_demo
+
+MESSAGES = load_demo("zh")["messages"]
+
+
+class GatedExtractor(RecordingExtractor):
+    """Blocks inside extract() until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.gate = threading.Event(), threading.Event()
+
+    def extract(self, turns, index, delta_model=None):
+        self.started.set()
+        assert self.gate.wait(30), "the test never opened the gate"
+        return super().extract(turns, index)
+
+
+def test_context_does_not_wait_for_a_background_fold() -> None:
+    ex = GatedExtractor()
+    mem = ConversationMemory("bg", store=InMemoryStore(), extractor=ex, context_window=800,
+                             background=True)
+    for m in MESSAGES[:30]:
+        mem.add_message(m)
+        ctx = mem.context()  # returns while the extractor is blocked
+        assert mem.counter.messages(ctx) <= mem.policy.budget
+    assert ex.started.is_set() and mem.state.version == 0  # the fold has not landed yet
+    assert "left out" in ctx[0]["content"]  # over the budget: oldest turns cut, with notice
+    ex.gate.set()
+    assert mem.wait(30)
+    ctx = mem.context()
+    assert mem.state.version >= 1 and "DD20240315889" in ctx[0]["content"]
+    assert ex.seen == list(range(mem.state.folded_through + 1))
+
+
+def test_two_workers_racing_fold_once(tmp_path) -> None:
+    db = tmp_path / "race.db"
+    slow, fast = GatedExtractor(), RecordingExtractor()
+    w1 = ConversationMemory("s", store=SQLiteStore(db), extractor=slow, context_window=100_000)
+    w1.add_messages(MESSAGES)
+    w2 = ConversationMemory("s", store=SQLiteStore(db), extractor=fast, context_window=100_000)
+    t = threading.Thread(target=w1.compact)
+    t.start()
+    assert slow.started.wait(30)  # w1 holds the lease and is extracting
+    assert w2.compact() is None and fast.calls == []  # w2 backs off: no extraction at all
+    slow.gate.set()
+    t.join(30)
+    assert w2.state.version == 1 and w2.state.folded_through == w1.state.folded_through
+    assert len(w2.compactions()) == 1
+
+
+def test_a_killed_workers_lease_is_taken_over_after_it_expires(tmp_path) -> None:
+    db = tmp_path / "dead.db"
+    mem = ConversationMemory("s", store=SQLiteStore(db), context_window=100_000)
+    mem.add_messages(MESSAGES)
+    code = ("import os, signal; from convstate import SQLiteStore; "
+            f"s = SQLiteStore({str(db)!r}); assert s.acquire_lease('s', 'dead', 1.0); "
+            "os.kill(os.getpid(), signal.SIGKILL)")
+    child = subprocess.run([sys.executable, "-c", code], timeout=60)
+    assert child.returncode == -signal.SIGKILL
+    assert mem.store.lease_holder("s") == "dead"
+    assert mem.compact() is None  # held by the dead worker
+    deadline = time.monotonic() + 30
+    while mem.store.lease_holder("s") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    record = mem.compact()
+    assert record is not None and record.version == 1 and os.path.exists(db)
+
+
+def test_async_methods_run_off_the_event_loop() -> None:
+    async def chat() -> list[dict]:
+        mem = ConversationMemory("a", store=InMemoryStore(), context_window=800,
+                                 background=True)
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(ticker())
+        for m in MESSAGES:
+            await mem.aadd_message(m)
+            ctx = await mem.acontext()
+        await asyncio.to_thread(mem.wait)
+        await mem.acompact()
+        ctx = await mem.acontext()
+        task.cancel()
+        assert ticks > len(MESSAGES)  # the loop kept running while we worked
+        return ctx
+
+    ctx = asyncio.run(chat())
+    assert "DD20240315889" in ctx[0]["content"]

@@ -1,0 +1,114 @@
+"""One contract, every store: SQLite file, in-memory, PostgreSQL (when a server is given;
+`.ci/run` starts one, and in CI a missing one fails instead of skipping)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+
+import pytest
+
+from convstate import (
+    CompactionRecord,
+    ConversationMemory,
+    InMemoryStore,
+    SQLiteStore,
+    VersionConflictError,
+)
+
+PG = os.environ.get("CONVSTATE_TEST_PG_DSN")
+
+
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        s = SQLiteStore(tmp_path / "contract.db")
+    elif request.param == "memory":
+        s = InMemoryStore()
+    else:
+        if not PG:
+            if os.environ.get("CI"):
+                pytest.fail("CI must start PostgreSQL and set CONVSTATE_TEST_PG_DSN")
+            pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
+        from convstate.store.postgres import PostgresStore
+        s = PostgresStore(PG)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def sid() -> str:
+    return f"s-{uuid.uuid4().hex}"  # stores may be shared between tests (PostgreSQL)
+
+
+def test_append_gives_gap_free_indexes_in_order(store, sid) -> None:
+    for i in range(5):
+        t = store.append(sid, {"role": "user", "content": f"m{i} 订单 ✓"})
+        assert t.index == i
+    assert [t.content for t in store.turns(sid)] == [f"m{i} 订单 ✓" for i in range(5)]
+    assert [t.index for t in store.turns(sid, after=1, through=3)] == [2, 3]
+    assert store.turn_count(sid) == 5 and sid in store.sessions()
+
+
+def test_tool_fields_round_trip(store, sid) -> None:
+    calls = [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    store.append(sid, {"role": "assistant", "content": None, "tool_calls": calls})
+    store.append(sid, {"role": "tool", "content": "ok", "tool_call_id": "c1", "name": "f"})
+    a, b = store.turns(sid)
+    assert a.tool_calls == calls and a.content is None
+    assert (b.tool_call_id, b.name) == ("c1", "f")
+
+
+def test_concurrent_appends_never_share_an_index(store, sid) -> None:
+    def write(k: int) -> None:
+        for i in range(20):
+            store.append(sid, {"role": "user", "content": f"{k}-{i}"})
+    threads = [threading.Thread(target=write, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    turns = store.turns(sid)
+    assert [t.index for t in turns] == list(range(80))
+    assert len({t.content for t in turns}) == 80
+
+
+def test_state_versions_are_checked_and_nothing_is_half_written(store, sid) -> None:
+    assert store.load_state(sid) is None and store.state_version(sid) == 0
+    rec = CompactionRecord(session_id=sid, first_turn=0, last_turn=3, version=1)
+    store.save_state(sid, {"version": 1, "folded_through": 3, "x": "一"}, 0, rec)
+    with pytest.raises(VersionConflictError):
+        store.save_state(sid, {"version": 1, "folded_through": 5, "x": "二"}, 0, rec)
+    assert store.load_state(sid) == {"version": 1, "folded_through": 3, "x": "一"}
+    assert len(store.compactions(sid)) == 1
+    store.save_state(sid, {"version": 2, "folded_through": 5}, 1, rec)
+    assert store.load_state(sid, 1)["x"] == "一" and store.state_version(sid) == 2
+    assert [v[:2] for v in store.versions(sid)] == [(1, 3), (2, 5)]
+    store.log(CompactionRecord(session_id=sid, error="boom"))
+    assert [r.error for r in store.compactions(sid)] == [None, None, "boom"]
+
+
+def test_leases_exclude_other_owners_and_expire(store, sid) -> None:
+    assert store.acquire_lease(sid, "w1", 30)
+    assert not store.acquire_lease(sid, "w2", 30)
+    assert store.acquire_lease(sid, "w1", 30)  # the owner may renew
+    store.release_lease(sid, "w2")  # not the owner: no effect
+    assert store.lease_holder(sid) == "w1"
+    store.release_lease(sid, "w1")
+    assert store.acquire_lease(sid, "w2", 0.2)
+    time.sleep(0.3)  # w2 "crashed": its lease expires and is taken over
+    assert store.acquire_lease(sid, "w3", 30) and store.lease_holder(sid) == "w3"
+
+
+def test_a_memory_works_the_same_on_every_store(store, sid) -> None:
+    mem = ConversationMemory(sid, store=store, context_window=600)
+    for i in range(30):
+        mem.add("user" if i % 2 == 0 else "assistant", f"第{i}轮 订单号 DD{1000000 + i}")
+        assert mem.counter.messages(mem.context()) <= mem.policy.budget
+    state = mem.state
+    again = ConversationMemory(sid, store=store, context_window=600)
+    assert again.state == state and state.version >= 1
+    assert [r.version for r in store.compactions(sid)] == list(range(1, state.version + 1))
+    assert store.schema_version() == 1
