@@ -82,3 +82,20 @@ def test_schema_files_match_the_models(tmp_path: Path) -> None:
     assert out.returncode == 0
     assert json.loads((tmp_path / "state.schema.json").read_text()) == \
         schema_files()["state.schema.json"]
+
+
+def test_inspect_and_migrate(tmp_path: Path) -> None:
+    from convstate import ConversationMemory
+
+    db = tmp_path / "ops.db"
+    assert run("migrate", "--store", str(db)).stdout.strip().endswith("schema version 1")
+    with ConversationMemory("case-1", store=db, context_window=1000) as mem:
+        mem.add_messages(load_demo("zh")["messages"])
+        mem.compact()
+    out = run("inspect", "case-1", "--store", str(db))
+    assert out.returncode == 0, out.stderr
+    for text in ("48 turns", "state versions", "compaction log", "DD20240315889", "rules"):
+        assert text in out.stdout
+    bad = run("inspect", "nope", "--store", str(db))
+    assert bad.returncode == 1 and "no turns for session" in bad.stderr
+    assert run("inspect", "x", "--store", str(tmp_path / "missing.db")).returncode == 1

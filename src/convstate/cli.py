@@ -21,8 +21,9 @@ from .delta import delta_model
 from .errors import ConfigError, ConvStateError
 from .extract import Extractor, RuleExtractor
 from .memory import ConversationMemory
-from .render import FORMATS
+from .render import FORMATS, render
 from .state import ConversationState
+from .store import open_store
 from .store.base import CompactionRecord
 from .store.sqlite import InMemoryStore
 
@@ -76,6 +77,17 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("--system", default=None, help="original system prompt to put first")
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
     comp.set_defaults(run=_compress)
+
+    inspect = sub.add_parser("inspect", help="show a session: turns, state versions, "
+                             "compaction log, current state")
+    inspect.add_argument("session")
+    inspect.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    inspect.add_argument("--turns", type=int, default=20, help="how many recent turns")
+    inspect.set_defaults(run=_inspect)
+
+    migrate = sub.add_parser("migrate", help="create or upgrade the store's tables")
+    migrate.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    migrate.set_defaults(run=_migrate)
 
     schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
                             "delta")
@@ -154,6 +166,58 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
                   f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens")
     out.rule("state JSON")
     out.print_json(mem.state.model_dump_json())
+    return 0
+
+
+def _open(target: str, create: bool = False) -> Any:
+    """The store at a path or DSN; a SQLite file must exist unless ``create``."""
+    if not create and not target.startswith(("postgresql://", "postgres://")) \
+            and not Path(target).exists():
+        raise ConfigError("store", f"{target} does not exist")
+    return open_store(target)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    out = Console(highlight=False)
+    store = _open(args.store)
+    turns = store.turns(args.session)
+    if not turns:
+        raise ConfigError("session", f"no turns for session {args.session!r} in {args.store}")
+    data = store.load_state(args.session)
+    state = ConversationState.model_validate(data) if data else ConversationState()
+    table = Table(title=f"session {args.session!r}: {len(turns)} turns, state v"
+                        f"{state.version}, folded through #{state.folded_through}")
+    for col in ("#", "role", "content", "folded"):
+        table.add_column(col)
+    for t in turns[-args.turns:]:
+        table.add_row(str(t.index), t.role, (t.text[:80] + "…") if len(t.text) > 80 else t.text,
+                      "yes" if t.index <= state.folded_through else "")
+    out.print(table)
+    versions = Table(title="state versions")
+    for col in ("version", "folded through", "saved at"):
+        versions.add_column(col)
+    for v, wm, at in store.versions(args.session):
+        versions.add_row(str(v), str(wm), str(at))
+    out.print(versions)
+    log = Table(title="compaction log")
+    for col in ("turns", "extractor", "version", "tokens", "+added", "merged", "rejected",
+                "extractor tokens", "notes / error"):
+        log.add_column(col)
+    for r in store.compactions(args.session):
+        log.add_row(f"#{r.first_turn}-#{r.last_turn}", r.extractor, str(r.version or "-"),
+                    f"{r.tokens_before}->{r.tokens_after}", str(r.added), str(r.deduplicated),
+                    str(r.rejected), f"{r.prompt_tokens}+{r.completion_tokens}",
+                    (r.error or r.notes or "")[:60])
+    out.print(log)
+    out.rule("state")
+    out.print(render(state))
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    print(f"{args.store}: schema version {_open(args.store, create=True).migrate()}")
     return 0
 
 
