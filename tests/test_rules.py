@@ -38,6 +38,14 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
      ("address", "88 Market Street, San Francisco")),
     ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),
     ("请用英文回复我", ("language", "用英文回复")),
+    ("电话010-81528822", ("phone", "010-81528822")),
+    ("营业时间 11:00-15:00", ("time", "11:00-15:00")),
+    ("人均50-100元", ("amount", "50-100元")),
+    ("评分4.5分以上", ("rating", "4.5分以上")),
+    ("游玩2小时 - 3小时", ("duration", "2小时 - 3小时")),
+    ("I moved to 100 Masonic Avenue last year", ("address", "100 Masonic Avenue")),
+    ("on the 12th of this month", ("date", "12th of this month")),
+    ("maybe Friday next week", ("date", "Friday next week")),
 ])
 def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     found = anchors_of(text)

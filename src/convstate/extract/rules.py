@@ -51,22 +51,34 @@ ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         r"|(?:\+1[-\s]?)?\(\d{3}\)\s?\d{3}-\d{4}(?!\d)"
         r"|(?<![\d-])(?:\+1[-\s]?)?\d{3}-\d{3}-\d{4}(?!\d)"
-        r"|(?<![\d-])400-?\d{3}-?\d{4}(?!\d)"), 0),
+        r"|(?<![\d-])400-?\d{3}-?\d{4}(?!\d)"
+        r"|(?<![\d-])0\d{2,3}-?\d{7,8}(?![\d-])"), 0),
     ("date", "date", re.compile(
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b"
-        r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])", _I), 0),
+        r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"
+        r"|\b\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next)\s+month\b"
+        r"|\b(?:next\s+)?(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?:\s+next\s+week)?\b",
+        _I), 0),
     ("time", "time", re.compile(
-        r"(?<![\d:])\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?(?![\d:])|\b\d{1,2}\s?[ap]\.?m\.?"
+        r"(?<![\d:])\d{1,2}:\d{2}(?:\s*[-~至到]\s*\d{1,2}:\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d:])"
+        r"|\b\d{1,2}\s?[ap]\.?m\.?"
         r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I), 0),
     ("amount", "amount", re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
-        r"|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:元|块钱|块|美元|USD|dollars?|bucks)", _I), 0),
+        r"|\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
+        r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?", _I), 0),
+    ("other", "duration", re.compile(
+        r"\d+(?:\.\d+)?\s*(?:小时|天|分钟)(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
+        r"|\d+\s*-\s*\d+\s*(?:小时|天|分钟)"), 0),
+    ("other", "rating", re.compile(r"\d(?:\.\d)?分(?:以上|以下)?"), 0),
     ("address", "address", re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到)\s*(?:是|为|改成|改为|换成|:|：|\s)*"
         r"([^，。,;；!！?？\n\s]{4,60})"
-        r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)(?=[.;!?\n]|$)",
+        r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)(?=[.;!?\n]|$)"
+        r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+){1,3}(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
+        r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)",
     ), -1),
     ("language", "language", re.compile(
         r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"

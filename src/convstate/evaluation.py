@@ -1,0 +1,478 @@
+"""Measure what a context keeps: convstate against the usual alternatives, on dialogues
+with gold annotations (the layout of docs/DATA.md), at the same token budget.
+
+Methods, all counted with the same tokenizer against the same budget:
+
+- ``convstate``: ConversationMemory with the chosen extractor;
+- ``truncation``: the newest turns that fit, the rest dropped;
+- ``sliding_window``: the last K turns (K = 2 x keep_recent_turns), cut to the budget;
+- ``rolling_summary``: a prose summary that is re-summarized with each batch of expiring
+  turns (same trigger and batches as convstate) + the recent turns. Its summarizer is an
+  LLM when one is given, else a deterministic extractive one (each expiring turn's first
+  clause appended, then the whole summary cut to its budget from the front).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from .errors import ConvStateError
+from .extract.rules import sentiment_of
+from .memory import ConversationMemory
+from .normalize import normalize
+from .state import SECTIONS, ConversationState
+from .store.sqlite import InMemoryStore
+from .tokens import TokenCounter
+from .turns import Turn
+from .window import Slot, WindowPolicy, plan_expiry
+
+METHODS = ("convstate", "truncation", "sliding_window", "rolling_summary")
+SYSTEM_PROMPT = "You are a helpful assistant."
+
+
+class DataError(ConvStateError, ValueError):
+    """A dialogue file does not follow the layout; names the dialogue and the field."""
+
+
+# -- the data layout -------------------------------------------------------------------
+
+
+class DataTurn(BaseModel):
+    idx: int
+    speaker: Literal["user", "system", "assistant"]
+    text: str
+
+
+class GoldAnchor(BaseModel):
+    value: str = Field(min_length=1)
+    type: str = "other"
+    first_turn: int
+    verbatim_turns: list[int] | None = None
+    mentions: list[dict[str, Any]] | None = None
+
+    def turns(self) -> list[int]:
+        """Turns the value is claimed to be verbatim in ([] when the annotation says it
+        is not verbatim anywhere)."""
+        if self.verbatim_turns is not None:
+            return self.verbatim_turns
+        if self.mentions is not None:  # spans; a mention may differ in case ("san JOse")
+            return [int(m["turn"]) for m in self.mentions if m.get("text") == self.value]
+        return [self.first_turn]
+
+
+class Gold(BaseModel):
+    anchors: list[GoldAnchor] | None = None
+    constraints: list[dict[str, Any]] | None = None
+    decisions: list[dict[str, Any]] | None = None
+    open_tasks_final: list[Any] | None = None
+    sentiment: dict[str, Any] | None = None
+    goals: list[dict[str, Any]] | None = None
+
+
+class Dialogue(BaseModel):
+    id: str
+    language: Literal["zh", "en"]
+    turns: list[DataTurn] = Field(min_length=1)
+    gold: Gold
+    state_by_turn: list[dict[str, Any]] | None = None
+
+    @model_validator(mode="after")
+    def _anchors_occur(self) -> Dialogue:
+        texts = {t.idx: t.text for t in self.turns}
+        for k, a in enumerate(self.gold.anchors or []):
+            for m in a.mentions or []:
+                text = texts.get(m.get("turn"), "")
+                if "start" in m and text[m["start"]:m.get("end")] != m.get("text"):
+                    raise ValueError(f"gold.anchors[{k}].mentions: span {m.get('start')}-"
+                                     f"{m.get('end')} of turn {m.get('turn')} is not "
+                                     f"{m.get('text')!r}")
+            for turn in a.turns():
+                if a.value not in texts.get(turn, ""):
+                    raise ValueError(f"gold.anchors[{k}]: {a.value!r} does not occur in "
+                                     f"turn {turn}")
+        return self
+
+
+def load_dialogues(path: str | Path, limit: int | None = None) -> list[Dialogue]:
+    """Dialogues from a JSON file; DataError names the dialogue and the field at fault."""
+    try:
+        raw = json.loads(Path(path).read_text("utf-8"))
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(raw, list):
+        raise DataError(f"{path}: expected a JSON array of dialogues")
+    out = []
+    for i, item in enumerate(raw[:limit] if limit else raw):
+        name = item.get("id", f"#{i}") if isinstance(item, dict) else f"#{i}"
+        try:
+            out.append(Dialogue.model_validate(item))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "dialogue"
+            raise DataError(f"{path}: dialogue {name!r}, field {where}: {err['msg']}") \
+                from None
+    return out
+
+
+# -- the methods -----------------------------------------------------------------------
+
+
+def _message(t: DataTurn) -> dict[str, str]:
+    return {"role": "user" if t.speaker == "user" else "assistant", "content": t.text}
+
+
+def _fit(head: list[dict[str, Any]], turns: list[dict[str, Any]], budget: int,
+         counter: TokenCounter) -> list[dict[str, Any]]:
+    """``head`` + the newest ``turns`` that fit in ``budget`` tokens."""
+    used = counter.messages(head)
+    kept: list[dict[str, Any]] = []
+    for m in reversed(turns):
+        cost = counter.message(m)
+        if used + cost > budget:
+            break
+        kept.insert(0, m)
+        used += cost
+    return head + kept
+
+
+class Method:
+    """A way to build a context from a growing conversation."""
+
+    name = ""
+
+    def add(self, message: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def context(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+
+class Truncation(Method):
+    name = "truncation"
+
+    def __init__(self, budget: int, counter: TokenCounter):
+        self.budget, self.counter, self.turns = budget, counter, []
+
+    def add(self, message: dict[str, Any]) -> None:
+        self.turns.append(message)
+
+    def context(self) -> list[dict[str, Any]]:
+        return _fit([{"role": "system", "content": SYSTEM_PROMPT}], self.turns, self.budget,
+                    self.counter)
+
+
+class SlidingWindow(Truncation):
+    name = "sliding_window"
+
+    def __init__(self, budget: int, counter: TokenCounter, k: int):
+        super().__init__(budget, counter)
+        self.k = k
+
+    def context(self) -> list[dict[str, Any]]:
+        return _fit([{"role": "system", "content": SYSTEM_PROMPT}], self.turns[-self.k:],
+                    self.budget, self.counter)
+
+
+Summarizer = Callable[[str, list[dict[str, Any]], int], str]
+
+
+def extractive_summarizer(counter: TokenCounter) -> Summarizer:
+    """Deterministic: the previous summary + each turn's first clause, cut to the budget
+    from the front (what is oldest is lost first, as in a summary of a summary)."""
+    def summarize(previous: str, turns: list[dict[str, Any]], budget: int) -> str:
+        lines = [previous] if previous else []
+        for m in turns:
+            first = m["content"].replace("\n", " ").split("。")[0].split(". ")[0][:120]
+            lines.append(f"{m['role']}: {first}")
+        text = "\n".join(lines)
+        while counter.count(text) > budget and "\n" in text:
+            text = text.split("\n", 1)[1]
+        return counter.truncate(text, budget)
+    return summarize
+
+
+def llm_summarizer(base_url: str, model: str) -> Summarizer:
+    """An OpenAI-compatible model re-summarizing its previous summary with new turns."""
+    from openai import OpenAI
+
+    client = OpenAI(base_url=base_url, api_key="not-needed", timeout=120, max_retries=1)
+
+    def summarize(previous: str, turns: list[dict[str, Any]], budget: int) -> str:
+        convo = "\n".join(f"{m['role']}: {m['content']}" for m in turns)
+        reply = client.chat.completions.create(model=model, temperature=0, max_tokens=budget,
+                                               messages=[{"role": "user", "content": (
+            "Update the summary of this conversation with the new turns. Keep every exact "
+            f"value.\nSummary so far:\n{previous or '(none)'}\nNew turns:\n{convo}")}])
+        return reply.choices[0].message.content or ""
+    return summarize
+
+
+class RollingSummary(Method):
+    name = "rolling_summary"
+
+    def __init__(self, policy: WindowPolicy, counter: TokenCounter, summarizer: Summarizer,
+                 summary_budget: int):
+        self.policy, self.counter, self.summarize = policy, counter, summarizer
+        self.summary_budget = summary_budget
+        self.summary, self.raw = "", []  # raw: (index, message, tokens)
+        self.next_index = 0
+        self.prompt_tokens = 0
+
+    def add(self, message: dict[str, Any]) -> None:
+        self.raw.append((self.next_index, message, self.counter.message(message)))
+        self.next_index += 1
+
+    def _head(self) -> list[dict[str, Any]]:
+        head = [{"role": "system", "content": SYSTEM_PROMPT}]
+        if self.summary:
+            head.append({"role": "system", "content": "Summary of the earlier conversation:\n"
+                         + self.summary})
+        return head
+
+    def context(self) -> list[dict[str, Any]]:
+        fixed = self.counter.messages(self._head())
+        slots = [Slot(i, m["role"], n) for i, m, n in self.raw]
+        through = plan_expiry(fixed, slots, self.policy)
+        if through is not None:
+            batch = [m for i, m, _ in self.raw if i <= through]
+            self.prompt_tokens += self.counter.count(self.summary) + sum(
+                n for i, _, n in self.raw if i <= through)
+            self.summary = self.summarize(self.summary, batch, self.summary_budget)
+            self.raw = [r for r in self.raw if r[0] > through]
+        return _fit(self._head(), [m for _, m, _ in self.raw], self.policy.budget,
+                    self.counter)
+
+
+class Convstate(Method):
+    name = "convstate"
+
+    def __init__(self, memory: ConversationMemory):
+        self.mem = memory
+
+    def add(self, message: dict[str, Any]) -> None:
+        self.mem.add_message(message)
+
+    def context(self) -> list[dict[str, Any]]:
+        return self.mem.context()
+
+
+# -- scoring ---------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Hits over totals, by name."""
+
+    hits: Counter[str] = field(default_factory=Counter)
+    totals: Counter[str] = field(default_factory=Counter)
+
+    def add(self, name: str, hit: bool) -> None:
+        self.totals[name] += 1
+        self.hits[name] += hit
+
+    def rate(self, name: str) -> float | None:
+        return round(self.hits[name] / self.totals[name], 4) if self.totals[name] else None
+
+    def merge(self, other: Tally) -> None:
+        self.hits.update(other.hits)
+        self.totals.update(other.totals)
+
+
+def _values(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, list):
+        return [v for x in value for v in _values(x)]
+    if isinstance(value, dict):
+        return [v for x in value.values() for v in _values(x)]
+    return [str(value)] if value not in (None, "") else []
+
+
+def score_context(d: Dialogue, context: list[dict[str, Any]], first_fold: int | None
+                  ) -> Tally:
+    """Anchors, constraints and decisions of ``d`` present verbatim in ``context``."""
+    text = "\n".join(str(m.get("content") or "") for m in context)
+    t = Tally()
+    for a in d.gold.anchors or []:
+        if not a.turns():
+            continue  # not verbatim in the source text: nothing to keep verbatim
+        hit = a.value in text
+        t.add("anchor", hit)
+        t.add(f"anchor:{a.type}", hit)
+        early = first_fold is not None and a.first_turn <= first_fold
+        t.add("anchor:early" if early else "anchor:late", hit)
+    for c in d.gold.constraints or []:
+        final = c.get("final_value", c.get("values", c.get("value")))
+        variants = _values(final)
+        if variants:  # a corrected value counts only in its corrected form
+            t.add("constraint", any(v in text for v in variants))
+    for dec in d.gold.decisions or []:
+        values = _values(dec.get("value", dec.get("values")))
+        if values:
+            t.add("decision", all(v in text for v in values))
+    return t
+
+
+def duplicates(state: ConversationState) -> int:
+    """Live items whose normalized key repeats another's (0 when deduplication works)."""
+    n = 0
+    for section in SECTIONS:
+        keys = [normalize(getattr(i, "value", None) or getattr(i, "text", ""))
+                for i in getattr(state, section) if i.status in ("active", "open")]
+        n += len(keys) - len(set(keys))
+    return n
+
+
+_GOLD_SENTIMENT = {"dissatisfied": "negative", "neutral": "neutral", "satisfied": "positive"}
+
+
+def sentiment_pairs(d: Dialogue) -> list[tuple[str, str]]:
+    """(gold, predicted) per user turn with a gold label; the rule lexicon's reading."""
+    per_turn = (d.gold.sentiment or {}).get("per_user_turn") or []
+    texts = {t.idx: t.text for t in d.turns}
+    out = []
+    for row in per_turn:
+        if row.get("turn") not in texts or row.get("label") not in _GOLD_SENTIMENT:
+            continue
+        reading = sentiment_of([Turn(index=row["turn"], role="user",
+                                     content=texts[row["turn"]])])
+        out.append((_GOLD_SENTIMENT[row["label"]], reading.label if reading else "neutral"))
+    return out
+
+
+def macro_f1(pairs: Sequence[tuple[str, str]]) -> float | None:
+    labels = sorted({g for g, _ in pairs})
+    if not labels:
+        return None
+    f1s = []
+    for lab in labels:
+        tp = sum(g == p == lab for g, p in pairs)
+        fp = sum(p == lab and g != lab for g, p in pairs)
+        fn = sum(g == lab and p != lab for g, p in pairs)
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return round(sum(f1s) / len(f1s), 4)
+
+
+# -- running ---------------------------------------------------------------------------
+
+
+@dataclass
+class EvalConfig:
+    window: int = 1000
+    extractor: str = "rules"  # rules | llm | hybrid
+    llm_url: str | None = None
+    llm_model: str = "local"
+    keep_recent_turns: int = 4
+    model: str = "gpt-4o-mini"  # tokenizer
+
+
+def _extractor(cfg: EvalConfig) -> Any:
+    if cfg.extractor == "rules":
+        return None
+    from .extract.llm import HybridExtractor, LLMExtractor
+
+    llm = LLMExtractor(base_url=cfg.llm_url, model=cfg.llm_model, timeout=120)
+    return llm if cfg.extractor == "llm" else HybridExtractor(llm)
+
+
+def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
+             progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Replay every dialogue through every method; return {"config", "summary",
+    "dialogues"} as described in docs/DATA.md."""
+    counter = TokenCounter(cfg.model)
+    results = []
+    totals = {m: Tally() for m in METHODS}
+    sums: dict[str, Counter[str]] = {m: Counter() for m in METHODS}
+    sentiment: list[tuple[str, str]] = []
+    summarizer = llm_summarizer(cfg.llm_url, cfg.llm_model) if cfg.llm_url else \
+        extractive_summarizer(counter)
+    for k, d in enumerate(dialogues):
+        mem = ConversationMemory(d.id, store=InMemoryStore(), extractor=_extractor(cfg),
+                                 context_window=cfg.window, model=cfg.model,
+                                 system_prompt=SYSTEM_PROMPT,
+                                 keep_recent_turns=cfg.keep_recent_turns)
+        policy = mem.policy
+        methods: list[Method] = [
+            Convstate(mem), Truncation(policy.budget, counter),
+            SlidingWindow(policy.budget, counter, 2 * cfg.keep_recent_turns),
+            RollingSummary(policy, counter, summarizer, mem.state_budget)]
+        curves: dict[str, list[int]] = {m.name: [] for m in methods}
+        contexts: dict[str, list[dict[str, Any]]] = {}
+        for t in d.turns:
+            for m in methods:
+                m.add(_message(t))
+                contexts[m.name] = m.context()
+                curves[m.name].append(counter.messages(contexts[m.name]))
+        history = counter.messages([{"role": "system", "content": SYSTEM_PROMPT}]
+                                   + [_message(t) for t in d.turns])
+        log = [r for r in mem.compactions() if r.error is None]
+        first_fold = log[0].last_turn if log else None
+        row: dict[str, Any] = {"id": d.id, "turns": len(d.turns), "history_tokens": history,
+                               "first_fold_turn": first_fold, "methods": {}}
+        for m in methods:
+            tally = score_context(d, contexts[m.name], first_fold)
+            totals[m.name].merge(tally)
+            extra = {"context_tokens": curves[m.name][-1], "peak_tokens": max(curves[m.name]),
+                     "context_tokens_by_turn": curves[m.name]}
+            if isinstance(m, Convstate):
+                extra |= {"duplicates": duplicates(mem.state),
+                          "rejected_anchors": sum(r.rejected for r in log),
+                          "extractor_prompt_tokens": mem.usage().prompt_tokens,
+                          "folds": len(log)}
+            if isinstance(m, RollingSummary):
+                extra["extractor_prompt_tokens"] = m.prompt_tokens
+            row["methods"][m.name] = _scores(tally) | extra
+            for key in ("context_tokens", "duplicates", "rejected_anchors",
+                        "extractor_prompt_tokens"):
+                sums[m.name][key] += extra.get(key, 0)
+            sums[m.name]["history_tokens"] += history
+        pairs = sentiment_pairs(d)
+        sentiment += pairs
+        if pairs:
+            row["methods"]["convstate"]["sentiment_accuracy"] = _accuracy(pairs)
+        results.append(row)
+        mem.close()
+        if progress:
+            progress(k + 1)
+    summary = {}
+    for name in METHODS:
+        s = _scores(totals[name])
+        n = max(len(dialogues), 1)
+        s["context_tokens"] = round(sums[name]["context_tokens"] / n, 1)
+        s["history_tokens"] = round(sums[name]["history_tokens"] / n, 1)
+        if name in ("convstate", "rolling_summary"):
+            s["extractor_prompt_tokens"] = sums[name]["extractor_prompt_tokens"]
+        if name == "convstate":
+            s["duplicates"] = sums[name]["duplicates"]
+            s["rejected_anchors"] = sums[name]["rejected_anchors"]
+            s["sentiment_accuracy"] = _accuracy(sentiment)
+            s["sentiment_macro_f1"] = macro_f1(sentiment)
+        summary[name] = s
+    return {"config": cfg.__dict__ | {"summarizer": cfg.llm_model if cfg.llm_url
+                                      else "extractive"},
+            "summary": summary, "dialogues": results}
+
+
+def _accuracy(pairs: Sequence[tuple[str, str]]) -> float | None:
+    return round(sum(g == p for g, p in pairs) / len(pairs), 4) if pairs else None
+
+
+def _scores(t: Tally) -> dict[str, Any]:
+    by_type = {k.split(":", 1)[1]: t.rate(k) for k in sorted(t.totals)
+               if k.startswith("anchor:") and k not in ("anchor:early", "anchor:late")}
+    return {"anchor_retention": t.rate("anchor"),
+            "anchor_retention_early": t.rate("anchor:early"),
+            "anchor_retention_late": t.rate("anchor:late"),
+            "anchor_retention_by_type": by_type,
+            "constraint_retention": t.rate("constraint"),
+            "decision_recall": t.rate("decision"),
+            "anchors": t.totals["anchor"]}
