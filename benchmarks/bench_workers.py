@@ -72,7 +72,8 @@ def run(target: str, workers: int, sessions: int, turns: int, slow: bool) -> str
         log = [r for r in store.compactions(f"s{j}") if r.error is None]
         folds += len(log)
         starts = [r.first_turn for r in log]
-        dup_folds += sum(a != b for a, b in zip(starts[1:], [r.last_turn + 1 for r in log]))
+        ends = [r.last_turn + 1 for r in log[:-1]]
+        dup_folds += sum(a != b for a, b in zip(starts[1:], ends, strict=True))
     lat.sort()
     kind = "PostgreSQL" if target.startswith("postgres") else "SQLite"
     return (f"| {kind} | {'1-3 s, background' if slow else 'rules'} | {workers}x{sessions} "

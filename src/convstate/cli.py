@@ -26,6 +26,7 @@ from .state import ConversationState
 from .store import open_store
 from .store.base import CompactionRecord
 from .store.sqlite import InMemoryStore
+from .window import MIN_WINDOW
 
 
 def load_demo(lang: str) -> dict[str, Any]:
@@ -88,6 +89,22 @@ def _parser() -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", help="create or upgrade the store's tables")
     migrate.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     migrate.set_defaults(run=_migrate)
+
+    ev = sub.add_parser("eval", help="measure what each method keeps on dialogues with gold "
+                        "annotations (docs/DATA.md)")
+    ev.add_argument("data", type=Path)
+    ev.add_argument("--window", type=int, default=1000)
+    ev.add_argument("--extractor", choices=("rules", "llm", "hybrid"), default="rules")
+    ev.add_argument("--llm", default=None, metavar="local|URL",
+                    help="the model for llm/hybrid extraction and the rolling summary")
+    ev.add_argument("--model", default="local")
+    ev.add_argument("--out", type=Path, default=None, help="write results JSON here")
+    ev.add_argument("--plot", type=Path, default=None, metavar="DIR",
+                    help="write PNG charts (runs windows N/2, N and 2N)")
+    ev.add_argument("--limit", type=int, default=None, help="only the first K dialogues")
+    ev.add_argument("--trigger", type=float, default=0.7, help="fold over this share")
+    ev.add_argument("--target", type=float, default=0.5, help="fold down to this share")
+    ev.set_defaults(run=_eval)
 
     schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
                             "delta")
@@ -219,6 +236,68 @@ def _inspect(args: argparse.Namespace) -> int:
 def _migrate(args: argparse.Namespace) -> int:
     print(f"{args.store}: schema version {_open(args.store, create=True).migrate()}")
     return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    if args.extractor != "rules" and not args.llm:
+        raise ConfigError("llm", f"--extractor {args.extractor} needs --llm local|URL")
+    if args.llm == "local":
+        from .extract.local import LocalServer
+
+        with LocalServer() as server:
+            return _run_eval(args, server.base_url)
+    return _run_eval(args, args.llm)
+
+
+def _run_eval(args: argparse.Namespace, url: str | None) -> int:
+    from rich.table import Table
+
+    from .evaluation import EvalConfig, evaluate, load_dialogues
+
+    out = Console(highlight=False)
+    dialogues = load_dialogues(args.data, args.limit)
+    windows = sorted({max(MIN_WINDOW, args.window // 2), args.window, args.window * 2}) \
+        if args.plot else [args.window]
+    runs = {}
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=out) as progress:
+        for window in windows:
+            task = progress.add_task(f"window {window}", total=len(dialogues))
+            cfg = EvalConfig(window=window, extractor=args.extractor, llm_url=url,
+                             llm_model=args.model, trigger_ratio=args.trigger,
+                             target_ratio=args.target)
+            runs[window] = evaluate(dialogues, cfg,
+                                    lambda k, t=task: progress.update(t, completed=k))
+    result = runs[args.window]
+    table = Table(title=f"{args.data.name}: {len(dialogues)} dialogues, window {args.window}, "
+                        f"extractor {args.extractor}")
+    metrics = ("anchor_retention", "anchor_retention_early", "constraint_retention",
+               "decision_recall", "context_tokens", "history_tokens",
+               "extractor_prompt_tokens", "duplicates", "rejected_anchors",
+               "sentiment_accuracy", "sentiment_macro_f1")
+    table.add_column("metric")
+    for method in result["summary"]:
+        table.add_column(method, justify="right")
+    for metric in metrics:
+        table.add_row(metric, *[_cell(s.get(metric)) for s in result["summary"].values()])
+    out.print(table)
+    if args.out:
+        args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1), "utf-8")
+        out.print(f"results: {args.out}")
+    if args.plot:
+        from .plots import retention_by_window, tokens_by_turn
+
+        args.plot.mkdir(parents=True, exist_ok=True)
+        for path in (retention_by_window(runs, args.plot / "retention_by_window.png"),
+                     tokens_by_turn(result, args.plot / "tokens_by_turn.png")):
+            out.print(f"chart: {path}")
+    return 0
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 def read_messages(path: Path) -> list[dict[str, Any]]:

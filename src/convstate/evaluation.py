@@ -372,6 +372,8 @@ class EvalConfig:
     llm_url: str | None = None
     llm_model: str = "local"
     keep_recent_turns: int = 4
+    trigger_ratio: float = 0.7
+    target_ratio: float = 0.5
     model: str = "gpt-4o-mini"  # tokenizer
 
 
@@ -399,7 +401,9 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
         mem = ConversationMemory(d.id, store=InMemoryStore(), extractor=_extractor(cfg),
                                  context_window=cfg.window, model=cfg.model,
                                  system_prompt=SYSTEM_PROMPT,
-                                 keep_recent_turns=cfg.keep_recent_turns)
+                                 keep_recent_turns=cfg.keep_recent_turns,
+                                 trigger_ratio=cfg.trigger_ratio,
+                                 target_ratio=cfg.target_ratio)
         policy = mem.policy
         methods: list[Method] = [
             Convstate(mem), Truncation(policy.budget, counter),

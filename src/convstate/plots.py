@@ -1,0 +1,58 @@
+"""PNG charts of an evaluation (needs matplotlib: ``pip install "convstate[eval]"``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError('plots need matplotlib: pip install "convstate[eval]"') from None
+    matplotlib.use("Agg")  # files only, no screen
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def retention_by_window(runs: dict[int, dict[str, Any]], path: Path,
+                        metric: str = "anchor_retention") -> Path:
+    """One line per method: ``metric`` against the window size."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    windows = sorted(runs)
+    for method in runs[windows[0]]["summary"]:
+        ys = [runs[w]["summary"][method][metric] or 0 for w in windows]
+        ax.plot(windows, ys, marker="o", label=method)
+    ax.set(xlabel="context window (tokens)", ylabel=metric.replace("_", " "), ylim=(0, 1.02),
+           title=f"{metric.replace('_', ' ')} by window")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def tokens_by_turn(result: dict[str, Any], path: Path) -> Path:
+    """Context tokens against turn index for each method, averaged over the dialogues,
+    with the full history for scale."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    dialogues = result["dialogues"]
+    for method in result["summary"]:
+        curves = [d["methods"][method]["context_tokens_by_turn"] for d in dialogues]
+        n = min(len(c) for c in curves)
+        ax.plot(range(n), [sum(c[i] for c in curves) / len(curves) for i in range(n)],
+                label=method)
+    ax.axhline(result["config"]["window"], color="grey", ls="--", lw=1, label="window")
+    ax.set(xlabel="turn index", ylabel="context tokens (mean over dialogues)",
+           title="context size as the conversation grows")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
