@@ -28,12 +28,7 @@ def retention_by_window(runs: dict[int, dict[str, Any]], path: Path,
         ax.plot(windows, ys, marker="o", label=method)
     ax.set(xlabel="context window (tokens)", ylabel=metric.replace("_", " "), ylim=(0, 1.02),
            title=f"{metric.replace('_', ' ')} by window")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, ax, path)
 
 
 def tokens_by_turn(result: dict[str, Any], path: Path) -> Path:
@@ -50,6 +45,10 @@ def tokens_by_turn(result: dict[str, Any], path: Path) -> Path:
     ax.axhline(result["config"]["window"], color="grey", ls="--", lw=1, label="window")
     ax.set(xlabel="turn index", ylabel="context tokens (mean over dialogues)",
            title="context size as the conversation grows")
+    return _save(plt, fig, ax, path)
+
+
+def _save(plt: Any, fig: Any, ax: Any, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

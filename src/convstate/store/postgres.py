@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .sql import SCHEMA_VERSION, SQLStore, ddl
+from .sql import SQLStore
 
 
 class PostgresStore(SQLStore):
@@ -20,6 +20,8 @@ class PostgresStore(SQLStore):
     Tables are created on first use; ``schema_version`` records the layout for later
     migrations (``convstate migrate --store DSN``).
     """
+
+    serial_id, real_type = "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"
 
     def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8):
         try:
@@ -31,15 +33,6 @@ class PostgresStore(SQLStore):
         self._pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, open=True,
                                     kwargs={"autocommit": True})
         self.migrate()
-
-    def migrate(self) -> int:
-        """Create the tables if needed; return the schema version."""
-        with self._write("convstate:migrate") as db:
-            for statement in ddl("BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"):
-                db.execute(statement)
-            if db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
-                db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-        return self.schema_version()
 
     @contextmanager
     def _write(self, session_id: str) -> Iterator[Any]:

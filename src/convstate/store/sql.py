@@ -24,6 +24,9 @@ class SQLStore:
 
     # -- what a dialect provides --------------------------------------------------------
 
+    serial_id = "INTEGER PRIMARY KEY"  # the column type of an auto-increment id
+    real_type = "REAL"
+
     def _write(self, session_id: str) -> AbstractContextManager[Any]:
         """A transaction that serializes writers of ``session_id``; yields a connection
         whose ``execute(sql, args)`` returns a cursor."""
@@ -142,6 +145,15 @@ class SQLStore:
         return rows[0][0] if rows else None
 
     # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> int:
+        """Create the tables if needed; return the schema version."""
+        with self._write("convstate:migrate") as db:
+            for statement in ddl(self.serial_id, self.real_type):
+                db.execute(statement)
+            if db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
+                db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+        return self.schema_version()
 
     def schema_version(self) -> int:
         return self._read("SELECT COALESCE(MAX(version), 0) FROM schema_version", ())[0][0]

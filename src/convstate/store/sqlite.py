@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .sql import SCHEMA_VERSION, SQLStore, ddl
+from .sql import SQLStore
 
 T = TypeVar("T")
 _RETRIES = 50  # on "database is locked" beyond the busy timeout
@@ -24,6 +24,8 @@ class SQLiteStore(SQLStore):
     instead of deadlocking; "database is locked" past the busy timeout is retried here.
     """
 
+    serial_id, real_type = "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"
+
     def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0):
         self.path = str(path)
         self._lock = threading.RLock()
@@ -33,15 +35,6 @@ class SQLiteStore(SQLStore):
             self._retry(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
         self._db.execute("PRAGMA synchronous=FULL")  # a stored turn survives a power cut
         self.migrate()
-
-    def migrate(self) -> int:
-        """Create the tables if needed; return the schema version."""
-        with self._write("") as db:
-            for statement in ddl("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"):
-                db.execute(statement)
-            if db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
-                db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-        return self.schema_version()
 
     def _retry(self, fn: Callable[[], T]) -> T:
         for attempt in range(_RETRIES):
