@@ -27,13 +27,15 @@ def completion(arguments: str) -> dict[str, Any]:
 
 
 class FakeOpenAI:
-    """Behaviours: 'ok', 'timeout', '500', '429', 'truncated', 'invalid', 'invent',
-    or a dict (sent as the tool call's arguments)."""
+    """Behaviours: 'ok', 'gated' (waits for ``gate``), 'timeout', '500', '429',
+    'truncated', 'invalid', 'invent', or a dict (sent as the tool call's arguments)."""
 
     def __init__(self, *script: str | dict[str, Any], delay: float = 3.0):
         self.script = list(script) or ["ok"]
         self.delay = delay
+        self.gate = threading.Event()
         self.bodies: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         fake = self
 
@@ -45,6 +47,7 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with fake._lock:
                     fake.bodies.append(body)
+                    fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                     step = fake.script.pop(0) if len(fake.script) > 1 else fake.script[0]
                 fake.respond(self, step)
 
@@ -53,6 +56,9 @@ class FakeOpenAI:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def respond(self, h: BaseHTTPRequestHandler, step: str | dict[str, Any]) -> None:
+        if step == "gated":  # answers once the test opens the gate
+            self.gate.wait(30)
+            return self.send(h, 200, completion(json.dumps(GOOD_DELTA)))
         if step == "timeout":
             time.sleep(self.delay)
             return self.send(h, 200, completion(json.dumps(GOOD_DELTA)))

@@ -43,8 +43,9 @@ def test_context_does_not_wait_for_a_background_fold() -> None:
     assert "left out" in ctx[0]["content"]  # over the budget: oldest turns cut, with notice
     ex.gate.set()
     assert mem.wait(30)
-    ctx = mem.context()
+    ctx = mem.context()  # the landed fold is used (and the next one may start)
     assert mem.state.version >= 1 and "DD20240315889" in ctx[0]["content"]
+    assert mem.wait(30)
     assert ex.seen == list(range(mem.state.folded_through + 1))
 
 
@@ -107,3 +108,58 @@ def test_async_methods_run_off_the_event_loop() -> None:
 
     ctx = asyncio.run(chat())
     assert "DD20240315889" in ctx[0]["content"]
+
+
+def test_async_folds_use_the_async_openai_client() -> None:
+    from fake_openai import FakeOpenAI
+
+    from convstate import HybridExtractor, LLMExtractor
+
+    server = FakeOpenAI("ok")
+    try:
+        async def chat() -> ConversationMemory:
+            mem = ConversationMemory("x", store=InMemoryStore(), context_window=700,
+                                     extractor=HybridExtractor(LLMExtractor(
+                                         base_url=server.base_url, model="m")))
+            for m in MESSAGES[:24]:
+                await mem.aadd_message(m)
+                await mem.acontext()
+            await mem.acompact()
+            return mem
+
+        mem = asyncio.run(chat())
+        log = mem.compactions()
+        assert log and all(r.extractor == "hybrid" and r.prompt_tokens == 100 for r in log)
+        assert len(server.headers) == len(log)
+        # the openai SDK marks requests from its async client
+        assert all(h.get("x-stainless-async", "").startswith("async") for h in server.headers)
+        assert mem.state.anchor("order_id").value == "DD20240315889"
+    finally:
+        server.close()
+
+
+def test_async_background_fold_runs_as_a_task() -> None:
+    from fake_openai import FakeOpenAI
+
+    from convstate import LLMExtractor
+
+    server = FakeOpenAI("gated")  # no reply until the test says so
+    try:
+        async def chat() -> tuple[int, int, ConversationMemory]:
+            mem = ConversationMemory("y", store=InMemoryStore(), context_window=700,
+                                     background=True, extractor=LLMExtractor(
+                                         base_url=server.base_url, model="m", timeout=30))
+            for m in MESSAGES[:24]:
+                await mem.aadd_message(m)
+                await mem.acontext()  # never waits for the slow model
+            during = mem.state.version
+            server.gate.set()
+            await mem.await_fold()
+            await mem.acontext()
+            return during, len(server.bodies), mem
+
+        during, requests, mem = asyncio.run(chat())
+        assert requests >= 1 and during == 0  # in flight while the chat went on
+        assert mem.state.version >= 1  # landed, and the next context used it
+    finally:
+        server.close()

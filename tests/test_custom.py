@@ -211,3 +211,17 @@ def test_render_labels_and_anthropic_adapter() -> None:
     assert out["messages"][1]["content"][0] == {"type": "tool_use", "id": "c1", "name": "f",
                                                 "input": {"a": 1}}
     assert out["messages"][2]["content"][0]["tool_use_id"] == "c1"
+
+
+def test_langchain_adapter() -> None:
+    pytest.importorskip("langchain_core")
+    from convstate import to_langchain
+
+    call = {"role": "assistant", "content": "", "tool_calls": [{
+        "id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"a": 1}'}}]}
+    out = to_langchain([{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"},
+                        call, {"role": "tool", "content": "ok", "tool_call_id": "c1"}])
+    assert [type(m).__name__ for m in out] == ["SystemMessage", "HumanMessage", "AIMessage",
+                                               "ToolMessage"]
+    assert out[2].tool_calls[0]["name"] == "lookup" and out[2].tool_calls[0]["args"] == {"a": 1}
+    assert out[3].tool_call_id == "c1"

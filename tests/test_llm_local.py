@@ -118,3 +118,24 @@ def test_a_custom_field_is_filled_over_http(url: str) -> None:
     state = mem.state
     assert isinstance(state, Ticket) and state.product  # filled by the model
     assert [h.value for h in state.history("product")] == [state.product]
+
+
+def test_the_async_path_over_http(url: str) -> None:
+    import asyncio
+
+    llm = LLMExtractor(base_url=url, model="local", timeout=120)
+
+    async def chat() -> ConversationMemory:
+        mem = ConversationMemory("async-real", store=InMemoryStore(), context_window=700,
+                                 extractor=HybridExtractor(llm))
+        for m in load_demo("en")["messages"][:20]:
+            await mem.aadd_message(m)
+            await mem.acontext()
+        await mem.acompact()
+        return mem
+
+    mem = asyncio.run(chat())
+    log = mem.compactions()
+    assert log and all(r.error is None and r.model == "local" and r.prompt_tokens > 0
+                       for r in log)
+    assert mem.state.anchor("order_id").value == "SR-20240315-889"

@@ -16,7 +16,7 @@ from typing import Any
 from .delta import delta_model
 from .errors import ConfigError, VersionConflictError
 from .extract import default_extractor
-from .extract.base import Extractor
+from .extract.base import Extraction, Extractor
 from .fold import fold_report
 from .render import FORMATS, LABELS, render
 from .state import ConversationState
@@ -109,6 +109,7 @@ class ConversationMemory:
         self.background, self.lease_ttl = background, lease_ttl
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._worker: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
         self.state_model = state_model
         self.delta_model = delta_model(state_model)
         self._system_tokens = (self.counter.message(self._system_message())
@@ -233,12 +234,25 @@ class ConversationMemory:
         return await asyncio.to_thread(self.add_message, message)
 
     async def acontext(self) -> list[dict[str, Any]]:
-        """``context`` in a worker thread; with ``background=True`` it never waits for an
-        extractor either."""
-        return await asyncio.to_thread(self.context)
+        """``context`` for event loops: store and tokenizer work in a worker thread, the
+        extractor through its async client (LLMExtractor, HybridExtractor); with
+        ``background=True`` a due fold runs as a task and nothing waits for it."""
+        await asyncio.to_thread(self._sync)
+        if self._last >= self._retry_at:
+            await self._afold_due(force=False)
+        return await asyncio.to_thread(self._assemble)
 
     async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
-        return await asyncio.to_thread(self.compact, keep_recent_turns)
+        """``compact`` for event loops (see ``acontext``)."""
+        await asyncio.to_thread(self._sync)
+        policy = self.policy if keep_recent_turns is None else \
+            replace(self.policy, keep_recent_turns=keep_recent_turns)
+        return await self._afold_due(force=True, policy=policy)
+
+    async def await_fold(self) -> None:
+        """Wait for a background fold task started by ``acontext`` (``wait`` for threads)."""
+        if self._task is not None:
+            await self._task
 
     def close(self) -> None:
         """Wait for a background fold, then close the store if this memory opened it."""
@@ -315,37 +329,62 @@ class ConversationMemory:
                          self.counter)
         return head + fitted.messages
 
+    def _plan(self, force: bool, policy: WindowPolicy | None
+              ) -> tuple[ConversationState, list[tuple[Turn, int]], int] | None:
+        """(state, unfolded turns, last turn to fold) if a fold is due, else None."""
+        slots = [Slot(t.index, t.role, n) for t, n in self._raw]
+        through = plan_expiry(self._fixed_tokens(), slots, policy or self.policy, force=force)
+        return None if through is None else (self._state, list(self._raw), through)
+
+    def _apply(self, result: tuple[CompactionRecord, Any] | None, through: int
+               ) -> CompactionRecord | None:
+        """Take a fold's outcome into this memory (None: another worker holds the lease)."""
+        if result is None:
+            return None
+        record, landed = result
+        if landed is not None:
+            self._state, self._block = landed[0], landed[1]
+            self._raw = [(t, n) for t, n in self._raw if t.index > through]
+        self._notify(record)
+        return record
+
     def _fold_due(self, force: bool, policy: WindowPolicy | None = None
                   ) -> CompactionRecord | None:
         """Fold what the window expires: now, or (``background``) in a thread."""
         for _ in range(_CONFLICT_RETRIES):
-            slots = [Slot(t.index, t.role, n) for t, n in self._raw]
-            through = plan_expiry(self._fixed_tokens(), slots, policy or self.policy,
-                                  force=force)
-            if through is None:
+            plan = self._plan(force, policy)
+            if plan is None:
                 return None
-            snapshot = (self._state, list(self._raw), through)
             if self.background and not force:
                 if self._worker is None or not self._worker.is_alive():
                     self._worker = threading.Thread(target=self._fold_in_background,
-                                                    args=snapshot, daemon=True)
+                                                    args=plan, daemon=True)
                     self._worker.start()
                 return None
             try:
-                result = self._fold_leased(*snapshot)
+                return self._apply(self._fold_leased(*plan), plan[2])
             except VersionConflictError:
                 log.info("convstate: session %r was folded by another writer; reloading",
                          self.session_id)
                 self._reload()
-                continue
-            if result is None:
-                return None  # another worker holds the lease and is folding these turns
-            record, landed = result
-            if landed is not None:
-                self._state, self._block = landed[0], landed[1]
-                self._raw = [(t, n) for t, n in self._raw if t.index > through]
-            self._notify(record)
-            return record
+        return None
+
+    async def _afold_due(self, force: bool, policy: WindowPolicy | None = None
+                         ) -> CompactionRecord | None:
+        """``_fold_due`` for event loops: the extractor's async client when it has one,
+        everything else off the loop; ``background`` folds in a task."""
+        for _ in range(_CONFLICT_RETRIES):
+            plan = await asyncio.to_thread(self._plan, force, policy)
+            if plan is None:
+                return None
+            if self.background and not force:
+                if self._task is None or self._task.done():
+                    self._task = asyncio.create_task(self._afold_in_background(*plan))
+                return None
+            try:
+                return self._apply(await self._afold_leased(*plan), plan[2])
+            except VersionConflictError:
+                await asyncio.to_thread(self._reload)
         return None
 
     def _fold_in_background(self, state: ConversationState, raw: list[tuple[Turn, int]],
@@ -360,6 +399,18 @@ class ConversationMemory:
         if result is not None:
             self._notify(result[0])
 
+    async def _afold_in_background(self, state: ConversationState,
+                                   raw: list[tuple[Turn, int]], through: int) -> None:
+        try:
+            result = await self._afold_leased(state, raw, through)
+        except VersionConflictError:
+            return
+        except Exception:  # noqa: BLE001 - a background task has no caller to raise to
+            log.exception("convstate: background fold of %r failed", self.session_id)
+            return
+        if result is not None:
+            self._notify(result[0])
+
     def _fold_leased(self, state: ConversationState, raw: list[tuple[Turn, int]],
                      through: int) -> tuple[CompactionRecord, Any] | None:
         """Fold under the session's lease (one fold per session across workers); None
@@ -367,34 +418,62 @@ class ConversationMemory:
         if not self.store.acquire_lease(self.session_id, self._owner, self.lease_ttl):
             return None
         try:
-            return self._fold(state, raw, through)
+            batch = [t for t, _ in raw if t.index <= through]
+            try:  # outside any store transaction: an extractor may be slow
+                extraction = self.extractor.extract(batch, state.index(), self.delta_model)
+            except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
+                return self._failed(state, raw, batch, exc)
+            return self._land(state, raw, batch, extraction)
         finally:
             self.store.release_lease(self.session_id, self._owner)
 
-    def _fold(self, state: ConversationState, raw: list[tuple[Turn, int]], through: int
-              ) -> tuple[CompactionRecord, Any]:
-        """Extract, fold and save turns up to ``through``. Reads ``self`` only for its
-        settings, so it can run in a thread; returns the log record and, if it landed,
-        (new state, its cached block)."""
-        batch = [t for t, _ in raw if t.index <= through]
+    async def _afold_leased(self, state: ConversationState, raw: list[tuple[Turn, int]],
+                            through: int) -> tuple[CompactionRecord, Any] | None:
+        if not await asyncio.to_thread(self.store.acquire_lease, self.session_id,
+                                       self._owner, self.lease_ttl):
+            return None
+        try:
+            batch = [t for t, _ in raw if t.index <= through]
+            aextract = getattr(self.extractor, "aextract", None)
+            try:
+                extraction = await (aextract(batch, state.index(), self.delta_model)
+                                    if aextract else asyncio.to_thread(
+                                        self.extractor.extract, batch, state.index(),
+                                        self.delta_model))
+            except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
+                return await asyncio.to_thread(self._failed, state, raw, batch, exc)
+            return await asyncio.to_thread(self._land, state, raw, batch, extraction)
+        finally:
+            await asyncio.to_thread(self.store.release_lease, self.session_id, self._owner)
+
+    def _before(self, state: ConversationState, raw: list[tuple[Turn, int]],
+                batch: list[Turn]) -> CompactionRecord:
         fixed = REPLY_PRIMING + self._system_tokens + self._render_block(state)[1]
-        before = fixed + sum(n for _, n in raw)
-        record = CompactionRecord(session_id=self.session_id, first_turn=batch[0].index,
-                                  last_turn=through, extractor=self.extractor.name,
-                                  tokens_before=before)
-        try:  # outside any store transaction: an extractor may be slow
-            extraction = self.extractor.extract(batch, state.index(), self.delta_model)
-        except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
-            record.error = f"{type(exc).__name__}: {exc}"[:500]
-            record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
-            record.completion_tokens = getattr(exc, "completion_tokens", 0)
-            record.tokens_after = before
-            self.store.log(record)
-            self._retry_at = self._last + _RETRY_AFTER_TURNS
-            log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
-                        "unfolded and are retried at the next fold", batch[0].index, through,
-                        record.error)
-            return record, None
+        return CompactionRecord(session_id=self.session_id, first_turn=batch[0].index,
+                                last_turn=batch[-1].index, extractor=self.extractor.name,
+                                tokens_before=fixed + sum(n for _, n in raw))
+
+    def _failed(self, state: ConversationState, raw: list[tuple[Turn, int]],
+                batch: list[Turn], exc: Exception) -> tuple[CompactionRecord, None]:
+        """Log a failed extraction; the turns stay unfolded, retried after an exchange."""
+        record = self._before(state, raw, batch)
+        record.error = f"{type(exc).__name__}: {exc}"[:500]
+        record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
+        record.completion_tokens = getattr(exc, "completion_tokens", 0)
+        record.tokens_after = record.tokens_before
+        self.store.log(record)
+        self._retry_at = self._last + _RETRY_AFTER_TURNS
+        log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
+                    "unfolded and are retried at the next fold", batch[0].index,
+                    batch[-1].index, record.error)
+        return record, None
+
+    def _land(self, state: ConversationState, raw: list[tuple[Turn, int]],
+              batch: list[Turn], extraction: Extraction) -> tuple[CompactionRecord, Any]:
+        """Fold the extraction and save it (version-checked); reads ``self`` only for its
+        settings, so it runs in any thread. Returns the record and (new state, block)."""
+        through = batch[-1].index
+        record = self._before(state, raw, batch)
         new, stats = fold_report(state, extraction.delta, {t.index: t for t in batch})
         new.version = state.version + 1
         new.folded_through = through

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import instructor
-from openai import OpenAI
+from openai import AsyncOpenAI, OpenAI
 
 from ..delta import StateDelta
 from ..errors import ConfigError, ExtractionError
@@ -70,6 +70,7 @@ class LLMExtractor:
         self.timeout, self.max_retries = float(timeout), max_retries
         self.temperature, self.max_tokens = temperature, max_tokens
         self.response_model = response_model
+        self._async_client: AsyncOpenAI | None = None
         self.client = client or OpenAI(
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
@@ -100,29 +101,31 @@ class LLMExtractor:
         """Ask the model once (with retries); raise ExtractionError if it never validates.
 
         The reply must validate as ``delta_model`` (default: ``response_model``)."""
-        usage = {"prompt": 0, "completion": 0}
-
-        def count(response: Any) -> None:
-            u = getattr(response, "usage", None)
-            if u is not None:
-                usage["prompt"] += u.prompt_tokens or 0
-                usage["completion"] += u.completion_tokens or 0
-
-        client = instructor.from_openai(self.client, mode=MODES[self.mode])
-        client.on("completion:response", count)
+        call = _Call(self, turns, index, delta_model)
         try:
-            delta = client.chat.completions.create(
-                model=self.model, response_model=delta_model or self.response_model,
-                messages=self.request(turns, index, delta_model),  # type: ignore[arg-type]
-                max_retries=self.max_retries, timeout=self.timeout,
-                temperature=self.temperature, max_tokens=self.max_tokens)
+            delta = call.client(self.client).chat.completions.create(**call.kwargs)
         except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
-            cause = exc.__cause__ or exc
-            err = ExtractionError(f"{type(cause).__name__}: {cause}"[:400])
-            err.prompt_tokens, err.completion_tokens = usage["prompt"], usage["completion"]
-            raise err from exc
-        return Extraction(delta=delta, extractor=self.name, prompt_tokens=usage["prompt"],
-                          completion_tokens=usage["completion"], model=self.model)
+            raise call.error(exc) from exc
+        return call.result(delta)
+
+    async def apropose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                       delta_model: type[StateDelta] | None = None) -> Extraction:
+        """``propose`` with the async OpenAI client, for event loops."""
+        call = _Call(self, turns, index, delta_model)
+        try:
+            delta = await call.client(self.async_client).chat.completions.create(**call.kwargs)
+        except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
+            raise call.error(exc) from exc
+        return call.result(delta)
+
+    @property
+    def async_client(self) -> AsyncOpenAI:
+        """An ``openai.AsyncOpenAI`` for the same endpoint, made on first use."""
+        if self._async_client is None:
+            self._async_client = AsyncOpenAI(
+                base_url=str(self.client.base_url), api_key=self.client.api_key,
+                timeout=self.timeout, max_retries=self.max_retries)
+        return self._async_client
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] | None = None) -> Extraction:
@@ -132,6 +135,51 @@ class LLMExtractor:
         except ExtractionError as err:
             ruled = RuleExtractor().extract(turns, index, delta_model or StateDelta)
             return fall_back(self, err, ruled)
+
+    async def aextract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                       delta_model: type[StateDelta] | None = None) -> Extraction:
+        """``extract`` with the async client."""
+        try:
+            return await self.apropose(turns, index, delta_model)
+        except ExtractionError as err:
+            ruled = RuleExtractor().extract(turns, index, delta_model or StateDelta)
+            return fall_back(self, err, ruled)
+
+
+class _Call:
+    """One extraction request: its arguments, its token usage, its result or error."""
+
+    def __init__(self, llm: LLMExtractor, turns: Sequence[Turn],
+                 index: Sequence[IndexEntry], delta_model: type[StateDelta] | None):
+        self.llm = llm
+        self.prompt = self.completion = 0
+        self.kwargs = {
+            "model": llm.model, "response_model": delta_model or llm.response_model,
+            "messages": llm.request(turns, index, delta_model),
+            "max_retries": llm.max_retries, "timeout": llm.timeout,
+            "temperature": llm.temperature, "max_tokens": llm.max_tokens}
+
+    def client(self, openai_client: Any) -> Any:
+        """instructor around ``openai_client``, counting the usage of every reply."""
+        patched = instructor.from_openai(openai_client, mode=MODES[self.llm.mode])
+        patched.on("completion:response", self._count)
+        return patched
+
+    def _count(self, response: Any) -> None:
+        u = getattr(response, "usage", None)
+        if u is not None:
+            self.prompt += u.prompt_tokens or 0
+            self.completion += u.completion_tokens or 0
+
+    def error(self, exc: Exception) -> ExtractionError:
+        cause = exc.__cause__ or exc
+        err = ExtractionError(f"{type(cause).__name__}: {cause}"[:400])
+        err.prompt_tokens, err.completion_tokens = self.prompt, self.completion
+        return err
+
+    def result(self, delta: StateDelta) -> Extraction:
+        return Extraction(delta=delta, extractor=self.llm.name, prompt_tokens=self.prompt,
+                          completion_tokens=self.completion, model=self.llm.model)
 
 
 _SECTION = {"open_tasks": "task", "goals": "goal"}
@@ -161,13 +209,29 @@ class HybridExtractor:
             proposed = self.llm.propose(turns, index, delta_model)
         except ExtractionError as err:
             return fall_back(self.llm, err, ruled)
+        return self._merge(ruled, proposed)
+
+    async def aextract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                       delta_model: type[StateDelta] = StateDelta) -> Extraction:
+        """``extract`` with the LLM's async client."""
+        ruled = self.rules.extract(turns, index, delta_model)
+        try:
+            proposed = await self.llm.apropose(turns, index, delta_model)
+        except ExtractionError as err:
+            return fall_back(self.llm, err, ruled)
+        return self._merge(ruled, proposed)
+
+    @staticmethod
+    def _merge(ruled: Extraction, proposed: Extraction) -> Extraction:
+        """The LLM's delta with the rules' anchors added (and the rules' values for fields
+        the LLM left empty)."""
         update = {"anchors": ruled.delta.anchors + proposed.delta.anchors,
                   "language": ruled.delta.language or proposed.delta.language}
         for name in type(ruled.delta).model_fields.keys() - StateDelta.model_fields.keys():
             if getattr(proposed.delta, name) in (None, []):  # the rules' cue, if the LLM
                 update[name] = getattr(ruled.delta, name)   # left a field empty
         delta = proposed.delta.model_copy(update=update)
-        return Extraction(delta=delta, extractor=self.name,
+        return Extraction(delta=delta, extractor=HybridExtractor.name,
                           prompt_tokens=proposed.prompt_tokens,
                           completion_tokens=proposed.completion_tokens, model=proposed.model)
 
