@@ -21,6 +21,7 @@ def tiny() -> dict:
     for i in range(1, 15):
         turns.append({"idx": i, "speaker": "system" if i % 2 else "user",
                       "text": f"第{i}轮：{FILLER}。"})
+    turns[14]["text"] = "电话是多少？营业时间呢"
     turns.append({"idx": 15, "speaker": "system", "text": "好的，下午3点给您回电。"})
     return {
         "id": "tiny-1", "language": "zh", "turns": turns,
@@ -37,6 +38,8 @@ def tiny() -> dict:
             "sentiment": {"per_user_turn": [
                 {"turn": 0, "label": "neutral"}, {"turn": 2, "label": "satisfied"}]},
         },
+        # turn 14 asks two things; only the phone is a gold open question at turn 14
+        "state_by_turn": [{"turn": 14, "open_tasks": [{"slot": "电话"}]}],
     }
 
 
@@ -66,6 +69,9 @@ def test_exact_scores_for_every_method(tmp_path: Path) -> None:
         assert s[method]["constraint_retention"] == 0.0
         assert s[method]["decision_recall"] == 1.0
     assert s["convstate"]["duplicates"] == 0 and s["convstate"]["rejected_anchors"] == 0
+    # at turn 14 two questions are open, one of them the gold one
+    assert s["convstate"]["open_task_precision"] == 0.5
+    assert s["convstate"]["open_task_recall"] == 1.0
     # sentiment: the lexicon reads turn 0 as neutral (right) and turn 2's thanks as positive
     assert s["convstate"]["sentiment_accuracy"] == 1.0
     assert s["convstate"]["sentiment_macro_f1"] == 1.0

@@ -145,3 +145,11 @@ def test_sentiment_trend_and_older_readings() -> None:
 def test_watermark_follows_the_folded_turns() -> None:
     state = fold(ConversationState(), StateDelta(), sources(TURNS[:2]))
     assert state.folded_through == 1
+
+
+def test_a_request_must_come_from_a_user_turn() -> None:
+    from convstate.delta import NewRequest
+    delta = StateDelta(requests=[NewRequest(text="好的，我会为您加急处理", turns=[1]),
+                                 NewRequest(text="我要退款", turns=[2])])
+    state, stats = fold_report(ConversationState(), delta, sources(TURNS))
+    assert [r.text for r in state.requests] == ["我要退款"] and stats.rejected == 1

@@ -145,3 +145,21 @@ def test_language_detection() -> None:
     assert detect_language("我要退款 please") == "zh"
     assert detect_language("I want a refund") == "en"
     assert detect_language("123 !!") is None
+
+
+def test_user_questions_are_requests_closed_by_the_answer() -> None:
+    s = extract(("user", "你好，请问酒店的电话是多少？营业时间呢"),
+                ("assistant", "电话是010-81528822。"),
+                ("user", "What is the phone number? Where is it located"),
+                ("assistant", "It is 415-346-2356."))
+    assert [(r.text, r.status) for r in s.requests] == [
+        ("营业时间呢", "open"), ("请问酒店的电话是多少？", "answered"),
+        ("What is the phone number?", "answered"), ("Where is it located", "open")]
+    assert all(r.speaker == "user" for r in s.requests)
+    # across folds the answer closes the question by its id
+    first = make_turns(("user", "退款什么时候到账？"))
+    state = fold(ConversationState(), RuleExtractor().extract(first, []).delta, sources(first))
+    later = make_turns(("assistant", "退款一般1到3个工作日到账。"), start=1)
+    delta = RuleExtractor().extract(later, state.index()).delta
+    assert [(u.id, u.status) for u in delta.updates] == [("Q1", "answered")]
+    assert fold(state, delta, sources(later)).requests[0].status == "answered"

@@ -272,7 +272,8 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
     table = Table(title=f"{args.data.name}: {len(dialogues)} dialogues, window {args.window}, "
                         f"extractor {args.extractor}")
     metrics = ("anchor_retention", "anchor_retention_early", "constraint_retention",
-               "decision_recall", "context_tokens", "history_tokens",
+               "decision_recall", "open_task_precision", "open_task_recall",
+               "context_tokens", "history_tokens",
                "extractor_prompt_tokens", "duplicates", "rejected_anchors",
                "sentiment_accuracy", "sentiment_macro_f1")
     table.add_column("metric")

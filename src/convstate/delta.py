@@ -59,6 +59,13 @@ class NewTask(_New):
     status: Literal["open", "done", "cancelled"] = "open"
 
 
+class NewRequest(_New):
+    """A question or ask of the user's, in a user turn."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    status: Literal["open", "answered", "dropped"] = "open"
+
+
 class NewAnchor(_New):
     """An exact value, copied verbatim from a turn it cites."""
 
@@ -73,7 +80,8 @@ class ItemUpdate(BaseModel):
     """A change to an existing item, by the id the extractor was shown."""
 
     id: str
-    status: Literal["achieved", "abandoned", "done", "cancelled", "superseded"]
+    status: Literal["achieved", "abandoned", "done", "cancelled", "superseded", "answered",
+                    "dropped"]
     turn: int = Field(description="The turn that shows the change.")
 
 
@@ -92,6 +100,7 @@ class StateDelta(BaseModel):
     language: Literal["zh", "en"] | None = None
     anchors: list[NewAnchor] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_tasks: list[NewTask] = Field(default_factory=list, max_length=MAX_ITEMS)
+    requests: list[NewRequest] = Field(default_factory=list, max_length=MAX_ITEMS)
     goals: list[NewGoal] = Field(default_factory=list, max_length=MAX_ITEMS)
     decisions: list[NewDecision] = Field(default_factory=list, max_length=MAX_ITEMS)
     preferences: list[NewPreference] = Field(default_factory=list, max_length=MAX_ITEMS)
@@ -104,6 +113,7 @@ class StateDelta(BaseModel):
             language=self.language or other.language,
             anchors=self.anchors + other.anchors,
             open_tasks=self.open_tasks + other.open_tasks,
+            requests=self.requests + other.requests,
             goals=self.goals + other.goals,
             decisions=self.decisions + other.decisions,
             preferences=self.preferences + other.preferences,

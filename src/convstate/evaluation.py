@@ -24,7 +24,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from .errors import ConvStateError
-from .extract.rules import sentiment_of
+from .extract.rules import RuleExtractor, sentiment_of
+from .fold import fold
 from .memory import ConversationMemory
 from .normalize import normalize
 from .state import SECTIONS, ConversationState
@@ -332,6 +333,54 @@ def duplicates(state: ConversationState) -> int:
     return n
 
 
+def gold_open_tasks(d: Dialogue) -> dict[int, set[str]]:
+    """Per user turn, the slots the user asked about that are still unanswered
+    (CrossWOZ: ``open_tasks[].slot``; SGD: ``requested_slots``)."""
+    out: dict[int, set[str]] = {}
+    for row in d.state_by_turn or []:
+        turn = row.get("turn")
+        if not isinstance(turn, int):
+            continue
+        slots = {t.get("slot") for t in row.get("open_tasks") or [] if isinstance(t, dict)}
+        slots |= set(row.get("requested_slots") or [])
+        if "open_tasks" in row or "requested_slots" in row:
+            out.setdefault(turn, set()).update(s for s in slots if isinstance(s, str) and s)
+    return out
+
+
+def _slot_words(slot: str) -> list[str]:
+    """How a slot shows in a question: its English words ('phone_number' -> phone,
+    number), or the slot itself and its character pairs ('营业时间' -> 营业, 业时, 时间)."""
+    if slot.isascii():
+        return [w for w in slot.lower().replace("-", "_").split("_") if len(w) >= 4] or [slot]
+    return [slot] + [slot[i:i + 2] for i in range(len(slot) - 1)]
+
+
+def open_task_counts(d: Dialogue) -> tuple[int, int, int, int]:
+    """Open questions the rule extractor tracks against the per-turn gold: (predicted that
+    match a gold slot, predicted, gold slots matched, gold slots), summed over user turns.
+    At each gold turn the turns so far are extracted and folded afresh, so this scores
+    the tracking itself, not how far the window has folded."""
+    gold = gold_open_tasks(d)
+    turns = [Turn(index=t.idx, role=_message(t)["role"], content=t.text) for t in d.turns]
+    counts = [0, 0, 0, 0]
+    for at, slots in sorted(gold.items()):
+        seen = [t for t in turns if t.index <= at]
+        if not seen:
+            continue
+        delta = RuleExtractor().extract(seen, []).delta
+        state = fold(ConversationState(), delta, {t.index: t for t in seen})
+        open_texts = [r.text.lower() for r in state.requests if r.status == "open"]
+        words = {s: _slot_words(s) for s in slots}
+        counts[0] += sum(any(w.lower() in text for ws in words.values() for w in ws)
+                         for text in open_texts)
+        counts[1] += len(open_texts)
+        counts[2] += sum(any(w.lower() in text for w in ws for text in open_texts)
+                         for ws in words.values())
+        counts[3] += len(slots)
+    return counts[0], counts[1], counts[2], counts[3]
+
+
 _GOLD_SENTIMENT = {"dissatisfied": "negative", "neutral": "neutral", "satisfied": "positive"}
 
 
@@ -439,6 +488,12 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
                         "extractor_prompt_tokens"):
                 sums[m.name][key] += extra.get(key, 0)
             sums[m.name]["history_tokens"] += history
+        tasks = open_task_counts(d)
+        for key, value in zip(("open_hits", "open_predicted", "open_found", "open_gold"),
+                              tasks, strict=True):
+            sums["convstate"][key] += value
+        if tasks[1] or tasks[3]:
+            row["methods"]["convstate"] |= _open_scores(*tasks)
         pairs = sentiment_pairs(d)
         sentiment += pairs
         if pairs:
@@ -458,12 +513,20 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
         if name == "convstate":
             s["duplicates"] = sums[name]["duplicates"]
             s["rejected_anchors"] = sums[name]["rejected_anchors"]
+            c = sums[name]
+            s |= _open_scores(c["open_hits"], c["open_predicted"], c["open_found"],
+                              c["open_gold"])
             s["sentiment_accuracy"] = _accuracy(sentiment)
             s["sentiment_macro_f1"] = macro_f1(sentiment)
         summary[name] = s
     return {"config": cfg.__dict__ | {"summarizer": cfg.llm_model if cfg.llm_url
                                       else "extractive"},
             "summary": summary, "dialogues": results}
+
+
+def _open_scores(hits: int, predicted: int, found: int, gold: int) -> dict[str, Any]:
+    return {"open_task_precision": round(hits / predicted, 4) if predicted else None,
+            "open_task_recall": round(found / gold, 4) if gold else None}
 
 
 def _accuracy(pairs: Sequence[tuple[str, str]]) -> float | None:

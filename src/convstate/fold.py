@@ -23,6 +23,7 @@ from .state import (
     Item,
     OpenTask,
     Preference,
+    Request,
     Sentiment,
 )
 from .turns import Turn
@@ -33,6 +34,7 @@ SINGLE_VALUED_KEYS = frozenset({"phone", "email", "address", "budget", "account"
 _UPDATE_STATUSES = {
     "goals": {"achieved", "abandoned"},
     "open_tasks": {"done", "cancelled"},
+    "requests": {"answered", "dropped"},
     "anchors": {"superseded"},
     "decisions": {"superseded"},
     "preferences": {"superseded"},
@@ -88,6 +90,13 @@ def fold_report(state: ConversationState, delta: StateDelta,
                           key=f"{t.owner}:{normalize(t.text)}", owner=t.owner)
         if item is not None and t.status != "open" and item.status == "open":
             item.status, item.closed_turn = t.status, max(_cited(t.turns, sources))
+    for r in sorted(delta.requests, key=_order):
+        if not any(sources[i].role == "user" for i in r.turns if i in sources):
+            stats.reject(f"a request must come from a user turn: {r.text[:40]!r}")
+            continue
+        item = _fold_text(new, "requests", r.text, r.turns, sources, stats, Request)
+        if item is not None and r.status != "open" and item.status == "open":
+            item.status, item.closed_turn = r.status, max(_cited(r.turns, sources))
     for g in sorted(delta.goals, key=_order):
         item = _fold_text(new, "goals", g.text, g.turns, sources, stats, Goal)
         if item is not None and g.status != "active":
@@ -214,7 +223,7 @@ def _apply_update(state: ConversationState, item_id: str, status: str, turn: int
     if item.status == status:
         return
     item.status = status  # type: ignore[attr-defined]
-    if isinstance(item, OpenTask):
+    if isinstance(item, OpenTask | Request):
         item.closed_turn = turn
     if isinstance(item, Anchor):
         item.superseded_turn = turn

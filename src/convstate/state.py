@@ -64,6 +64,14 @@ class OpenTask(Item):
     closed_turn: int | None = None
 
 
+class Request(Item):
+    """Something the user asked for that may still be unanswered ("电话是多少？")."""
+
+    text: str
+    status: Literal["open", "answered", "dropped"] = "open"
+    closed_turn: int | None = None
+
+
 class Anchor(Item):
     """An exact value: an id, a number, a hard or negative constraint. Kept verbatim."""
 
@@ -127,8 +135,9 @@ class StateDiff(BaseModel):
         return not (self.added or self.changed or self.fields or self.sentiment)
 
 
-SECTIONS: tuple[str, ...] = ("anchors", "open_tasks", "goals", "decisions", "preferences")
-ID_PREFIX = {"anchors": "A", "open_tasks": "T", "goals": "G", "decisions": "D",
+SECTIONS: tuple[str, ...] = ("anchors", "open_tasks", "requests", "goals", "decisions",
+                             "preferences")
+ID_PREFIX = {"anchors": "A", "open_tasks": "T", "requests": "Q", "goals": "G", "decisions": "D",
              "preferences": "P"}
 
 
@@ -146,6 +155,8 @@ class ConversationState(BaseModel):
     preferences: list[Preference] = Field(default_factory=list)
     decisions: list[Decision] = Field(default_factory=list)
     open_tasks: list[OpenTask] = Field(default_factory=list)
+    requests: list[Request] = Field(
+        default_factory=list, description="The user's questions and asks, open or answered.")
     anchors: list[Anchor] = Field(default_factory=list)
     sentiment: Sentiment | None = None
     field_log: list[FieldEvent] = Field(

@@ -36,7 +36,8 @@ recorded, by id.
 Return: anchors (order ids, phones, emails, amounts, dates, times, addresses; the \
 user's hard and negative constraints), each value copied verbatim from a turn it cites; \
 goals, decisions, preferences; open_tasks with owner (an assistant task only from the \
-assistant's words); updates (an OPEN id -> done, cancelled, achieved or abandoned); \
+assistant's words); requests (the user's questions and asks); updates (an OPEN id -> \
+done, cancelled, achieved, abandoned, or answered for a question); \
 sentiment (the user's mood). Write in the conversation's language."""
 INDEX_LIMIT = 30  # newest open items shown to the model
 
@@ -82,7 +83,7 @@ class LLMExtractor:
         fields, if any), then the turns as quoted lines and the open items by id."""
         lines = [f"[{t.index}] {t.role}: {_quote(t.text)}" for t in turns]
         # Only what an update can act on: open tasks and active goals, not the state.
-        live = [e for e in index if e.section in ("open_tasks", "goals")][-INDEX_LIMIT:]
+        live = [e for e in index if e.section in _SECTION][-INDEX_LIMIT:]
         ids = [f"{e.id} {e.owner or 'user'} {_SECTION[e.section]}: {_quote(e.text)}"
                for e in live]
         text = "TURNS:\n" + "\n".join(lines)
@@ -182,7 +183,7 @@ class _Call:
                           completion_tokens=self.completion, model=self.llm.model)
 
 
-_SECTION = {"open_tasks": "task", "goals": "goal"}
+_SECTION = {"open_tasks": "task", "requests": "question", "goals": "goal"}
 
 
 def _quote(text: str) -> str:

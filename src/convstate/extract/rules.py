@@ -19,6 +19,7 @@ from ..delta import (
     NewDecision,
     NewGoal,
     NewPreference,
+    NewRequest,
     NewSentiment,
     NewTask,
     StateDelta,
@@ -123,6 +124,10 @@ DECISION = re.compile(
     r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|选择了?"
     r"|\b(?:let'?s go with|let'?s do|confirmed|I confirm|agreed|I agree|we'?ll go with"
     r"|I'?ll take|I'?ll go with|deal|sounds good|go ahead)\b", _I)
+ASKS = re.compile(  # a question without a question mark (common in chat)
+    r"请问|多少|什么|哪里|哪儿|哪个|哪些|几点|几个|是否|有没有|能不能|可不可以|怎么|如何|吗\s*$"
+    r"|^(?:what|where|when|which|who|how|is there|are there|can you|could you|do you|does)\b",
+    _I)
 QUESTION = re.compile(r"[?？]\s*$|[吗么呢]\s*[？?。]?\s*$")
 
 # Sentiment lexicon: (pattern, weight). Negative phrases are matched first and masked,
@@ -172,6 +177,7 @@ class RuleExtractor:
         """
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
+        open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
         for turn in turns:
             anchors = find_anchors(turn)
             delta.anchors.extend(anchors)
@@ -179,6 +185,8 @@ class RuleExtractor:
                 self._clause(clause, delta, open_tasks)
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
+            elif turn.role == "assistant" and turn.content and not QUESTION.search(turn.content):
+                _answer_requests(turn, {a.kind for a in anchors}, delta, open_requests)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
@@ -188,7 +196,9 @@ class RuleExtractor:
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         if role == "user":
-            if NEGATIVE.search(text):
+            if (QUESTION.search(text) or ASKS.search(text)) and not NEGATIVE.search(text):
+                delta.requests.append(NewRequest(text=text, turns=at))
+            elif NEGATIVE.search(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
             elif CONSTRAINT.search(text) and not _budget_amount(c.turn, text):
@@ -346,6 +356,31 @@ def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, Fie
             if hits:
                 out[name] = FieldValue[Any](value=max(hits)[1], turns=[turn.index])
     return out
+
+
+_QWORDS = re.compile(r"请问|多少|什么|哪里|哪个|哪些|是否|有没有|能不能|一下|是不是|呢|吗|"
+                     r"\b(?:what|where|when|which|how|the|is|are|can|could|you|your)\b", _I)
+
+
+def _answer_requests(turn: Turn, kinds: set[str], delta: StateDelta, index: list[IndexEntry]
+                     ) -> None:
+    """An assistant turn answers the open questions it shares a content word with, or
+    whose value it gives (a phone number for "电话是多少")."""
+    words = _keywords(_QWORDS.sub(" ", turn.content or ""))
+    asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
+
+    def answers(text: str) -> bool:
+        return bool(words & _keywords(_QWORDS.sub(" ", text))) or \
+            any(p.search(text) for p in asked)
+
+    for request in delta.requests:
+        if request.status == "open" and answers(request.text):
+            request.status = "answered"
+            request.turns.append(turn.index)
+    done_ids = {u.id for u in delta.updates}
+    for entry in index:
+        if entry.id not in done_ids and answers(entry.text):
+            delta.updates.append(ItemUpdate(id=entry.id, status="answered", turn=turn.index))
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
