@@ -23,6 +23,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from .baselines import (
+    SYSTEM_PROMPT,
+    Convstate,
+    Method,
+    RollingSummary,
+    SlidingWindow,
+    Truncation,
+    extractive_summarizer,
+    llm_summarizer,
+)
 from .errors import ConvStateError
 from .extract.rules import RuleExtractor, sentiment_of
 from .fold import fold
@@ -32,10 +42,8 @@ from .state import SECTIONS, ConversationState
 from .store.sqlite import InMemoryStore
 from .tokens import TokenCounter
 from .turns import Turn
-from .window import Slot, WindowPolicy, plan_expiry
 
 METHODS = ("convstate", "truncation", "sliding_window", "rolling_summary")
-SYSTEM_PROMPT = "You are a helpful assistant."
 
 
 class DataError(ConvStateError, ValueError):
@@ -124,146 +132,8 @@ def load_dialogues(path: str | Path, limit: int | None = None) -> list[Dialogue]
     return out
 
 
-# -- the methods -----------------------------------------------------------------------
-
-
 def _message(t: DataTurn) -> dict[str, str]:
     return {"role": "user" if t.speaker == "user" else "assistant", "content": t.text}
-
-
-def _fit(head: list[dict[str, Any]], turns: list[dict[str, Any]], budget: int,
-         counter: TokenCounter) -> list[dict[str, Any]]:
-    """``head`` + the newest ``turns`` that fit in ``budget`` tokens."""
-    used = counter.messages(head)
-    kept: list[dict[str, Any]] = []
-    for m in reversed(turns):
-        cost = counter.message(m)
-        if used + cost > budget:
-            break
-        kept.insert(0, m)
-        used += cost
-    return head + kept
-
-
-class Method:
-    """A way to build a context from a growing conversation."""
-
-    name = ""
-
-    def add(self, message: dict[str, Any]) -> None:
-        raise NotImplementedError
-
-    def context(self) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-
-class Truncation(Method):
-    name = "truncation"
-
-    def __init__(self, budget: int, counter: TokenCounter):
-        self.budget, self.counter, self.turns = budget, counter, []
-
-    def add(self, message: dict[str, Any]) -> None:
-        self.turns.append(message)
-
-    def context(self) -> list[dict[str, Any]]:
-        return _fit([{"role": "system", "content": SYSTEM_PROMPT}], self.turns, self.budget,
-                    self.counter)
-
-
-class SlidingWindow(Truncation):
-    name = "sliding_window"
-
-    def __init__(self, budget: int, counter: TokenCounter, k: int):
-        super().__init__(budget, counter)
-        self.k = k
-
-    def context(self) -> list[dict[str, Any]]:
-        return _fit([{"role": "system", "content": SYSTEM_PROMPT}], self.turns[-self.k:],
-                    self.budget, self.counter)
-
-
-Summarizer = Callable[[str, list[dict[str, Any]], int], str]
-
-
-def extractive_summarizer(counter: TokenCounter) -> Summarizer:
-    """Deterministic: the previous summary + each turn's first clause, cut to the budget
-    from the front (what is oldest is lost first, as in a summary of a summary)."""
-    def summarize(previous: str, turns: list[dict[str, Any]], budget: int) -> str:
-        lines = [previous] if previous else []
-        for m in turns:
-            first = m["content"].replace("\n", " ").split("。")[0].split(". ")[0][:120]
-            lines.append(f"{m['role']}: {first}")
-        text = "\n".join(lines)
-        while counter.count(text) > budget and "\n" in text:
-            text = text.split("\n", 1)[1]
-        return counter.truncate(text, budget)
-    return summarize
-
-
-def llm_summarizer(base_url: str, model: str) -> Summarizer:
-    """An OpenAI-compatible model re-summarizing its previous summary with new turns."""
-    from openai import OpenAI
-
-    client = OpenAI(base_url=base_url, api_key="not-needed", timeout=120, max_retries=1)
-
-    def summarize(previous: str, turns: list[dict[str, Any]], budget: int) -> str:
-        convo = "\n".join(f"{m['role']}: {m['content']}" for m in turns)
-        reply = client.chat.completions.create(model=model, temperature=0, max_tokens=budget,
-                                               messages=[{"role": "user", "content": (
-            "Update the summary of this conversation with the new turns. Keep every exact "
-            f"value.\nSummary so far:\n{previous or '(none)'}\nNew turns:\n{convo}")}])
-        return reply.choices[0].message.content or ""
-    return summarize
-
-
-class RollingSummary(Method):
-    name = "rolling_summary"
-
-    def __init__(self, policy: WindowPolicy, counter: TokenCounter, summarizer: Summarizer,
-                 summary_budget: int):
-        self.policy, self.counter, self.summarize = policy, counter, summarizer
-        self.summary_budget = summary_budget
-        self.summary, self.raw = "", []  # raw: (index, message, tokens)
-        self.next_index = 0
-        self.prompt_tokens = 0
-
-    def add(self, message: dict[str, Any]) -> None:
-        self.raw.append((self.next_index, message, self.counter.message(message)))
-        self.next_index += 1
-
-    def _head(self) -> list[dict[str, Any]]:
-        head = [{"role": "system", "content": SYSTEM_PROMPT}]
-        if self.summary:
-            head.append({"role": "system", "content": "Summary of the earlier conversation:\n"
-                         + self.summary})
-        return head
-
-    def context(self) -> list[dict[str, Any]]:
-        fixed = self.counter.messages(self._head())
-        slots = [Slot(i, m["role"], n) for i, m, n in self.raw]
-        through = plan_expiry(fixed, slots, self.policy)
-        if through is not None:
-            batch = [m for i, m, _ in self.raw if i <= through]
-            self.prompt_tokens += self.counter.count(self.summary) + sum(
-                n for i, _, n in self.raw if i <= through)
-            self.summary = self.summarize(self.summary, batch, self.summary_budget)
-            self.raw = [r for r in self.raw if r[0] > through]
-        return _fit(self._head(), [m for _, m, _ in self.raw], self.policy.budget,
-                    self.counter)
-
-
-class Convstate(Method):
-    name = "convstate"
-
-    def __init__(self, memory: ConversationMemory):
-        self.mem = memory
-
-    def add(self, message: dict[str, Any]) -> None:
-        self.mem.add_message(message)
-
-    def context(self) -> list[dict[str, Any]]:
-        return self.mem.context()
 
 
 # -- scoring ---------------------------------------------------------------------------
