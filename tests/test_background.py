@@ -125,6 +125,7 @@ def test_async_folds_use_the_async_openai_client() -> None:
                 await mem.aadd_message(m)
                 await mem.acontext()
             await mem.acompact()
+            await mem.aclose()
             return mem
 
         mem = asyncio.run(chat())
@@ -156,6 +157,7 @@ def test_async_background_fold_runs_as_a_task() -> None:
             server.gate.set()
             await mem.await_fold()
             await mem.acontext()
+            await mem.aclose()
             return during, len(server.bodies), mem
 
         during, requests, mem = asyncio.run(chat())

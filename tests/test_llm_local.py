@@ -132,6 +132,7 @@ def test_the_async_path_over_http(url: str) -> None:
             await mem.aadd_message(m)
             await mem.acontext()
         await mem.acompact()
+        await mem.aclose()
         return mem
 
     mem = asyncio.run(chat())

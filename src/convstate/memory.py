@@ -249,6 +249,14 @@ class ConversationMemory:
             replace(self.policy, keep_recent_turns=keep_recent_turns)
         return await self._afold_due(force=True, policy=policy)
 
+    async def aclose(self) -> None:
+        """Wait for a background fold, close the extractor's async client, then ``close``."""
+        await self.await_fold()
+        aclose = getattr(self.extractor, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        await asyncio.to_thread(self.close)
+
     async def await_fold(self) -> None:
         """Wait for a background fold task started by ``acontext`` (``wait`` for threads)."""
         if self._task is not None:

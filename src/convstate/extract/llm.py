@@ -119,6 +119,12 @@ class LLMExtractor:
             raise call.error(exc) from exc
         return call.result(delta)
 
+    async def aclose(self) -> None:
+        """Close the async client (its connections belong to the running event loop)."""
+        if self._async_client is not None:
+            await self._async_client.close()
+            self._async_client = None
+
     @property
     def async_client(self) -> AsyncOpenAI:
         """An ``openai.AsyncOpenAI`` for the same endpoint, made on first use."""
@@ -221,6 +227,9 @@ class HybridExtractor:
         except ExtractionError as err:
             return fall_back(self.llm, err, ruled)
         return self._merge(ruled, proposed)
+
+    async def aclose(self) -> None:
+        await self.llm.aclose()
 
     @staticmethod
     def _merge(ruled: Extraction, proposed: Extraction) -> Extraction:
