@@ -44,6 +44,8 @@ def test_demo_in_english() -> None:
     assert out.returncode == 0, out.stderr
     assert "<conversation_state" in out.stdout and "SR-20240315-889" in out.stdout
     assert "(628) 555-0199" in out.stdout
+    text = run("demo", "--lang", "en").stdout
+    assert '- [assistant] "' in text  # printed as data: rich reads no markup in the block
 
 
 def test_compress_json_and_jsonl(tmp_path: Path) -> None:
@@ -96,6 +98,10 @@ def test_inspect_and_migrate(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     for text in ("48 turns", "state versions", "compaction log", "DD20240315889", "rules"):
         assert text in out.stdout
+    with ConversationMemory("markup", store=db, context_window=1000) as mem:
+        mem.add("user", "[bold red]not markup[/bold red] [assistant]")
+    out = run("inspect", "markup", "--store", str(db))
+    assert "[bold red]not markup[/bold red] [assistant]" in out.stdout
     bad = run("inspect", "nope", "--store", str(db))
     assert bad.returncode == 1 and "no turns for session" in bad.stderr
     assert run("inspect", "x", "--store", str(tmp_path / "missing.db")).returncode == 1

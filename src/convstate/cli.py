@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.text import Text
 
 from .delta import delta_model
 from .errors import ConfigError, ConvStateError
@@ -27,6 +28,11 @@ from .store import open_store
 from .store.base import CompactionRecord
 from .store.sqlite import InMemoryStore
 from .window import MIN_WINDOW
+
+
+def _console() -> Console:
+    # Turn text is data: rich must not read "[assistant]" or "[bold]" in it as markup.
+    return Console(highlight=False, markup=False)
 
 
 def load_demo(lang: str) -> dict[str, Any]:
@@ -45,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ConvStateError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        Console(stderr=True).print(Text("error: ", style="red") + Text(str(exc)),
+                                   highlight=False)
         return 1
 
 
@@ -135,7 +142,7 @@ def _serve_local(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None) -> int:
-    out = Console(highlight=False)
+    out = _console()
     extractor: Extractor = RuleExtractor()
     if base_url:
         logging.getLogger("instructor").setLevel(logging.CRITICAL)  # the log says it once
@@ -197,7 +204,7 @@ def _open(target: str, create: bool = False) -> Any:
 def _inspect(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    out = Console(highlight=False)
+    out = _console()
     store = _open(args.store)
     turns = store.turns(args.session)
     if not turns:
@@ -209,7 +216,8 @@ def _inspect(args: argparse.Namespace) -> int:
     for col in ("#", "role", "content", "folded"):
         table.add_column(col)
     for t in turns[-args.turns:]:
-        table.add_row(str(t.index), t.role, (t.text[:80] + "…") if len(t.text) > 80 else t.text,
+        table.add_row(str(t.index), t.role,
+                      Text((t.text[:80] + "…") if len(t.text) > 80 else t.text),
                       "yes" if t.index <= state.folded_through else "")
     out.print(table)
     versions = Table(title="state versions")
@@ -226,7 +234,7 @@ def _inspect(args: argparse.Namespace) -> int:
         log.add_row(f"#{r.first_turn}-#{r.last_turn}", r.extractor, str(r.version or "-"),
                     f"{r.tokens_before}->{r.tokens_after}", str(r.added), str(r.deduplicated),
                     str(r.rejected), f"{r.prompt_tokens}+{r.completion_tokens}",
-                    (r.error or r.notes or "")[:60])
+                    Text((r.error or r.notes or "")[:60]))
     out.print(log)
     out.rule("state")
     out.print(render(state))
@@ -254,7 +262,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
 
     from .evaluation import EvalConfig, evaluate, load_dialogues
 
-    out = Console(highlight=False)
+    out = _console()
     dialogues = load_dialogues(args.data, args.limit)
     windows = sorted({max(MIN_WINDOW, args.window // 2), args.window, args.window * 2}) \
         if args.plot else [args.window]
