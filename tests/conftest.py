@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 import pytest
 
-from convstate import Extraction, IndexEntry, RuleExtractor, StateDelta, Turn
+from convstate import (
+    ConversationMemory,
+    Extraction,
+    IndexEntry,
+    RuleExtractor,
+    StateDelta,
+    Turn,
+)
 
 
 def make_turns(*rows: tuple[str, str], start: int = 0) -> list[Turn]:
@@ -35,6 +43,21 @@ class RecordingExtractor:
     @property
     def seen(self) -> list[int]:
         return [t.index for turns, _ in self.calls for t in turns]
+
+
+def replay_async(messages: Sequence[dict], **memory: object) -> ConversationMemory:
+    """Drive ``messages`` through ConversationMemory(**memory) with the async methods:
+    aadd_message + acontext per turn, then acompact and aclose."""
+    async def chat() -> ConversationMemory:
+        mem = ConversationMemory(**memory)  # type: ignore[arg-type]
+        for m in messages:
+            await mem.aadd_message(m)
+            await mem.acontext()
+        await mem.acompact()
+        await mem.aclose()
+        return mem
+
+    return asyncio.run(chat())
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from conftest import RecordingExtractor
+from conftest import RecordingExtractor, replay_async
 
 from convstate import ConversationMemory, InMemoryStore, SQLiteStore
 from convstate.cli import load_demo
@@ -117,18 +117,9 @@ def test_async_folds_use_the_async_openai_client() -> None:
 
     server = FakeOpenAI("ok")
     try:
-        async def chat() -> ConversationMemory:
-            mem = ConversationMemory("x", store=InMemoryStore(), context_window=700,
-                                     extractor=HybridExtractor(LLMExtractor(
-                                         base_url=server.base_url, model="m")))
-            for m in MESSAGES[:24]:
-                await mem.aadd_message(m)
-                await mem.acontext()
-            await mem.acompact()
-            await mem.aclose()
-            return mem
-
-        mem = asyncio.run(chat())
+        mem = replay_async(MESSAGES[:24], session_id="x", store=InMemoryStore(),
+                           context_window=700, extractor=HybridExtractor(LLMExtractor(
+                               base_url=server.base_url, model="m")))
         log = mem.compactions()
         assert log and all(r.extractor == "hybrid" and r.prompt_tokens == 100 for r in log)
         assert len(server.headers) == len(log)

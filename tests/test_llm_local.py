@@ -10,6 +10,7 @@ import os
 import urllib.request
 
 import pytest
+from conftest import replay_async
 from pydantic import Field
 
 from convstate import (
@@ -121,21 +122,10 @@ def test_a_custom_field_is_filled_over_http(url: str) -> None:
 
 
 def test_the_async_path_over_http(url: str) -> None:
-    import asyncio
-
     llm = LLMExtractor(base_url=url, model="local", timeout=120)
-
-    async def chat() -> ConversationMemory:
-        mem = ConversationMemory("async-real", store=InMemoryStore(), context_window=700,
-                                 extractor=HybridExtractor(llm))
-        for m in load_demo("en")["messages"][:20]:
-            await mem.aadd_message(m)
-            await mem.acontext()
-        await mem.acompact()
-        await mem.aclose()
-        return mem
-
-    mem = asyncio.run(chat())
+    mem = replay_async(load_demo("en")["messages"][:20], session_id="async-real",
+                       store=InMemoryStore(), context_window=700,
+                       extractor=HybridExtractor(llm))
     log = mem.compactions()
     assert log and all(r.error is None and r.model == "local" and r.prompt_tokens > 0
                        for r in log)

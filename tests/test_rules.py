@@ -68,6 +68,15 @@ def extract(*rows: tuple[str, str]):
     return fold(ConversationState(), delta, sources(turns))
 
 
+def fold_in_two(first: list[tuple[str, str]], later: list[tuple[str, str]]):
+    """Fold ``first``; extract ``later`` against the state's index. (delta, new state)"""
+    t1 = make_turns(*first)
+    state = fold(ConversationState(), RuleExtractor().extract(t1, []).delta, sources(t1))
+    t2 = make_turns(*later, start=len(t1))
+    delta = RuleExtractor().extract(t2, state.index()).delta
+    return delta, fold(state, delta, sources(t2))
+
+
 def test_zh_constraints_goals_tasks_decisions_sentiment() -> None:
     s = extract(
         ("user", "我要退款。我不要换货，只要退款。退款必须原路退回。"),
@@ -111,12 +120,10 @@ def test_completion_closes_the_task_in_the_same_batch_and_across_folds() -> None
     s = extract(("assistant", "我马上为您提交退款申请。"), ("assistant", "退款申请已经提交。"))
     assert [t.status for t in s.open_tasks] == ["done"]
     # across folds: the completion arrives later and refers to the task by id
-    first = make_turns(("assistant", "I will expedite your refund."))
-    state = fold(ConversationState(), RuleExtractor().extract(first, []).delta, sources(first))
-    later = make_turns(("assistant", "Your refund has been expedited."), start=1)
-    delta = RuleExtractor().extract(later, state.index()).delta
+    delta, state = fold_in_two([("assistant", "I will expedite your refund.")],
+                               [("assistant", "Your refund has been expedited.")])
     assert [(u.id, u.status) for u in delta.updates] == [("T1", "done")]
-    assert fold(state, delta, sources(later)).open_tasks[0].status == "done"
+    assert state.open_tasks[0].status == "done"
 
 
 def test_a_request_is_closed_by_the_value_it_asked_for() -> None:
@@ -157,9 +164,7 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
         ("What is the phone number?", "answered"), ("Where is it located", "open")]
     assert all(r.speaker == "user" for r in s.requests)
     # across folds the answer closes the question by its id
-    first = make_turns(("user", "退款什么时候到账？"))
-    state = fold(ConversationState(), RuleExtractor().extract(first, []).delta, sources(first))
-    later = make_turns(("assistant", "退款一般1到3个工作日到账。"), start=1)
-    delta = RuleExtractor().extract(later, state.index()).delta
+    delta, state = fold_in_two([("user", "退款什么时候到账？")],
+                               [("assistant", "退款一般1到3个工作日到账。")])
     assert [(u.id, u.status) for u in delta.updates] == [("Q1", "answered")]
-    assert fold(state, delta, sources(later)).requests[0].status == "answered"
+    assert state.requests[0].status == "answered"

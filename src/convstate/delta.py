@@ -107,20 +107,6 @@ class StateDelta(BaseModel):
     updates: list[ItemUpdate] = Field(default_factory=list, max_length=MAX_ITEMS)
     sentiment: NewSentiment | None = None
 
-    def merge(self, other: StateDelta) -> StateDelta:
-        """Both deltas' items in one (the fold deduplicates); ``other`` wins on sentiment."""
-        return StateDelta(
-            language=self.language or other.language,
-            anchors=self.anchors + other.anchors,
-            open_tasks=self.open_tasks + other.open_tasks,
-            requests=self.requests + other.requests,
-            goals=self.goals + other.goals,
-            decisions=self.decisions + other.decisions,
-            preferences=self.preferences + other.preferences,
-            updates=self.updates + other.updates,
-            sentiment=other.sentiment or self.sentiment,
-        )
-
 
 class FieldValue(BaseModel, Generic[T]):
     """A value for one of your own fields, and the turns that state it."""

@@ -176,6 +176,8 @@ def _type_name(tp: Any) -> str:
 
 def describe(value: Any) -> Any:
     """A field value as plain JSON data (for history, conflicts, rendering)."""
+    if isinstance(value, list):
+        return [describe(v) for v in value]
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, enum.Enum):

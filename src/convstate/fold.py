@@ -81,22 +81,17 @@ def fold_report(state: ConversationState, delta: StateDelta,
         _settle(new.anchors, lambda a, k=key: a.key == k, stats, turn_field=True)
 
     for t in sorted(delta.open_tasks, key=_order):
-        if t.owner == "assistant" and not any(
-            sources[i].role == "assistant" for i in t.turns if i in sources
-        ):
+        if t.owner == "assistant" and not _said_by("assistant", t.turns, sources):
             stats.reject(f"assistant task not said by the assistant: {t.text[:40]!r}")
             continue
-        item = _fold_text(new, "open_tasks", t.text, t.turns, sources, stats, OpenTask,
-                          key=f"{t.owner}:{normalize(t.text)}", owner=t.owner)
-        if item is not None and t.status != "open" and item.status == "open":
-            item.status, item.closed_turn = t.status, max(_cited(t.turns, sources))
+        _close(_fold_text(new, "open_tasks", t.text, t.turns, sources, stats, OpenTask,
+                          owner=t.owner), t.status, t.turns, sources)
     for r in sorted(delta.requests, key=_order):
-        if not any(sources[i].role == "user" for i in r.turns if i in sources):
+        if not _said_by("user", r.turns, sources):
             stats.reject(f"a request must come from a user turn: {r.text[:40]!r}")
             continue
-        item = _fold_text(new, "requests", r.text, r.turns, sources, stats, Request)
-        if item is not None and r.status != "open" and item.status == "open":
-            item.status, item.closed_turn = r.status, max(_cited(r.turns, sources))
+        _close(_fold_text(new, "requests", r.text, r.turns, sources, stats, Request),
+               r.status, r.turns, sources)
     for g in sorted(delta.goals, key=_order):
         item = _fold_text(new, "goals", g.text, g.turns, sources, stats, Goal)
         if item is not None and g.status != "active":
@@ -130,6 +125,16 @@ def _cited(turns: list[int], sources: Mapping[int, Turn]) -> list[int]:
     return sorted({i for i in turns if i in sources})
 
 
+def _said_by(role: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
+    return any(sources[i].role == role for i in turns if i in sources)
+
+
+def _close(item: Any, status: str, turns: list[int], sources: Mapping[int, Turn]) -> None:
+    """A task or request the delta already reports closed is closed at its last turn."""
+    if item is not None and status != "open" and item.status == "open":
+        item.status, item.closed_turn = status, max(_cited(turns, sources))
+
+
 def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, Turn],
                  stats: FoldStats) -> str | None:
     """Add or merge one anchor; reject it unless its value is verbatim in a cited turn."""
@@ -157,8 +162,9 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
 
 def _fold_text(state: ConversationState, section: str, text: str, turns_in: list[int],
                sources: Mapping[int, Turn], stats: FoldStats, cls: type[Item],
-               key: str | None = None, **extra: Any) -> Any:
-    """Add or merge one text item, deduplicated by its normalized text (or ``key``)."""
+               **extra: Any) -> Any:
+    """Add or merge one text item, deduplicated by its normalized text (and its owner:
+    the user's "send the photo" is not the assistant's)."""
     turns = _cited(turns_in, sources)
     text = text.strip()
     if len(text) > MAX_TEXT:  # bounded state: long texts keep a visible cut
@@ -167,10 +173,9 @@ def _fold_text(state: ConversationState, section: str, text: str, turns_in: list
         stats.reject(f"{section} item cites no folded turn: {text[:40]!r}")
         return None
     items = getattr(state, section)
-    key = key or normalize(text)
+    key = (extra.get("owner"), normalize(text))
     for old in items:
-        old_key = f"{old.owner}:{normalize(old.text)}" if section == "open_tasks" else None
-        if (old_key or normalize(old.text)) == key:
+        if (getattr(old, "owner", None), normalize(old.text)) == key:
             _merge_turns(old, turns)
             stats.deduplicated += 1
             return old

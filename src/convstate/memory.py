@@ -38,6 +38,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+
+
 _CONFLICT_RETRIES = 3
 _RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
 
@@ -132,19 +134,20 @@ class ConversationMemory:
 
     def add_message(self, message: dict[str, Any]) -> Turn:
         """Store an OpenAI message dict as a turn. Invalid messages raise before writing."""
-        fields = check_message(message, self.max_turn_chars)
+        return self._append(check_message(message, self.max_turn_chars))
+
+    def add_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
+        """Store several messages; each is checked before any is written."""
+        checked = [check_message(m, self.max_turn_chars) for m in messages]
+        return [self._append(fields) for fields in checked]
+
+    def _append(self, fields: dict[str, Any]) -> Turn:
         turn = self.store.append(self.session_id, fields)
         if turn.index == self._last + 1:
             self._take([turn])
         else:  # another writer appended in between: read what we missed, in order
             self._sync()
         return turn
-
-    def add_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
-        """Store several messages; each is checked before any is written."""
-        for m in messages:
-            check_message(m, self.max_turn_chars)
-        return [self.add_message(m) for m in messages]
 
     # -- reading ------------------------------------------------------------------------
 
@@ -162,12 +165,12 @@ class ConversationMemory:
         return self._assemble()
 
     def render(self, format: str | None = None, lang: str | None = None) -> str:
-        """The state block as a string (the configured format and language by default),
-        redacted like the context's."""
+        """The state block as the context carries it (budgeted, redacted); another
+        ``format`` or ``lang`` renders the same state differently. '' before any fold."""
         self._sync()
-        text = render(self._state, format or self.state_format, lang or self.lang,
-                      budget=self.state_budget, counter=self.counter)
-        return self.redact(text) if self.redact is not None else text
+        if format is None and lang is None:
+            return self._block_for(self._state)[0]
+        return self._render_block(self._state, format, lang)[0]
 
     def state_at(self, version: int) -> ConversationState:
         """The state as saved at ``version`` (0: the empty state before any fold)."""
@@ -208,10 +211,7 @@ class ConversationMemory:
         """Fold now everything but the last ``keep_recent_turns`` user turns (by default
         the memory's setting; 0 folds every turn). None when there was nothing to fold."""
         self._sync()
-        policy = self.policy
-        if keep_recent_turns is not None:
-            policy = replace(policy, keep_recent_turns=keep_recent_turns)
-        return self._fold_due(force=True, policy=policy)
+        return self._fold_due(force=True, policy=self._keeping(keep_recent_turns))
 
     def tokens(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Token count of ``messages`` (default: the current context) with this model."""
@@ -245,9 +245,7 @@ class ConversationMemory:
     async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """``compact`` for event loops (see ``acontext``)."""
         await asyncio.to_thread(self._sync)
-        policy = self.policy if keep_recent_turns is None else \
-            replace(self.policy, keep_recent_turns=keep_recent_turns)
-        return await self._afold_due(force=True, policy=policy)
+        return await self._afold_due(force=True, policy=self._keeping(keep_recent_turns))
 
     async def aclose(self) -> None:
         """Wait for a background fold, close the extractor's async client, then ``close``."""
@@ -276,6 +274,12 @@ class ConversationMemory:
 
     # -- internals ----------------------------------------------------------------------
 
+    def _keeping(self, keep_recent_turns: int | None) -> WindowPolicy:
+        """The window policy, with another ``keep_recent_turns`` if one is given."""
+        if keep_recent_turns is None:
+            return self.policy
+        return replace(self.policy, keep_recent_turns=keep_recent_turns)
+
     def _system_message(self) -> dict[str, Any]:
         return {"role": "system", "content": self.system_prompt}
 
@@ -299,37 +303,45 @@ class ConversationMemory:
         else:
             self._take(self.store.turns(self.session_id, after=self._last))
 
-    def _block_now(self) -> tuple[str, int]:
-        if self._block is None or self._block[0] != self._state.version:
-            self._block = (self._state.version, *self._render_block(self._state))
-        return self._block[1], self._block[2]
+    def _block_for(self, state: ConversationState) -> tuple[str, int]:
+        """The block of ``state`` and its cost, rendered once per state version (a version
+        names one state of the session, so the cache holds across threads too)."""
+        cached = self._block
+        if cached is not None and cached[0] == state.version:
+            return cached[1], cached[2]
+        text, tokens = self._render_block(state)
+        if state is self._state:
+            self._block = (state.version, text, tokens)
+        return text, tokens
 
-    def _render_block(self, state: ConversationState) -> tuple[str, int]:
+    def _render_block(self, state: ConversationState, format: str | None = None,
+                      lang: str | None = None) -> tuple[str, int]:
         """The state block and its token cost as a system message ('' for no state)."""
         if state.is_empty():
             return "", 0
-        text = render(state, self.state_format, self.lang, budget=self.state_budget,
-                      counter=self.counter)
+        format, lang = format or self.state_format, lang or self.lang
+        text = render(state, format, lang, budget=self.state_budget, counter=self.counter)
         tokens = self.counter.message({"role": "system", "content": text})
         # Anchors are exempt from the block's own budget, but the block must leave the
         # recent turns room: past the target, even the oldest anchors leave the block
         # (never the state), so that the context still fits.
         hard = self.policy.target - self._system_tokens
         if tokens > hard:
-            text = render(state, self.state_format, self.lang, budget=hard - 8,
-                          counter=self.counter, keep_anchors=False)
+            text = render(state, format, lang, budget=hard - 8, counter=self.counter,
+                          keep_anchors=False)
             tokens = self.counter.message({"role": "system", "content": text})
         if self.redact is not None:  # the model sees masked values; the store keeps all
             text = self.redact(text)
             tokens = self.counter.message({"role": "system", "content": text})
         return text, tokens
 
-    def _fixed_tokens(self) -> int:
-        return REPLY_PRIMING + self._system_tokens + self._block_now()[1]
+    def _fixed_tokens(self, state: ConversationState | None = None) -> int:
+        """Tokens of everything but the raw turns: reply priming, system prompt, block."""
+        return REPLY_PRIMING + self._system_tokens + self._block_for(state or self._state)[1]
 
     def _assemble(self) -> list[dict[str, Any]]:
         head = [self._system_message()] if self.system_prompt is not None else []
-        block, _ = self._block_now()
+        block, _ = self._block_for(self._state)
         if block:
             head.append({"role": "system", "content": block})
         available = self.policy.budget - self._fixed_tokens()
@@ -456,10 +468,10 @@ class ConversationMemory:
 
     def _before(self, state: ConversationState, raw: list[tuple[Turn, int]],
                 batch: list[Turn]) -> CompactionRecord:
-        fixed = REPLY_PRIMING + self._system_tokens + self._render_block(state)[1]
         return CompactionRecord(session_id=self.session_id, first_turn=batch[0].index,
                                 last_turn=batch[-1].index, extractor=self.extractor.name,
-                                tokens_before=fixed + sum(n for _, n in raw))
+                                tokens_before=self._fixed_tokens(state)
+                                + sum(n for _, n in raw))
 
     def _failed(self, state: ConversationState, raw: list[tuple[Turn, int]],
                 batch: list[Turn], exc: Exception) -> tuple[CompactionRecord, None]:

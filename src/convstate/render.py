@@ -117,7 +117,7 @@ def _rows(state: ConversationState, lang: str) -> dict[str, list[Row]]:
     for name, spec in specs.items():
         value = getattr(state, name)
         if spec.shape not in ("anchor", "anchor_list") and value not in (None, []):
-            rows["fields"].append(Row(spec.label_for(lang), describe_all(value)))
+            rows["fields"].append(Row(spec.label_for(lang), describe(value)))
     for e in state.conflicts():
         rows["fields"].append(Row(specs[e.field].label_for(lang) if e.field in specs
                                   else e.field, e.value, None, e.turn, labels["conflict"]))
@@ -146,10 +146,6 @@ def _oldest_first(section: str, rows: list[Row]) -> list[int]:
     if section != "anchors":
         return list(range(len(rows)))
     return sorted(range(len(rows)), key=lambda i: (_KIND_RANK.get(rows[i].tag, 0), i))
-
-
-def describe_all(value: Any) -> Any:
-    return [describe(v) for v in value] if isinstance(value, list) else describe(value)
 
 
 def _without(rows: dict[str, list[Row]], drops: list[tuple[str, int]]) -> dict[str, list[Row]]:

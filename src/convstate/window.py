@@ -105,7 +105,6 @@ class Fitted:
     """The raw part of a context after fitting: messages, and what was cut or left out."""
 
     messages: list[dict[str, Any]]
-    tokens: int
     omitted: list[int]
     truncated: list[int]
 
@@ -137,7 +136,6 @@ def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
         newest, cut = _shrink(newest, room, counter)
         if sum(t[2] for t in newest) <= room:
             kept, truncated = [newest], cut
-            used = sum(t[2] for t in newest)
         # else: even cut down it cannot fit (a huge tool group in a tiny window): every
         # raw turn is left out behind the notice rather than breaking the budget
     flat = [t for g in kept for t in g]
@@ -145,10 +143,8 @@ def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
     omitted = [i for i, _, _ in turns if first_kept is None or i < first_kept]
     messages = [m for _, m, _ in flat]
     if omitted:
-        notice = notice_message(omitted)
-        messages.insert(0, notice)
-        used += counter.message(notice)
-    return Fitted(messages=messages, tokens=used, omitted=omitted, truncated=truncated)
+        messages.insert(0, notice_message(omitted))
+    return Fitted(messages=messages, omitted=omitted, truncated=truncated)
 
 
 def notice_message(omitted: list[int]) -> dict[str, Any]:

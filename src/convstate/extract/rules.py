@@ -8,7 +8,7 @@ an LLM extractor understands those better (HybridExtractor keeps these anchors).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,24 +292,33 @@ def _keywords(text: str) -> set[str]:
     return words
 
 
+def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntry],
+                    matches: Callable[[str, str | None], bool], status: str,
+                    delta: StateDelta, turn: int) -> bool:
+    """Close the open items of this batch, and the open index entries, whose (text, owner)
+    ``matches``: the batch's in place, the index's as updates by id. Say whether any was."""
+    closed = False
+    for item in items:
+        if item.status == "open" and matches(item.text, getattr(item, "owner", None)):
+            item.status, closed = status, True
+            item.turns.append(turn)
+    done_ids = {u.id for u in delta.updates}
+    for entry in index:
+        if entry.id not in done_ids and matches(entry.text, entry.owner):
+            delta.updates.append(ItemUpdate(id=entry.id, status=status, turn=turn))
+            closed = True
+    return closed
+
+
 def _close(text: str, owner: str, delta: StateDelta, index: list[IndexEntry],
            turn: int) -> bool:
     """Mark done the open tasks of ``owner`` that this completion sentence talks about
     (sharing at least two keywords); say whether any was."""
     words = _keywords(text)
-    closed = False
-    for task in delta.open_tasks:
-        if task.owner == owner and task.status == "open" and \
-                len(words & _keywords(task.text)) >= _MIN_SHARED:
-            task.status, closed = "done", True
-            task.turns.append(turn)
-    done_ids = {u.id for u in delta.updates}
-    for entry in index:
-        if entry.owner == owner and entry.id not in done_ids and \
-                len(words & _keywords(entry.text)) >= _MIN_SHARED:
-            delta.updates.append(ItemUpdate(id=entry.id, status="done", turn=turn))
-            closed = True
-    return closed
+    return _close_matching(
+        delta.open_tasks, index,
+        lambda t, o: o == owner and len(words & _keywords(t)) >= _MIN_SHARED,
+        "done", delta, turn)
 
 
 # What an assistant's request names, by the anchor kind that answers it.
@@ -326,18 +335,12 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
                  turn: int) -> None:
     """A user turn that gives the value an open request asked for closes that request."""
     asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
-    if not asked:
-        return
-    for task in delta.open_tasks:
-        if task.owner == "user" and task.status == "open" and ASK_USER.search(task.text) \
-                and any(p.search(task.text) for p in asked):
-            task.status = "done"
-            task.turns.append(turn)
-    done_ids = {u.id for u in delta.updates}
-    for entry in index:
-        if entry.owner == "user" and entry.id not in done_ids and ASK_USER.search(entry.text) \
-                and any(p.search(entry.text) for p in asked):
-            delta.updates.append(ItemUpdate(id=entry.id, status="done", turn=turn))
+    if asked:
+        _close_matching(
+            delta.open_tasks, index,
+            lambda t, o: o == "user" and bool(ASK_USER.search(t))
+            and any(p.search(t) for p in asked),
+            "done", delta, turn)
 
 
 def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
@@ -368,19 +371,11 @@ def _answer_requests(turn: Turn, kinds: set[str], delta: StateDelta, index: list
     whose value it gives (a phone number for "电话是多少")."""
     words = _keywords(_QWORDS.sub(" ", turn.content or ""))
     asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
-
-    def answers(text: str) -> bool:
-        return bool(words & _keywords(_QWORDS.sub(" ", text))) or \
-            any(p.search(text) for p in asked)
-
-    for request in delta.requests:
-        if request.status == "open" and answers(request.text):
-            request.status = "answered"
-            request.turns.append(turn.index)
-    done_ids = {u.id for u in delta.updates}
-    for entry in index:
-        if entry.id not in done_ids and answers(entry.text):
-            delta.updates.append(ItemUpdate(id=entry.id, status="answered", turn=turn.index))
+    _close_matching(
+        delta.requests, index,
+        lambda t, _: bool(words & _keywords(_QWORDS.sub(" ", t)))
+        or any(p.search(t) for p in asked),
+        "answered", delta, turn.index)
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
