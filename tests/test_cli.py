@@ -24,9 +24,12 @@ def test_demo_keeps_every_exact_value_in_a_small_window() -> None:
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "48/48" in text and text.count("fold v") >= 3
-    block = text.split("state block")[1].split("tokens")[0]
+    block = text.split("state block")[1].split("where each")[0]
+    where = dict(re.findall(r'^\w+: (".*?") -> (.+)$', text, re.M))
     for value in ("DD20240315889", "139-8765-4321", "我不要换货", "500元", "必须今天处理完"):
-        assert value in block, value
+        place = where[json.dumps(value, ensure_ascii=False)]
+        assert place in ("block", "raw turns"), value
+        assert (place == "block") == (f'"{value}"' in block), value
     # the changed phone: the old number is no longer in the block, only in the state JSON
     assert "13812345678" not in block
     state = json.loads(text.split("state JSON")[1].split("\n", 1)[1])
@@ -44,7 +47,7 @@ def test_demo_in_english() -> None:
     assert out.returncode == 0, out.stderr
     assert "<conversation_state" in out.stdout and "SR-20240315-889" in out.stdout
     assert "(628) 555-0199" in out.stdout
-    text = run("demo", "--lang", "en").stdout
+    text = run("demo", "--lang", "en", "--window", "400").stdout
     assert '- [assistant] "' in text  # printed as data: rich reads no markup in the block
 
 

@@ -61,7 +61,7 @@ def test_a_batch_with_one_bad_message_writes_none(mem) -> None:
     ({"context_window": 10}, "context_window"),
     ({"context_window": "big"}, "context_window"),
     ({"keep_recent_turns": -2}, "keep_recent_turns"),
-    ({"trigger_ratio": 0.3}, "trigger_ratio"),
+    ({"trigger_ratio": 0.05}, "trigger_ratio"),
     ({"session_id": ""}, "session_id"),
     ({"state_format": "yaml"}, "state_format"),
     ({"lang": "fr"}, "lang"),

@@ -48,15 +48,18 @@ def test_200_turns_through_a_2000_token_window(store_kind, tmp_path) -> None:
         assert mem.counter.messages(ctx) <= mem.policy.budget  # tiktoken, with overheads
         assert ctx[0] == {"role": "system", "content": "你是售后客服。"}
 
-    # every anchor stated anywhere is in the final context, verbatim; folded ones in the block
+    # every anchor stated anywhere is in the final context, verbatim: in the raw turns,
+    # or for folded turns the context no longer shows, in the block (and only there)
     text = "\n".join(str(m["content"]) for m in ctx)
     block = ctx[1]["content"]
+    raw = "\n".join(str(m["content"]) for m in ctx[2:])
     assert all(v in text for v in must_keep), [v for v in must_keep if v not in text]
     folded = mem.state.folded_through
+    assert all(mem.where(v) == ("raw" if v in raw else "block") for v in must_keep)
     for turn in mem.history()[: folded + 1]:
         for value in must_keep:
             if value in (turn.content or ""):
-                assert value in block
+                assert (value in block) != (value in raw)  # never both: no repeats
 
     # each turn reached the extractor exactly once, in order, and only turns
     assert rec.seen == list(range(folded + 1))
@@ -218,5 +221,7 @@ def test_more_anchors_than_the_window_holds_still_fit() -> None:
     s = mem.state
     assert len(s.active_anchors()) == s.folded_through // 2 + 1  # every one kept in the state
     block = ctx[0]["content"]  # no system prompt: the block comes first
-    assert f"DD{1000000 + s.folded_through // 2}" in block  # the newest in the block
-    assert "DD1000000" not in block  # the oldest left the block, not the state
+    newest = f"DD{1000000 + s.folded_through // 2}"  # the newest folded one is shown
+    assert mem.where(newest) in ("raw", "block")
+    assert "DD1000000" not in block and mem.where("DD1000000") == "state"  # left the
+    # block (the oldest first), not the state

@@ -66,7 +66,10 @@ def test_budget_drops_lowest_priority_first_and_says_so() -> None:
     full = render(state, "text", "en")
     small = render(state, "text", "en", budget=counter.count(full) - 40, counter=counter)
     assert counter.count(small) <= counter.count(full) - 40
-    assert "Goals" in small and "User sentiment" not in small  # sentiment went first
+    # the decision (ranked lowest here) went first, then the oldest goals; the mood and
+    # the newest goal stay
+    assert "Decisions" not in small and "User sentiment" in small
+    assert json.dumps(HOSTILE[-1], ensure_ascii=False) in small.split("Goals:")[1]
     assert "left out" in small
     tiny = render(state, "text", "en", budget=10, counter=counter)
     assert all(h.replace("\n", "\\n").replace('"', '\\"') in tiny for h in HOSTILE[:2])

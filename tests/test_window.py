@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from convstate import ConfigError, TokenCounter
 from convstate.window import Slot, WindowPolicy, fit_raw, plan_expiry
 
-POLICY = WindowPolicy(context_window=1000, reply_reserve=0, keep_recent_turns=2)
+POLICY = WindowPolicy(context_window=1000, reply_reserve=0, trigger_ratio=0.7,
+                      target_ratio=0.5, keep_recent_turns=2)
 
 
 def slots(roles: str, size: int = 50) -> list[Slot]:
@@ -26,11 +27,17 @@ def test_fold_cuts_in_front_of_a_user_turn_down_to_the_target() -> None:
     assert through == 5  # turns 0-5 expire, 500 tokens remain, turn 6 is a user turn
 
 
-def test_keep_recent_user_turns_stay_raw() -> None:
-    s = slots("uaaaaaaaaaaaaaaaua", 60)
-    # only one cut point leaves 2 user turns raw: before turn 0 (nothing expires)
-    assert plan_expiry(0, s, POLICY) is None
-    assert plan_expiry(0, s, WindowPolicy(1000, 0, keep_recent_turns=1)) == 15
+def test_keep_recent_user_turns_stay_unfolded_while_they_fit_the_target() -> None:
+    s = slots("uauauaua", 100)  # 800 > 700: the cut before turn 4 leaves 400 <= 500
+    assert plan_expiry(0, s, POLICY) == 3  # turns 4-7 (2 user turns) stay unfolded
+
+
+def test_the_keep_floor_gives_way_when_it_alone_passes_the_target() -> None:
+    s = slots("uaaaaaaaaaaaaaaaua", 60)  # the last 2 user turns hold 1,080 tokens
+    # rather than leave unfolded turns out of the context, fold past the floor, but
+    # never the newest user turn and what follows it
+    assert plan_expiry(0, s, POLICY) == 15
+    assert plan_expiry(0, slots("ua" + "a" * 20, 60), POLICY) is None
 
 
 def test_force_expires_as_much_as_the_keep_rule_allows() -> None:
@@ -56,7 +63,7 @@ def test_bad_policies_raise_config_errors_naming_the_field() -> None:
                           ({"context_window": 100}, "context_window"),
                           ({"reply_reserve": 8150}, "reply_reserve"),
                           ({"keep_recent_turns": -1}, "keep_recent_turns"),
-                          ({"trigger_ratio": 0.4}, "trigger_ratio")]:
+                          ({"trigger_ratio": 0.05}, "trigger_ratio")]:
         with pytest.raises(ConfigError) as err:
             WindowPolicy(**kwargs)
         assert err.value.field == field

@@ -124,7 +124,8 @@ class RollingSummary(Method):
         return head
 
     def context(self) -> list[dict[str, Any]]:
-        fixed = self.counter.messages(self._head())
+        # the same trigger as convstate's: on the raw turns (with the system prompt)
+        fixed = self.counter.messages(self._head()[:1])
         slots = [Slot(i, m["role"], n) for i, m, n in self.raw]
         through = plan_expiry(fixed, slots, self.policy)
         if through is not None:

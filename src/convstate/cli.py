@@ -27,7 +27,7 @@ from .state import ConversationState
 from .store import open_store
 from .store.base import CompactionRecord
 from .store.sqlite import InMemoryStore
-from .window import MIN_WINDOW
+from .window import BLOCK_SHARE, KEEP_RECENT_TURNS, MIN_WINDOW, TARGET_RATIO, TRIGGER_RATIO
 
 
 def _console() -> Console:
@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="fold the built-in after-sales conversation offline")
     demo.add_argument("--lang", choices=("zh", "en"), default="zh")
     demo.add_argument("--window", type=int, default=1200, help="context window in tokens")
-    demo.add_argument("--keep", type=int, default=4, help="recent user turns kept raw")
+    demo.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS,
+                      help="recent user turns kept raw")
     demo.add_argument("--format", choices=FORMATS, default="text")
     demo.add_argument("--llm", default=None, metavar="local|URL",
                       help="extract with an LLM too (hybrid): 'local' starts the bundled "
@@ -80,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("compress", help="fit a JSON/JSONL list of OpenAI messages")
     comp.add_argument("file", type=Path)
     comp.add_argument("--window", type=int, default=8192)
-    comp.add_argument("--keep", type=int, default=4)
+    comp.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS)
     comp.add_argument("--format", choices=FORMATS, default="text")
     comp.add_argument("--system", default=None, help="original system prompt to put first")
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
@@ -109,8 +110,12 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--plot", type=Path, default=None, metavar="DIR",
                     help="write PNG charts (runs windows N/2, N and 2N)")
     ev.add_argument("--limit", type=int, default=None, help="only the first K dialogues")
-    ev.add_argument("--trigger", type=float, default=0.7, help="fold over this share")
-    ev.add_argument("--target", type=float, default=0.5, help="fold down to this share")
+    ev.add_argument("--trigger", type=float, default=TRIGGER_RATIO,
+                    help="fold over this share")
+    ev.add_argument("--target", type=float, default=TARGET_RATIO,
+                    help="fold down to this share")
+    ev.add_argument("--block-share", type=float, default=BLOCK_SHARE,
+                    help="the most of the budget the state block may take")
     ev.set_defaults(run=_eval)
 
     schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
@@ -180,6 +185,11 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
         t.message() for t in mem.history()]
     out.rule("state block")
     out.print(mem.render())
+    out.rule("where each exact value is (mem.where)")
+    places = {"raw": "raw turns", "block": "block", "state": "state only"}
+    for a in mem.state.active_anchors():
+        out.print(f"{a.key}: {json.dumps(a.value, ensure_ascii=False)} -> "
+                  f"{places.get(mem.where(a.value), mem.where(a.value))}")
     out.rule("tokens")
     out.print(f"context: {mem.tokens(context)} tokens (peak {peak}, budget "
               f"{mem.policy.budget} of a {mem.policy.context_window} window); full history: "
@@ -273,7 +283,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
             task = progress.add_task(f"window {window}", total=len(dialogues))
             cfg = EvalConfig(window=window, extractor=args.extractor, llm_url=url,
                              llm_model=args.model, trigger_ratio=args.trigger,
-                             target_ratio=args.target)
+                             target_ratio=args.target, block_share=args.block_share)
             runs[window] = evaluate(dialogues, cfg,
                                     lambda k, t=task: progress.update(t, completed=k))
     result = runs[args.window]

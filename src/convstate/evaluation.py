@@ -42,6 +42,7 @@ from .state import SECTIONS, ConversationState
 from .store.sqlite import InMemoryStore
 from .tokens import TokenCounter
 from .turns import Turn
+from .window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, default_reserve
 
 METHODS = ("convstate", "truncation", "sliding_window", "rolling_summary")
 
@@ -193,6 +194,45 @@ def score_context(d: Dialogue, context: list[dict[str, Any]], first_fold: int | 
     return t
 
 
+# Where a gold anchor is at the end, as ConversationMemory.where() says, by the names
+# results.json uses: kept in the raw turns or the block, in the state but not shown,
+# never extracted from a folded turn, or left out of the context unfolded.
+LOSS_NAMES = {"raw": "raw", "block": "block", "state": "state", "store": "never_extracted",
+              "pending": "unfolded", "nowhere": "nowhere"}
+
+
+def loss_of(d: Dialogue, mem: ConversationMemory) -> Counter[str]:
+    """Where each verbatim gold anchor of ``d`` is after its last turn."""
+    out: Counter[str] = Counter({name: 0 for name in LOSS_NAMES.values()})
+    for a in d.gold.anchors or []:
+        if a.turns():
+            out[LOSS_NAMES[mem.where(a.value)]] += 1
+    return out
+
+
+def _shares(counts: Counter[str]) -> dict[str, float]:
+    total = sum(counts.values())
+    return {k: round(v / total, 4) for k, v in sorted(counts.items())} if total else {}
+
+
+def block_precision(d: Dialogue, block: str) -> tuple[int, int]:
+    """(lines of the block's items holding a gold value, lines of items): how much of
+    the block is worth its tokens. Gold values are anchors, constraints and decisions."""
+    gold = [a.value for a in d.gold.anchors or []]
+    for c in d.gold.constraints or []:
+        gold += _values(c.get("final_value", c.get("values", c.get("value"))))
+    for dec in d.gold.decisions or []:
+        gold += _values(dec.get("value", dec.get("values")))
+    gold = [g for g in gold if len(g.strip()) >= 2]
+    lines = [line for line in block.splitlines() if line.startswith("- ")]
+    return sum(any(g in line for g in gold) for line in lines), len(lines)
+
+
+def window_budget(cfg: EvalConfig) -> int:
+    """The budget a memory of ``cfg.window`` tokens gets (its default reply reserve)."""
+    return cfg.window - default_reserve(cfg.window)
+
+
 def duplicates(state: ConversationState) -> int:
     """Live items whose normalized key repeats another's (0 when deduplication works)."""
     n = 0
@@ -290,9 +330,10 @@ class EvalConfig:
     extractor: str = "rules"  # rules | llm | hybrid
     llm_url: str | None = None
     llm_model: str = "local"
-    keep_recent_turns: int = 4
-    trigger_ratio: float = 0.7
-    target_ratio: float = 0.5
+    keep_recent_turns: int = KEEP_RECENT_TURNS
+    trigger_ratio: float = TRIGGER_RATIO
+    target_ratio: float = TARGET_RATIO
+    block_share: float | None = None  # of the budget; None: the memory's default
     model: str = "gpt-4o-mini"  # tokenizer
 
 
@@ -314,6 +355,8 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
     totals = {m: Tally() for m in METHODS}
     sums: dict[str, Counter[str]] = {m: Counter() for m in METHODS}
     sentiment: list[tuple[str, str]] = []
+    loss_sums: Counter[str] = Counter()
+    precision_sums: Counter[str] = Counter()
     summarizer = llm_summarizer(cfg.llm_url, cfg.llm_model) if cfg.llm_url else \
         extractive_summarizer(counter)
     for k, d in enumerate(dialogues):
@@ -322,7 +365,9 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
                                  system_prompt=SYSTEM_PROMPT,
                                  keep_recent_turns=cfg.keep_recent_turns,
                                  trigger_ratio=cfg.trigger_ratio,
-                                 target_ratio=cfg.target_ratio)
+                                 target_ratio=cfg.target_ratio,
+                                 state_budget=None if cfg.block_share is None else
+                                 int(window_budget(cfg) * cfg.block_share))
         policy = mem.policy
         methods: list[Method] = [
             Convstate(mem), Truncation(policy.budget, counter),
@@ -347,7 +392,13 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
             extra = {"context_tokens": curves[m.name][-1], "peak_tokens": max(curves[m.name]),
                      "context_tokens_by_turn": curves[m.name]}
             if isinstance(m, Convstate):
-                extra |= {"duplicates": duplicates(mem.state),
+                where = loss_of(d, mem)
+                precise, lines = block_precision(d, mem.render())
+                loss_sums.update(where)
+                precision_sums.update(hits=precise, lines=lines)
+                extra |= {"loss": _shares(where), "block_lines": lines,
+                          "block_precision": round(precise / lines, 4) if lines else None,
+                          "duplicates": duplicates(mem.state),
                           "rejected_anchors": sum(r.rejected for r in log),
                           "extractor_prompt_tokens": mem.usage().prompt_tokens,
                           "folds": len(log)}
@@ -381,6 +432,9 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
         if name in ("convstate", "rolling_summary"):
             s["extractor_prompt_tokens"] = sums[name]["extractor_prompt_tokens"]
         if name == "convstate":
+            s["loss"] = _shares(loss_sums)
+            s["block_precision"] = round(precision_sums["hits"] / precision_sums["lines"], 4) \
+                if precision_sums["lines"] else None
             s["duplicates"] = sums[name]["duplicates"]
             s["rejected_anchors"] = sums[name]["rejected_anchors"]
             c = sums[name]

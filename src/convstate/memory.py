@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import socket
@@ -11,22 +12,37 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .delta import delta_model
 from .errors import ConfigError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extraction, Extractor
 from .fold import fold_report
-from .render import FORMATS, LABELS, render
+from .layout import Entry, first_shown, next_start, recent_start
+from .render import FORMATS, LABELS, block_rows, render
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
 from .store.sqlite import SQLiteStore
 from .tokens import REPLY_PRIMING, TokenCounter
 from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
-from .window import Slot, WindowPolicy, fit_raw, plan_expiry
+from .window import (
+    BLOCK_SHARE,
+    KEEP_RECENT_TURNS,
+    TARGET_RATIO,
+    TRIGGER_RATIO,
+    Slot,
+    WindowPolicy,
+    cut_entry,
+    default_reserve,
+    fit_raw,
+    plan_expiry,
+)
 
 log = logging.getLogger("convstate")
+
+
+Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
 
 
 @dataclass
@@ -41,6 +57,9 @@ class Usage:
 
 
 _CONFLICT_RETRIES = 3
+_MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
+_LAYOUT_TRIES = 3
+_MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a context
 _RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
 
 
@@ -62,9 +81,9 @@ class ConversationMemory:
         context_window: int = 8192,
         model: str = "gpt-4o-mini",
         system_prompt: str | None = None,
-        keep_recent_turns: int = 4,
-        trigger_ratio: float = 0.7,
-        target_ratio: float = 0.5,
+        keep_recent_turns: int = KEEP_RECENT_TURNS,
+        trigger_ratio: float = TRIGGER_RATIO,
+        target_ratio: float = TARGET_RATIO,
         reply_reserve: int | None = None,
         state_format: str = "text",
         lang: str | None = None,
@@ -87,13 +106,13 @@ class ConversationMemory:
         if lang is not None and lang not in LABELS:
             raise ConfigError("lang", f"expected one of {tuple(LABELS)} or None")
         if isinstance(context_window, int) and reply_reserve is None:
-            reply_reserve = min(1024, context_window // 8)
+            reply_reserve = default_reserve(context_window)
         self.policy = WindowPolicy(context_window=context_window,
                                    reply_reserve=reply_reserve,  # type: ignore[arg-type]
                                    trigger_ratio=trigger_ratio, target_ratio=target_ratio,
                                    keep_recent_turns=keep_recent_turns)
         if state_budget is None:
-            state_budget = self.policy.budget // 3
+            state_budget = int(self.policy.budget * BLOCK_SHARE)
         if not isinstance(state_budget, int) or state_budget < 1:
             raise ConfigError("state_budget", "expected a positive integer")
         self.session_id = session_id
@@ -120,10 +139,19 @@ class ConversationMemory:
             raise ConfigError("system_prompt", f"{self._system_tokens} tokens leave too little "
                               f"of a {self.policy.budget}-token budget")
         self._state: ConversationState = state_model()
-        self._raw: list[tuple[Turn, int]] = []  # unfolded turns and their token counts
+        # The newest turns (folded ones as far as a context could show them, then every
+        # unfolded one) with their messages and token counts.
+        self._recent: list[tuple[Turn, dict[str, Any], int]] = []
         self._last = -1  # highest turn index seen
-        self._block: tuple[int, str, int] | None = None  # (version, text, tokens)
+        self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of self._state only
+        self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
         self._retry_at = -1  # after a failed extraction, the turn index to try again at
+        # One memory may be shared by threads and async tasks (a web app's session).
+        # _lock guards the cached view (state, raw turns, block); _folding lets one fold
+        # of this memory run at a time, from plan to landing, so no turn is planned twice.
+        # A plain Lock, not an RLock: an async fold may release it from another thread.
+        self._lock = threading.RLock()
+        self._folding = threading.Lock()
         self._reload()
 
     # -- adding turns -------------------------------------------------------------------
@@ -143,10 +171,11 @@ class ConversationMemory:
 
     def _append(self, fields: dict[str, Any]) -> Turn:
         turn = self.store.append(self.session_id, fields)
-        if turn.index == self._last + 1:
-            self._take([turn])
-        else:  # another writer appended in between: read what we missed, in order
-            self._sync()
+        with self._lock:
+            if turn.index == self._last + 1:
+                self._take([turn])
+            else:  # another writer appended in between: read what we missed, in order
+                self._sync()
         return turn
 
     # -- reading ------------------------------------------------------------------------
@@ -154,23 +183,48 @@ class ConversationMemory:
     @property
     def state(self) -> ConversationState:
         """The folded state as of the last fold (folds happen in context()/compact())."""
-        self._sync()
-        return self._state
+        with self._lock:
+            self._sync()
+            return self._state
 
     def context(self) -> list[dict[str, Any]]:
         """The messages for the next model call: folds first if a fold is due."""
-        self._sync()
-        if self._last >= self._retry_at:
-            self._fold_due(force=False)
-        return self._assemble()
+        self._fold_due(force=False)
+        with self._lock:
+            return self._assemble()
 
     def render(self, format: str | None = None, lang: str | None = None) -> str:
-        """The state block as the context carries it (budgeted, redacted); another
-        ``format`` or ``lang`` renders the same state differently. '' before any fold."""
-        self._sync()
-        if format is None and lang is None:
-            return self._block_for(self._state)[0]
-        return self._render_block(self._state, format, lang)[0]
+        """The state block as the context carries it (budgeted, redacted, less what the
+        context's raw turns hold); another ``format`` or ``lang`` renders the whole state
+        within the block's budget. '' when there is nothing to say."""
+        with self._lock:
+            self._sync()
+            state = self._state
+            if format is None and lang is None:
+                return self._layout()[0]
+        return self._render_block(state, format, lang)[0]
+
+    def where(self, text: str) -> Where:
+        """Where ``text`` (a value someone said) lives now, the first that holds it:
+        ``"raw"`` a raw turn of the current context, ``"block"`` the context's state
+        block, ``"state"`` the state but not the context (left out of the block by its
+        budget), ``"pending"`` an unfolded turn the context left out, ``"store"`` only a
+        folded turn the state kept nothing of, ``"nowhere"`` not said in this session.
+        The first question a support team asks: why did the bot forget X?"""
+        with self._lock:
+            self._sync()
+            block, raw = self._layout()
+            state = self._state
+        if any(text in str(m.get("content") or "") for m in raw):
+            return "raw"
+        if text in block or json.dumps(text, ensure_ascii=False)[1:-1] in block:
+            return "block"
+        if any(text in value for value in state.values()):
+            return "state"
+        said = [t.index for t in self.store.turns(self.session_id) if text in t.text]
+        if not said:
+            return "nowhere"
+        return "pending" if said[-1] > state.folded_through else "store"
 
     def state_at(self, version: int) -> ConversationState:
         """The state as saved at ``version`` (0: the empty state before any fold)."""
@@ -210,12 +264,14 @@ class ConversationMemory:
     def compact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """Fold now everything but the last ``keep_recent_turns`` user turns (by default
         the memory's setting; 0 folds every turn). None when there was nothing to fold."""
-        self._sync()
         return self._fold_due(force=True, policy=self._keeping(keep_recent_turns))
 
     def tokens(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Token count of ``messages`` (default: the current context) with this model."""
-        return self.counter.messages(messages if messages is not None else self._assemble())
+        if messages is None:
+            with self._lock:
+                messages = self._assemble()
+        return self.counter.messages(messages)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background fold in flight; True when none is left running."""
@@ -237,14 +293,11 @@ class ConversationMemory:
         """``context`` for event loops: store and tokenizer work in a worker thread, the
         extractor through its async client (LLMExtractor, HybridExtractor); with
         ``background=True`` a due fold runs as a task and nothing waits for it."""
-        await asyncio.to_thread(self._sync)
-        if self._last >= self._retry_at:
-            await self._afold_due(force=False)
-        return await asyncio.to_thread(self._assemble)
+        await self._afold_due(force=False)
+        return await asyncio.to_thread(self._assemble_locked)
 
     async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """``compact`` for event loops (see ``acontext``)."""
-        await asyncio.to_thread(self._sync)
         return await self._afold_due(force=True, policy=self._keeping(keep_recent_turns))
 
     async def aclose(self) -> None:
@@ -285,16 +338,46 @@ class ConversationMemory:
 
     def _take(self, turns: list[Turn]) -> None:
         for t in turns:
-            if t.index > self._state.folded_through:
-                self._raw.append((t, self.counter.message(t.message())))
-            self._last = max(self._last, t.index)
+            if t.index > self._last:
+                message = t.message()
+                self._recent.append((t, message, self.counter.message(message)))
+                self._last = t.index
+
+    def _raw(self) -> list[tuple[Turn, int]]:
+        """The unfolded turns and their token counts."""
+        through = self._state.folded_through
+        return [(t, n) for t, _, n in self._recent if t.index > through]
+
+    def _trim(self) -> None:
+        """Forget folded turns older than any context could show (the store has them)."""
+        through, room, used = self._state.folded_through, self.policy.budget, 0
+        for p in range(len(self._recent) - 1, -1, -1):
+            used += self._recent[p][2]
+            if used > room and self._recent[p][0].index <= through:
+                del self._recent[:p + 1]
+                break
+        while self._recent and self._recent[0][0].role == "tool" \
+                and self._recent[0][0].index <= through:  # never results without their call
+            del self._recent[0]
+
+    def _set_state(self, state: ConversationState) -> None:
+        self._state, self._blocks, self._costs = state, {}, None
+        self._trim()
 
     def _reload(self) -> None:
         data = self.store.load_state(self.session_id)
-        self._state = self.state_model() if data is None else \
-            self.state_model.model_validate(data)
-        self._raw, self._last, self._block = [], self._state.folded_through, None
-        self._take(self.store.turns(self.session_id, after=self._state.folded_through))
+        state = self.state_model() if data is None else self.state_model.model_validate(data)
+        through, tail, back = state.folded_through, [], 16
+        while through >= 0:  # the folded turns a context may show again, newest last
+            tail = self.store.turns(self.session_id, after=max(through - back, -1),
+                                    through=through)
+            if (sum(self.counter.message(t.message()) for t in tail) > self.policy.budget
+                    or through - back < 0):
+                break
+            back *= 4
+        self._recent, self._last = [], (tail[0].index - 1 if tail else through)
+        self._take(tail + self.store.turns(self.session_id, after=through))
+        self._set_state(state)
 
     def _sync(self) -> None:
         """Catch up with other writers: a newer state, or turns appended elsewhere."""
@@ -303,133 +386,210 @@ class ConversationMemory:
         else:
             self._take(self.store.turns(self.session_id, after=self._last))
 
-    def _block_for(self, state: ConversationState) -> tuple[str, int]:
-        """The block of ``state`` and its cost, rendered once per state version (a version
-        names one state of the session, so the cache holds across threads too)."""
-        cached = self._block
-        if cached is not None and cached[0] == state.version:
-            return cached[1], cached[2]
-        text, tokens = self._render_block(state)
+    def _block_at(self, state: ConversationState, budget: int, shown: list[Entry]
+                  ) -> tuple[str, int]:
+        """The block of ``state`` within ``budget`` tokens, less what the ``shown`` raw
+        turns hold verbatim, and its cost as a system message ('' for nothing to say)."""
+        key = (state.version, budget, shown[0][0] if shown else None,
+               shown[-1][0] if shown else None)
+        if state is self._state and key in self._blocks:
+            return self._blocks[key]
+        out = self._render_block(state, budget=budget, shown=shown)
         if state is self._state:
-            self._block = (state.version, text, tokens)
-        return text, tokens
+            self._blocks[key] = out
+        return out
 
     def _render_block(self, state: ConversationState, format: str | None = None,
-                      lang: str | None = None) -> tuple[str, int]:
+                      lang: str | None = None, budget: int | None = None,
+                      shown: list[Entry] | None = None) -> tuple[str, int]:
         """The state block and its token cost as a system message ('' for no state)."""
-        if state.is_empty():
+        budget = self.state_budget if budget is None else budget
+        if state.is_empty() or budget <= _MESSAGE_OVERHEAD:
             return "", 0
-        format, lang = format or self.state_format, lang or self.lang
-        text = render(state, format, lang, budget=self.state_budget, counter=self.counter)
-        tokens = self.counter.message({"role": "system", "content": text})
-        # Anchors are exempt from the block's own budget, but the block must leave the
-        # recent turns room: past the target, even the oldest anchors leave the block
-        # (never the state), so that the context still fits.
-        hard = self.policy.target - self._system_tokens
-        if tokens > hard:
-            text = render(state, format, lang, budget=hard - 8, counter=self.counter,
-                          keep_anchors=False)
-            tokens = self.counter.message({"role": "system", "content": text})
+        text = render(state, format or self.state_format, lang or self.lang,
+                      budget=budget - _MESSAGE_OVERHEAD, counter=self.counter,
+                      keep_anchors=False, shown_from=shown[0][0] if shown else None,
+                      shown_text="\n".join(str(m.get("content") or "")
+                                            for _, m, _ in shown or []))
         if self.redact is not None:  # the model sees masked values; the store keeps all
             text = self.redact(text)
-            tokens = self.counter.message({"role": "system", "content": text})
-        return text, tokens
+        return text, self.counter.message({"role": "system", "content": text}) if text else 0
+
+    def _row_costs(self) -> tuple[list[tuple[int | None, int]], int]:
+        """Estimated tokens of each block row, and of the block's title and headers."""
+        state = self._state
+        if self._costs is None or self._costs[0] != state.version:
+            lang = self.lang or state.language or "en"
+            rows = block_rows(state, lang)
+            costs = [(r.turn, self.counter.count(f"- {r.label}: {r.value}") + 2) for r in rows]
+            overhead = self.counter.count(LABELS[lang]["title"]) + 6 * len(
+                {r.section for r in rows}) + _MESSAGE_OVERHEAD
+            self._costs = (state.version, costs, overhead)
+        return self._costs[1], self._costs[2]
+
+    def _layout(self) -> tuple[str, list[dict[str, Any]]]:
+        """The block and the raw messages of the context (see layout.py)."""
+        state, room = self._state, self.policy.budget - REPLY_PRIMING - self._system_tokens
+        entries: list[Entry] = [(t.index, m, n) for t, m, n in self._recent]
+        # shown raw whatever the block: every unfolded turn, and the last
+        # keep_recent_turns user turns (the conversation as it stands)
+        unfolded_at = next((p for p, e in enumerate(entries) if e[0] > state.folded_through),
+                           len(entries))
+        first = min(unfolded_at, recent_start(entries, self.policy.keep_recent_turns))
+        if sum(e[2] for e in entries[first:]) > room or self.redact is not None:
+            # the recent floor alone does not fit: the block gets room; with redaction,
+            # what was folded reaches the model only masked, in the block
+            first = unfolded_at
+        p = first
+        if self.redact is None:
+            rows, overhead = self._row_costs()
+            p = first_shown(entries, first, room, rows, overhead, self.state_budget)
+        for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
+            if p >= first:
+                break
+            text, tokens = self._block_at(state, self.state_budget, entries[p:])
+            left = room - tokens - sum(e[2] for e in entries[p:])
+            if left >= 0:
+                return text, self._filled(entries, p, left)
+            p = next_start(entries, p)
+        shown = entries[first:]
+        raw = sum(e[2] for e in shown)
+        text, tokens = self._block_at(state, min(self.state_budget, room - raw), shown)
+        if raw + tokens <= room and self.redact is None:
+            return text, self._filled(entries, first, room - raw - tokens)
+        return text, fit_raw(shown, room - tokens, self.counter).messages
+
+    def _filled(self, entries: list[Entry], p: int, left: int) -> list[dict[str, Any]]:
+        """The turns from ``p`` on, and in the ``left`` tokens of room, the start of the
+        turn before them, cut visibly (its values are in the block or the store)."""
+        part = cut_entry(entries[p - 1], left, self.counter) \
+            if p > 0 and left >= _MIN_PART else None
+        return ([part[1]] if part else []) + [m for _, m, _ in entries[p:]]
 
     def _fixed_tokens(self, state: ConversationState | None = None) -> int:
-        """Tokens of everything but the raw turns: reply priming, system prompt, block."""
-        return REPLY_PRIMING + self._system_tokens + self._block_for(state or self._state)[1]
+        """Tokens of a context but its raw turns, with the whole block (within its cap)."""
+        block = self._block_at(state or self._state, self.state_budget, [])[1]
+        return REPLY_PRIMING + self._system_tokens + block
 
     def _assemble(self) -> list[dict[str, Any]]:
         head = [self._system_message()] if self.system_prompt is not None else []
-        block, _ = self._block_for(self._state)
+        block, raw = self._layout()
         if block:
             head.append({"role": "system", "content": block})
-        available = self.policy.budget - self._fixed_tokens()
-        fitted = fit_raw([(t.index, t.message(), n) for t, n in self._raw], available,
-                         self.counter)
-        return head + fitted.messages
+        return head + raw
+
+    def _assemble_locked(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return self._assemble()
 
     def _plan(self, force: bool, policy: WindowPolicy | None
               ) -> tuple[ConversationState, list[tuple[Turn, int]], int] | None:
-        """(state, unfolded turns, last turn to fold) if a fold is due, else None."""
-        slots = [Slot(t.index, t.role, n) for t, n in self._raw]
-        through = plan_expiry(self._fixed_tokens(), slots, policy or self.policy, force=force)
-        return None if through is None else (self._state, list(self._raw), through)
+        """(state, unfolded turns, last turn to fold) if a fold is due, else None. Reads
+        the store first (other writers); after a failed fold only ``force`` retries early."""
+        with self._lock:
+            self._sync()
+            if not force and self._last < self._retry_at:
+                return None
+            raw = self._raw()
+            slots = [Slot(t.index, t.role, n) for t, n in raw]
+            through = plan_expiry(REPLY_PRIMING + self._system_tokens, slots,
+                                  policy or self.policy, force=force)
+            return None if through is None else (self._state, raw, through)
 
-    def _apply(self, result: tuple[CompactionRecord, Any] | None, through: int
+    def _apply(self, result: tuple[CompactionRecord, ConversationState | None] | None,
+               through: int
                ) -> CompactionRecord | None:
         """Take a fold's outcome into this memory (None: another worker holds the lease)."""
         if result is None:
             return None
         record, landed = result
         if landed is not None:
-            self._state, self._block = landed[0], landed[1]
-            self._raw = [(t, n) for t, n in self._raw if t.index > through]
+            with self._lock:
+                if landed.version > self._state.version:
+                    self._set_state(landed)
         self._notify(record)
         return record
 
     def _fold_due(self, force: bool, policy: WindowPolicy | None = None
                   ) -> CompactionRecord | None:
-        """Fold what the window expires: now, or (``background``) in a thread."""
+        """Fold what the window expires: now, or (``background``) in a thread. One fold
+        of this memory at a time: a caller waits for a fold in flight (in the
+        background, it goes on without waiting)."""
+        if self.background and not force:
+            if self._plan(False, policy) is not None and self._folding.acquire(blocking=False):
+                try:
+                    self._worker = threading.Thread(target=self._fold_in_background,
+                                                    args=(policy,), daemon=True)
+                    self._worker.start()
+                except BaseException:
+                    self._folding.release()
+                    raise
+            return None
+        with self._folding:
+            return self._fold_now(force, policy)
+
+    def _fold_now(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+        """Plan, extract, land and apply; the caller holds ``_folding``."""
         for _ in range(_CONFLICT_RETRIES):
             plan = self._plan(force, policy)
             if plan is None:
-                return None
-            if self.background and not force:
-                if self._worker is None or not self._worker.is_alive():
-                    self._worker = threading.Thread(target=self._fold_in_background,
-                                                    args=plan, daemon=True)
-                    self._worker.start()
                 return None
             try:
                 return self._apply(self._fold_leased(*plan), plan[2])
             except VersionConflictError:
                 log.info("convstate: session %r was folded by another writer; reloading",
                          self.session_id)
-                self._reload()
+                self._reload_locked()
         return None
+
+    def _fold_in_background(self, policy: WindowPolicy | None) -> None:
+        try:
+            self._fold_now(False, policy)
+        except Exception:  # noqa: BLE001 - a background thread has no caller to raise to
+            log.exception("convstate: background fold of %r failed", self.session_id)
+        finally:
+            self._folding.release()
 
     async def _afold_due(self, force: bool, policy: WindowPolicy | None = None
                          ) -> CompactionRecord | None:
         """``_fold_due`` for event loops: the extractor's async client when it has one,
         everything else off the loop; ``background`` folds in a task."""
+        if self.background and not force:
+            plan = await asyncio.to_thread(self._plan, False, policy)
+            if plan is not None and self._folding.acquire(blocking=False):
+                self._task = asyncio.create_task(self._afold_in_background(policy))
+            return None
+        while not self._folding.acquire(blocking=False):  # never block the event loop
+            await asyncio.sleep(0.005)
+        try:
+            return await self._afold_now(force, policy)
+        finally:
+            self._folding.release()
+
+    async def _afold_now(self, force: bool, policy: WindowPolicy | None
+                         ) -> CompactionRecord | None:
         for _ in range(_CONFLICT_RETRIES):
             plan = await asyncio.to_thread(self._plan, force, policy)
             if plan is None:
                 return None
-            if self.background and not force:
-                if self._task is None or self._task.done():
-                    self._task = asyncio.create_task(self._afold_in_background(*plan))
-                return None
             try:
-                return self._apply(await self._afold_leased(*plan), plan[2])
+                result = await self._afold_leased(*plan)
+                return await asyncio.to_thread(self._apply, result, plan[2])
             except VersionConflictError:
-                await asyncio.to_thread(self._reload)
+                await asyncio.to_thread(self._reload_locked)
         return None
 
-    def _fold_in_background(self, state: ConversationState, raw: list[tuple[Turn, int]],
-                            through: int) -> None:
+    async def _afold_in_background(self, policy: WindowPolicy | None) -> None:
         try:
-            result = self._fold_leased(state, raw, through)
-        except VersionConflictError:
-            return  # another worker's fold landed first; the next context() reloads it
-        except Exception:  # noqa: BLE001 - a background thread has no caller to raise to
-            log.exception("convstate: background fold of %r failed", self.session_id)
-            return
-        if result is not None:
-            self._notify(result[0])
-
-    async def _afold_in_background(self, state: ConversationState,
-                                   raw: list[tuple[Turn, int]], through: int) -> None:
-        try:
-            result = await self._afold_leased(state, raw, through)
-        except VersionConflictError:
-            return
+            await self._afold_now(False, policy)
         except Exception:  # noqa: BLE001 - a background task has no caller to raise to
             log.exception("convstate: background fold of %r failed", self.session_id)
-            return
-        if result is not None:
-            self._notify(result[0])
+        finally:
+            self._folding.release()
+
+    def _reload_locked(self) -> None:
+        with self._lock:
+            self._reload()
 
     def _fold_leased(self, state: ConversationState, raw: list[tuple[Turn, int]],
                      through: int) -> tuple[CompactionRecord, Any] | None:
@@ -482,16 +642,18 @@ class ConversationMemory:
         record.completion_tokens = getattr(exc, "completion_tokens", 0)
         record.tokens_after = record.tokens_before
         self.store.log(record)
-        self._retry_at = self._last + _RETRY_AFTER_TURNS
+        with self._lock:
+            self._retry_at = self._last + _RETRY_AFTER_TURNS
         log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
                     "unfolded and are retried at the next fold", batch[0].index,
                     batch[-1].index, record.error)
         return record, None
 
     def _land(self, state: ConversationState, raw: list[tuple[Turn, int]],
-              batch: list[Turn], extraction: Extraction) -> tuple[CompactionRecord, Any]:
+              batch: list[Turn], extraction: Extraction
+              ) -> tuple[CompactionRecord, ConversationState]:
         """Fold the extraction and save it (version-checked); reads ``self`` only for its
-        settings, so it runs in any thread. Returns the record and (new state, block)."""
+        settings, so it runs in any thread. Returns the record and the new state."""
         through = batch[-1].index
         record = self._before(state, raw, batch)
         new, stats = fold_report(state, extraction.delta, {t.index: t for t in batch})
@@ -510,7 +672,7 @@ class ConversationMemory:
             n for t, n in raw if t.index > through)
         self.store.save_state(self.session_id, new.model_dump(mode="json"), state.version,
                               record)
-        return record, (new, (new.version, block, block_tokens))
+        return record, new
 
     def _notify(self, record: CompactionRecord) -> None:
         if self.on_fold is not None:

@@ -264,6 +264,14 @@ class ConversationState(BaseModel):
         out.sentiment = self.sentiment != older.sentiment
         return out
 
+    def values(self) -> list[str]:
+        """The text of every item, live or not (anchor values, task texts...), and of
+        your own fields: what the state holds, for lookups."""
+        out = [getattr(item, "value", None) or getattr(item, "text", "")
+               for section in SECTIONS for item in getattr(self, section)]
+        out += [str(describe(getattr(self, name))) for name in self.custom_fields()]
+        return out
+
     def is_empty(self) -> bool:
         return self.sentiment is None and not any(getattr(self, s) for s in SECTIONS) \
             and not any(getattr(self, f) for f in self.custom_fields())

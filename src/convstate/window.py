@@ -13,6 +13,20 @@ from .errors import ConfigError
 from .tokens import TokenCounter
 
 MIN_WINDOW = 256
+# The defaults, chosen by sweeping them with `convstate eval` on every set of public
+# dialogues (benchmarks/sweep_defaults.py, docs/sweep.png): folds start early and take
+# a fifth of the budget each, which costs nothing in the context, since folded turns are
+# shown again while they fit; the block may take most of the budget, but never the last
+# KEEP_RECENT_TURNS user turns.
+TRIGGER_RATIO = 0.3
+TARGET_RATIO = 0.1
+KEEP_RECENT_TURNS = 2
+BLOCK_SHARE = 0.85
+
+
+def default_reserve(context_window: int) -> int:
+    """The reply reserve when none is given: an eighth of the window, at most 1,024."""
+    return min(1024, context_window // 8)
 
 
 @dataclass(frozen=True)
@@ -21,9 +35,9 @@ class WindowPolicy:
 
     context_window: int = 8192
     reply_reserve: int = 1024
-    trigger_ratio: float = 0.7
-    target_ratio: float = 0.5
-    keep_recent_turns: int = 4
+    trigger_ratio: float = TRIGGER_RATIO
+    target_ratio: float = TARGET_RATIO
+    keep_recent_turns: int = KEEP_RECENT_TURNS
 
     def __post_init__(self) -> None:
         for name in ("context_window", "reply_reserve", "keep_recent_turns"):
@@ -67,27 +81,31 @@ def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
                 force: bool = False) -> int | None:
     """The index of the last turn to fold now, or None when no fold is due or possible.
 
-    ``fixed`` is the token cost of everything but the raw turns (system prompt, state
-    block). A fold is due over the trigger; it expires the fewest oldest turns that bring
-    the context under the target, but never the last ``keep_recent_turns`` user turns.
-    ``force`` (compact) expires as much as the keep rule allows.
+    ``fixed`` is the token cost of what a context always holds besides its turns (the
+    system prompt). A fold is due when the unfolded turns pass the trigger; it expires
+    the fewest oldest turns that bring them under the target, keeping the last
+    ``keep_recent_turns`` user turns unless those alone pass the target: then it folds
+    past them (never the newest user turn) rather than leave unfolded turns out of the
+    context. ``force`` (compact)
+    expires as much as the keep rule allows. So a fold takes at least
+    ``trigger - target`` of the budget: an LLM is never called for a sliver.
     """
     total = fixed + sum(s.tokens for s in slots)
     if not force and total <= policy.trigger:
         return None
     cuts = _cut_points(slots, policy.keep_recent_turns)
-    if not cuts:
-        return None
     if force:
-        return slots[cuts[-1] - 1].index
+        return slots[cuts[-1] - 1].index if cuts else None
     remaining = total
     expired = 0
-    for cut in cuts:
+    # past the floor: down to the newest user turn, which the model must see to answer
+    floor = _cut_points(slots, min(1, policy.keep_recent_turns))
+    for cut in cuts + [c for c in floor if not cuts or c > cuts[-1]]:
         remaining -= sum(s.tokens for s in slots[expired:cut])
         expired = cut
         if remaining <= policy.target:
             break
-    return slots[expired - 1].index
+    return slots[expired - 1].index if expired else None
 
 
 def _cut_points(slots: list[Slot], keep_users: int) -> list[int]:
@@ -166,6 +184,17 @@ def _groups(turns: list[tuple[int, dict[str, Any], int]]) -> list[list[Any]]:
         else:
             groups.append([t])
     return groups
+
+
+def cut_entry(entry: tuple[int, dict[str, Any], int], room: int, counter: TokenCounter
+              ) -> tuple[int, dict[str, Any], int] | None:
+    """A plain turn cut (with a visible marker) to ``room`` tokens; None when nothing of
+    it fits or it is a tool call or result (those are never cut apart)."""
+    index, msg, _ = entry
+    if msg.get("role") == "tool" or msg.get("tool_calls") or not msg.get("content"):
+        return None
+    group, _ = _shrink([entry], room, counter)
+    return group[0] if group[0][2] <= room and group[0][1] is not msg else None
 
 
 def _shrink(group: list[tuple[int, dict[str, Any], int]], room: int,

@@ -46,8 +46,9 @@ ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
         r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
         r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I), 1),
     ("account", "account", re.compile(
-        r"(?:账号|账户|会员号|用户名|account\s*(?:number|no\.?|id)?)\s*(?:是|为|:|：|#|\s)*"
-        r"([A-Za-z0-9_.-]{4,})", _I), 1),
+        r"(?:账号|账户|会员号|用户名)\s*(?:是|为|:|：|#|\s)*([A-Za-z0-9_.-]{4,})"
+        r"|\baccount\s*(?:number|no\.?|id|#)?\s*(?:is|:|#|\s)\s*"
+        r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
     ("phone", "phone", re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         r"|(?:\+1[-\s]?)?\(\d{3}\)\s?\d{3}-\d{4}(?!\d)"
@@ -76,7 +77,8 @@ ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
     ("other", "rating", re.compile(r"\d(?:\.\d)?分(?:以上|以下)?"), 0),
     ("address", "address", re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到)\s*(?:是|为|改成|改为|换成|:|：|\s)*"
-        r"([^，。,;；!！?？\n\s]{4,60})"
+        r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
+        r"(?![和与跟及或吗呢吧])[^，。,;；!！?？\n\s]{4,60})"
         r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)(?=[.;!?\n]|$)"
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+){1,3}(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)",
@@ -91,12 +93,23 @@ _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more
 NEGATIVE = re.compile(
     r"不要(?!紧)|别(?!的|人|急)|不接受|不需要|不用(?!谢)|拒绝|千万别|不想要|不可以"
     r"|(?:你们|你|您|请|千万)不能|不能(?:接受|超过|晚于|迟于|再)"
-    r"|\b(?:don'?t|do not|never|won'?t accept|will not accept|refuse to|not interested in)\b"
-    r"|\bno\s+(?:exchange|replacement|store credit|calls?|emails?|substitut\w*|more)\b", _I)
+    # English: a directive ("Don't call", "please never"), not a statement ("I don't
+    # know", "why don't you", "I've never been") or a reassurance ("don't worry")
+    r"|^(?:and\s+|but\s+|so\s+)?(?:please\s+)?(?:don'?t|do not|never)\b(?!\s+(?:worry|mind)\b)"
+    r"|\b(?:please|you|you guys)\s+(?:don'?t|do not|never|must not|mustn'?t|can'?t|cannot)\b"
+    r"(?!\s+(?:worry|mind)\b)"
+    r"|\bI\s+(?:don'?t|do not)\s+want\b|\b(?:won'?t|will not) accept|\brefuse to"
+    r"|\bnot interested in\b"
+    r"|\bno\s+(?:exchange|replacement|store credit|calls?|emails?|substitut\w*)\b", _I)
 CONSTRAINT = re.compile(
     r"必须|一定要|一定得|只能|只要|务必|预算|不超过|最多|至少|最晚|以内|今天内|今天之内"
-    r"|\b(?:must|have to|has to|need it by|only|at most|no more than|at least|budget"
-    r"|no later than|within)\b", _I)
+    # English: a requirement, not a guess ("must have been") or a figure of speech
+    # ("I have to say"); "only" and "within" only with what they limit
+    r"|\b(?:must|have to|has to)\b(?!\s+(?:have|be)\s+been)"
+    r"(?!\s+(?:say|admit|agree|be honest|thank|tell you)\b)"
+    r"|\b(?:need it by|at most|no more than|at least|budget|no later than)\b"
+    r"|\bonly\s+(?:want|need|accept|take|pay|use|eat|drink|fly|travel|book)\b"
+    r"|\bwithin\s+(?:\d|an?\s|one|two|three|the\s+(?:next|same))", _I)
 PREFERENCE = re.compile(
     r"(不喜欢|讨厌|更喜欢|喜欢|偏好|倾向于?|最好是?)"
     r"|\b(I (?:really )?(?:prefer|like|love|hate|dislike)|I'?d rather|I would rather)\b", _I)
@@ -105,11 +118,13 @@ GOAL = re.compile(
     r"|\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
     r"|help me)\b", _I)
 GOAL_STOP = re.compile(r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)", _I)
-USER_COMMIT = re.compile(r"我(?:会|回头|等下|等会|稍后|马上|这就)|\bI(?:'ll| will)\b", _I)
+USER_COMMIT = re.compile(r"我(?:会|回头|等下|等会|稍后|马上|这就)(?!永远|一直|never)"
+                         r"|\bI(?:'ll| will)\b(?!\s+(?:never|always|be\b))", _I)
 ASSISTANT_COMMIT = re.compile(
     r"我(?:们)?(?:会|将|来|这边会|马上|稍后|立即|立刻|这就)|(?:马上|立即|立刻|稍后)(?:为|帮)您"
     r"|(?:为|帮)您(?:申请|处理|加急|安排|登记|提交|催促|联系|反馈|核实|查询|办理|跟进)"
-    r"|\b(?:I(?:'ll| will)|we(?:'ll| will)|let me|I'?m going to|I am going to)\b", _I)
+    r"|\b(?:I(?:'ll| will)|we(?:'ll| will)|let me|I'?m going to|I am going to)\b"
+    r"(?!\s+(?:never|always|be\s+(?:happy|glad)|explain|try to explain|know)\b)", _I)
 ASK_USER = re.compile(
     r"请(?:您)?(?:提供|上传|发送|发一下|拍|告诉|确认)|麻烦您(?:提供|上传|发|拍)"
     r"|\b(?:please (?:provide|send|upload|share|confirm)|could you (?:send|provide|share))\b",
@@ -121,9 +136,10 @@ DONE = re.compile(
     r"|\b(?:is|are)\s+(?:now\s+)?(?:\w+ed|sent)\b",
     _I)
 DECISION = re.compile(
-    r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|选择了?"
-    r"|\b(?:let'?s go with|let'?s do|confirmed|I confirm|agreed|I agree|we'?ll go with"
-    r"|I'?ll take|I'?ll go with|deal|sounds good|go ahead)\b", _I)
+    r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|我选|选择了"
+    r"|\b(?:let'?s go with|let'?s do|(?:is|are|been|booking|reservation)\s+confirmed"
+    r"|I confirm|agreed|I agree|we'?ll go with|I'?ll take|I'?ll go with|deal|sounds good"
+    r"|go ahead)\b", _I)
 ASKS = re.compile(  # a question without a question mark (common in chat)
     r"请问|多少|什么|哪里|哪儿|哪个|哪些|几点|几个|是否|有没有|能不能|可不可以|怎么|如何|吗\s*$"
     r"|^(?:what|where|when|which|who|how|is there|are there|can you|could you|do you|does)\b",
@@ -146,7 +162,11 @@ _INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 _EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z])")
-MAX_CLAUSE = 200
+MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
+# An assistant turn this long explains; its cue words ("confirmed", "I will") describe,
+# they do not commit. Its exact values are still taken.
+EXPOSITORY_CHARS = 600
+SUBSTANTIVE_CHARS = 200  # a reply this long that asks nothing answers the question before
 _MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
 _OFFER = re.compile(r"可以|能否|是否|\b(?:can|could)\b", _I)
@@ -269,15 +289,15 @@ def _budget_amount(turn: Turn, clause: str) -> bool:
 
 def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
     for turn in turns:
-        if turn.role not in ("user", "assistant") or not turn.content:
+        if turn.role not in ("user", "assistant") or not turn.content or (
+                turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS):
             continue
         for part in _EN_SENTENCE.split(turn.content):
             for sentence in _SENTENCE.findall(part):
                 question = bool(QUESTION.search(sentence))
                 for m in _CLAUSE.finditer(sentence):
-                    # a clause is a constraint, a goal or a task, not a paragraph
-                    text = m.group(0).strip()[:MAX_CLAUSE].rstrip(_TRAILING)
-                    if len(normalize(text)) >= 2:
+                    text = m.group(0).strip().rstrip(_TRAILING)
+                    if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
                         yield _Clause(turn, text, question)
 
 
@@ -376,6 +396,11 @@ def _answer_requests(turn: Turn, kinds: set[str], delta: StateDelta, index: list
         lambda t, _: bool(words & _keywords(_QWORDS.sub(" ", t)))
         or any(p.search(t) for p in asked),
         "answered", delta, turn.index)
+    if len(turn.content or "") >= SUBSTANTIVE_CHARS:  # a full reply to the turn before
+        for r in delta.requests:
+            if r.status == "open" and r.turns[0] == turn.index - 1:
+                r.status = "answered"
+                r.turns.append(turn.index)
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:

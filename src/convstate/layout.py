@@ -1,0 +1,69 @@
+"""How one context shares its budget between the state block and the raw turns.
+
+Pure functions over sizes: no store, no extractor, no rendering. Unfolded turns are
+always shown (no state holds them yet), and so are the last ``keep_recent_turns`` user
+turns while they fit. Older folded turns are shown again, newest first, for
+as long as they and the block fit: each one shown takes the block's items it states
+verbatim out of the block. So a context is as full as its budget allows, and the block
+never repeats what the raw turns of the same context carry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+Entry = tuple[int, dict[str, Any], int]  # (turn index, message, tokens)
+
+
+def starts_group(entry: Entry) -> bool:
+    """A context may start here: a tool result never leaves the call it answers."""
+    return entry[1].get("role") != "tool"
+
+
+def first_shown(entries: Sequence[Entry], first_must: int, room: int,
+                rows: Sequence[tuple[int | None, int]], overhead: int, cap: int) -> int:
+    """The position of the oldest turn to show raw: the most turns whose tokens and the
+    estimated block left by them fit in ``room``.
+
+    ``entries`` are the recent turns, oldest first; those from ``first_must`` on are
+    always shown (the unfolded ones and the last few user turns). ``rows`` are the
+    block's items as (latest turn stating it, or None; estimated tokens); ``overhead``
+    the block's fixed cost (title, headers); ``cap`` the most tokens the block may take.
+    An item stated at or after the first shown turn leaves the block.
+    """
+    raw = sum(e[2] for e in entries[first_must:])
+    by_turn = sorted(((t, n) for t, n in rows if t is not None), key=lambda r: -r[0])
+    block = sum(n for _, n in rows)
+    best, j = first_must, 0
+    for p in range(first_must - 1, -1, -1):
+        raw += entries[p][2]
+        if raw > room:
+            break
+        if not starts_group(entries[p]):
+            continue
+        while j < len(by_turn) and by_turn[j][0] >= entries[p][0]:
+            block -= by_turn[j][1]
+            j += 1
+        if raw + (min(cap, overhead + block) if block else 0) <= room:
+            best = p
+    return best
+
+
+def next_start(entries: Sequence[Entry], p: int) -> int:
+    """The next position after ``p`` where a context may start."""
+    p += 1
+    while p < len(entries) and not starts_group(entries[p]):
+        p += 1
+    return p
+
+
+def recent_start(entries: Sequence[Entry], keep_users: int) -> int:
+    """The position of the ``keep_users``-th last user turn (0 when there are fewer)."""
+    seen = 0
+    for p in range(len(entries) - 1, -1, -1):
+        if entries[p][1].get("role") == "user":
+            seen += 1
+            if seen >= keep_users:
+                return p
+    return 0 if keep_users else len(entries)

@@ -1,0 +1,144 @@
+"""The context is worth its budget: as full as truncation's, no value in both the block
+and the raw turns, what matters least leaves the block first, every loss explained by
+where(), and no cue-word noise from casual talk."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_turns
+
+from convstate import ConversationMemory, InMemoryStore, RuleExtractor, TokenCounter
+from convstate.baselines import Truncation
+from convstate.cli import load_demo
+from convstate.render import block_rows, render
+
+DEMO = load_demo("zh")
+
+
+@pytest.mark.parametrize("window", [300, 600, 1200, 2000])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_context_is_as_full_as_truncation_and_never_repeats_a_value(window, lang):
+    demo = load_demo(lang)
+    mem = ConversationMemory("f", store=InMemoryStore(), context_window=window,
+                             system_prompt=demo["system_prompt"])
+    trunc = Truncation(mem.policy.budget, TokenCounter())
+    ours, theirs = [], []
+    for m in demo["messages"]:
+        mem.add_message(m)
+        trunc.add(m)
+        ctx = mem.context()
+        assert mem.counter.messages(ctx) <= mem.policy.budget
+        ours.append(mem.counter.messages(ctx))
+        theirs.append(mem.counter.messages(trunc.context()))
+        block = ctx[1]["content"] if len(ctx) > 1 and ctx[1]["role"] == "system" else ""
+        raw = "\n".join(str(m.get("content") or "") for m in ctx[2:] if m["role"] != "system")
+        for a in mem.state.active_anchors():
+            assert not (f'"{a.value}"' in block and a.value in raw), a.value
+    assert sum(ours) >= 0.9 * sum(theirs) and ours[-1] >= 0.9 * theirs[-1]
+
+
+def test_where_says_where_a_value_lives() -> None:
+    mem = ConversationMemory("w", store=InMemoryStore(), context_window=400,
+                             keep_recent_turns=1)
+    mem.add("user", "订单号 DD20240315889，手机 13812345678")
+    mem.add("assistant", "好的")
+    for i in range(30):
+        mem.add("user", f"第{i}个问题：物流到哪里了？包装和配送时间能说明一下吗？")
+        mem.add("assistant", f"第{i}个回答：正在配送中，预计明天送达，请耐心等待。")
+        mem.context()
+    assert mem.where("DD20240315889") == "block"
+    assert mem.where("第29个回答") == "raw"
+    assert mem.where("好的") == "store"  # folded, nothing kept of it: only the store has it
+    assert mem.where("从未说过的话") == "nowhere"
+    mem.add("user", "新手机 13900001111")
+    mem.add("assistant", "已更新")
+    mem.context()
+    mem.compact(keep_recent_turns=0)
+    assert mem.where("13812345678") == "state"  # superseded: kept in the state, not shown
+    # an unfolded turn the context cannot show (a failed extractor) is "pending"
+    broken = ConversationMemory("p", store=InMemoryStore(), context_window=300,
+                                extractor=_Failing())
+    for i in range(20):
+        broken.add("user", f"订单 DD{1000 + i}88 的问题，麻烦尽快看一下，谢谢您")
+        broken.add("assistant", "收到，马上处理，请稍等一下，我们会尽快回复您")
+        broken.context()
+    assert broken.where("DD100088") == "pending"
+
+
+class _Failing:
+    name = "failing"
+
+    def extract(self, turns, index, delta_model=None):
+        raise TimeoutError("the model did not answer")
+
+
+def test_the_block_keeps_user_values_longest_and_drops_open_questions_first() -> None:
+    turns = make_turns(
+        ("user", "订单号 DD20240315889，我不要换货"),
+        ("assistant", "客服热线 400-820-8820"),
+        ("user", "我想要退款"),
+        ("user", "多久能到账？"),
+    )
+    ex = RuleExtractor().extract(turns, [])
+    from convstate import fold
+
+    state = fold(__import__("convstate").ConversationState(), ex.delta,
+                 {t.index: t for t in turns})
+    ranks = {r.value: r.rank for r in block_rows(state, "zh")}
+    assert ranks["DD20240315889"] > ranks["400-820-8820"] > ranks["我想要退款"] \
+        > ranks["多久能到账？"]
+    counter = TokenCounter()
+    full = render(state, "text", "zh")
+    small = render(state, "text", "zh", budget=counter.count(full) - 10, counter=counter,
+                   keep_anchors=False)
+    assert "多久能到账" not in small and "DD20240315889" in small
+
+
+CASUAL = [  # chit-chat that names no requirement, commitment or decision
+    "That must have been awesome!",
+    "Don't worry, it happens to everyone.",
+    "I'll never forget the day my youngest took her first steps.",
+    "I don't know what that cell represents, to be honest.",
+    "Why don't you tell me more about your trip?",
+    "I have to say, the food there was amazing.",
+    "We only went there once, years ago.",
+    "The transaction is considered confirmed once it is added to the blockchain.",
+    "I will always love that little beach town.",
+    "That sounds like it must be really hard.",
+]
+REAL = [  # the same cue words, used as requirements and commitments
+    ("Don't call me after 8pm.", "negative_constraint"),
+    ("Please never share my address.", "negative_constraint"),
+    ("I don't want an exchange.", "negative_constraint"),
+    ("It must be delivered by Friday.", "constraint"),
+    ("I only want a refund.", "constraint"),
+]
+
+
+def test_casual_talk_makes_no_constraints_tasks_or_decisions() -> None:
+    turns = make_turns(*[("user" if i % 2 == 0 else "assistant", t)
+                         for i, t in enumerate(CASUAL)])
+    delta = RuleExtractor().extract(turns, []).delta
+    assert [a.value for a in delta.anchors
+            if a.kind in ("constraint", "negative_constraint")] == []
+    assert [t.text for t in delta.open_tasks] == []
+    assert [d.text for d in delta.decisions] == []
+
+
+def test_real_requirements_are_still_found() -> None:
+    for text, kind in REAL:
+        delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
+        kinds = [a.kind for a in delta.anchors if a.kind.endswith("constraint")]
+        assert kinds == [kind], text
+    delta = RuleExtractor().extract(make_turns(("user", "I'll send the receipt tonight.")),
+                                    []).delta
+    assert [t.owner for t in delta.open_tasks] == ["user"]
+
+
+def test_a_long_explanation_commits_to_nothing_but_keeps_its_values() -> None:
+    text = ("Here is how it works. I will explain each step. " * 12
+            + "Call 415-555-0132 for help.")
+    delta = RuleExtractor().extract(make_turns(("user", "How does it work?"),
+                                               ("assistant", text)), []).delta
+    assert delta.open_tasks == [] and [a.value for a in delta.anchors] == ["415-555-0132"]
+    assert [r.status for r in delta.requests] == ["answered"]  # a full reply answers
