@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_turns, sources
 
-from convstate import ConversationState, RuleExtractor, fold
+from convstate import ConversationState, RuleExtractor, Turn, fold
 from convstate.extract.rules import detect_language, find_anchors
 
 
@@ -168,3 +168,41 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
                                [("assistant", "退款一般1到3个工作日到账。")])
     assert [(u.id, u.status) for u in delta.updates] == [("Q1", "answered")]
     assert state.requests[0].status == "answered"
+
+
+@pytest.mark.parametrize("text, names", [
+    ("北京鹏润国际大酒店的电话是多少？", ["北京鹏润国际大酒店"]),
+    ("推荐您去天安门广场游玩，附近有海底捞火锅(西单店)。", ["天安门广场", "海底捞火锅(西单店)"]),
+    ("在九棵树地铁站B口下车，走到清华大学", ["九棵树地铁站B口", "清华大学"]),
+    ("I booked 1512 Barber Shop with Dr. Manuj K. Nangia in San Francisco, near SFO.",
+     ["1512 Barber Shop", "Dr. Manuj K. Nangia", "San Francisco", "SFO"]),
+    ("Sure, your stylist is Adam E. Pollock. Thanks!", ["Adam E. Pollock"]),
+    ("Great. That must have been awesome! I'll never forget it.", []),
+    ("我在家里休息，今天有点累。", []),
+])
+def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
+    anchors = find_anchors(Turn(index=0, role="assistant", content=text))
+    assert [a.value for a in anchors if a.kind == "name"] == names
+    assert all(a.value in text for a in anchors)
+
+
+def test_names_in_a_tool_result_are_not_taken_as_said() -> None:
+    turn = Turn(index=0, role="tool", content='{"hotel": "Grand Plaza Hotel"}')
+    assert [a for a in find_anchors(turn) if a.kind == "name"] == []
+
+
+@pytest.mark.parametrize("text, key, value", [
+    ("Can we do eleven in the morning?", "time", "eleven in the morning"),
+    ("Make it quarter to 6 in the evening.", "time", "quarter to 6 in the evening"),
+    ("one pm is fine", "time", "one pm"),
+    ("How about morning 11:30?", "time", "morning 11:30"),
+    ("Book it for the 12th please", "date", "the 12th"),
+    ("the day after tomorrow works", "date", "the day after tomorrow"),
+    ("It has a rating of 4.8", "rating", "4.8"),
+    ("这家店评分4.3", "rating", "4.3"),
+    ("人均五十元左右", "amount", "五十元左右"),
+    ("大概要两个小时", "duration", "两个小时"),
+])
+def test_numbers_in_words_and_cued_values(text, key, value) -> None:
+    anchors = find_anchors(Turn(index=0, role="user", content=text))
+    assert (key, value) in [(a.key, a.value) for a in anchors]

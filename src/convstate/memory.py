@@ -58,7 +58,7 @@ class Usage:
 
 _CONFLICT_RETRIES = 3
 _MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
-_LAYOUT_TRIES = 3
+_LAYOUT_TRIES = 4
 _MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a context
 _RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
 
@@ -421,9 +421,14 @@ class ConversationMemory:
         if self._costs is None or self._costs[0] != state.version:
             lang = self.lang or state.language or "en"
             rows = block_rows(state, lang)
-            costs = [(r.turn, self.counter.count(f"- {r.label}: {r.value}") + 2) for r in rows]
+            costs = [(r.turn, self.counter.count(f"{r.value}") + 3) for r in rows]
             overhead = self.counter.count(LABELS[lang]["title"]) + 6 * len(
                 {r.section for r in rows}) + _MESSAGE_OVERHEAD
+            # calibrated on the whole block, rendered anyway for the fold trigger
+            whole = self._block_at(state, 10**9, [])[1] - overhead
+            estimate = sum(n for _, n in costs)
+            if whole > 0 and estimate > 0:
+                costs = [(t, max(1, round(n * whole / estimate))) for t, n in costs]
             self._costs = (state.version, costs, overhead)
         return self._costs[1], self._costs[2]
 
@@ -451,7 +456,10 @@ class ConversationMemory:
             left = room - tokens - sum(e[2] for e in entries[p:])
             if left >= 0:
                 return text, self._filled(entries, p, left)
-            p = next_start(entries, p)
+            while left < 0 and p < first:  # show fewer turns, as many as the overshoot
+                q = next_start(entries, p)
+                left += sum(e[2] for e in entries[p:q])
+                p = q
         shown = entries[first:]
         raw = sum(e[2] for e in shown)
         text, tokens = self._block_at(state, min(self.state_budget, room - raw), shown)

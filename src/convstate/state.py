@@ -16,7 +16,7 @@ from .fields import FieldSpec, analyze, describe
 Speaker = Literal["system", "user", "assistant", "tool"]
 AnchorKind = Literal[
     "order_id", "phone", "email", "amount", "date", "time", "address", "account",
-    "constraint", "negative_constraint", "language", "other",
+    "constraint", "negative_constraint", "language", "name", "other",
 ]
 ANCHOR_KINDS: tuple[str, ...] = AnchorKind.__args__  # type: ignore[attr-defined]
 

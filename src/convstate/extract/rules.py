@@ -28,11 +28,15 @@ from ..normalize import normalize
 from ..state import IndexEntry
 from ..turns import Turn
 from .base import Extraction
+from .names import find_names
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _LANGS = r"(English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean)"
+_EN_NUM = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_ZH_NUM = r"[零一二两三四五六七八九十百千万半]"
+_PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
@@ -63,6 +67,19 @@ ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
         r"|\b\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next)\s+month\b"
         r"|\b(?:next\s+)?(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?:\s+next\s+week)?\b",
         _I), 0),
+    ("time", "time", re.compile(  # in words: "quarter to 6 in the evening", "one pm"
+        r"\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
+        rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o'?clock)?"
+        rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
+        rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
+        rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
+        rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b", _I), 0),
+    ("date", "date", re.compile(  # relative days and a day of the month
+        r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
+        r"|后天|大后天", _I), 0),
+    ("other", "rating", re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
+        r"(?:rating|rated|评分|评价|得分)\s*(?:of|is|:|：|是|为)?\s*(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
+        _I), 1),
     ("time", "time", re.compile(
         r"(?<![\d:])\d{1,2}:\d{2}(?:\s*[-~至到]\s*\d{1,2}:\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d:])"
         r"|\b\d{1,2}\s?[ap]\.?m\.?"
@@ -70,17 +87,20 @@ ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
     ("amount", "amount", re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
         r"|\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
-        r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?", _I), 0),
+        r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?"
+        rf"|{_ZH_NUM}{{1,8}}(?:元|块钱|块|美元)(?:以上|以下|左右)?", _I), 0),
     ("other", "duration", re.compile(
-        r"\d+(?:\.\d+)?\s*(?:小时|天|分钟)(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
-        r"|\d+\s*-\s*\d+\s*(?:小时|天|分钟)"), 0),
+        r"\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
+        r"|\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
+        rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)"), 0),
     ("other", "rating", re.compile(r"\d(?:\.\d)?分(?:以上|以下)?"), 0),
     ("address", "address", re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到)\s*(?:是|为|改成|改为|换成|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"(?![和与跟及或吗呢吧])[^，。,;；!！?？\n\s]{4,60})"
         r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)(?=[.;!?\n]|$)"
-        r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+){1,3}(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
+        r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
+        r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)",
     ), -1),
     ("language", "language", re.compile(
@@ -278,6 +298,10 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
             found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                            turns=[turn.index])))
             masked = masked[:start] + "\0" * (end - start) + masked[end:]
+    if turn.role != "tool":  # a tool's record is data about a case, not what was said
+        for start, end in find_names(masked):
+            found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
+                                           turns=[turn.index])))
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 

@@ -1,0 +1,113 @@
+"""Names in a turn, verbatim: places, businesses, people, products (zh + en).
+
+No list of names: patterns of each language. English names are runs of capitalized
+words (with initials, titles, a leading street number, and a few lower-case joiners),
+or short all-capital acronyms; a lone capitalized word that opens a sentence is only a
+sentence. Chinese names end in a word that says what the thing is (酒店, 博物馆, 地铁站,
+公园...), may carry a branch in brackets (西单店) or an exit (B口), and start after a
+function word, a verb of going or choosing, or punctuation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+MAX_NAMES_PER_TURN = 12  # a long text names many things; the first ones are kept
+
+# -- English ---------------------------------------------------------------------------
+
+_WORD = r"[A-Z][A-Za-z'’&-]*\.?"
+_JOIN = r"(?:of|de|la|del|da|von|van|and|&|the)"
+EN_NAME = re.compile(
+    r"(?<![\w'’@.-])"
+    r"(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?"
+    r"(?:\d{1,5}\s+)?"
+    rf"{_WORD}(?:\s+(?:{_JOIN}\s+)?{_WORD}){{0,5}}"
+    r"|(?<![\w-])[A-Z]{2,5}(?![\w-])"
+)
+# Capitalized words that open sentences or stand for no one in particular.
+_NOT_NAMES = frozenset("""
+i i'm i'll i've i'd im the a an this that these those it its it's he she we they you your
+my our their his her is are was were be do does did can could would should will shall may
+might must have has had what when where which who whom why how yes no not ok okay sure hi
+hello hey dear thanks thank please sorry great good nice cool fine also and but or so if
+then let let's there here just any anything something nothing all some alright well oh ah
+perfect excellent awesome absolutely certainly definitely of in on at for to from with by
+as into about after before today tomorrow yesterday tonight morning evening afternoon night
+am pm usd rmb id faq tv vs etc ps mon tue wed thu fri sat sun monday tuesday wednesday
+thursday friday saturday sunday january february march april may june july august september
+october november december would've i'm sounds glad happy welcome bye goodbye really yeah
+yep nope hmm wow maybe one two three four five six seven eight nine ten first second next
+last every each both either neither another other such same own more most very too
+""".split())
+
+
+def english_names(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of English names in ``text``."""
+    for m in EN_NAME.finditer(text):
+        toks = [(m.start() + t.start(), m.start() + t.end(), t.group())
+                for t in re.finditer(r"\S+", m.group(0))]
+        while toks and toks[0][2].lower().rstrip(".,") in _NOT_NAMES:  # "The", "Thanks"
+            toks.pop(0)
+        while toks and (toks[-1][2].lower().rstrip(".,") in _NOT_NAMES
+                        or re.fullmatch(_JOIN, toks[-1][2])):
+            toks.pop()
+        if not toks:
+            continue
+        start, end = toks[0][0], toks[-1][1]
+        while end > start and text[end - 1] in ".,":
+            end -= 1
+        word = toks[0][2]
+        if len(toks) == 1 and not word.isupper() and _opens_sentence(text, start):
+            continue  # "Sure", "Great": a sentence, not a name
+        if end - start >= 2:
+            yield start, end
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \t\"'“‘(")
+    return not before or before[-1] in ".!?\n:;"
+
+
+# -- Chinese ---------------------------------------------------------------------------
+
+# What a named place or business is: the last word of its name.
+_ZH_KINDS = (
+    "国际大酒店|大酒店|酒店|宾馆|饭店|旅馆|客栈|招待所|公寓|餐厅|餐馆|饭馆|食府|酒楼|火锅|烤鸭店|"
+    "茶餐厅|咖啡馆|咖啡厅|酒吧|会馆|博物馆|美术馆|纪念馆|展览馆|科技馆|图书馆|体育馆|剧院|影院|"
+    "公园|乐园|游乐园|动物园|植物园|博览园|广场|大学|学院|中学|小学|医院|银行|商场|购物中心|超市|"
+    "市场|大厦|中心|花园|地铁站|火车站|汽车站|高铁站|航站楼|机场|画廊|画家村|故居|胡同|大街|古镇|"
+    "景区|风景区|水库|公社|寺|宫|府|庙|塔|陵|门|桥|山|湖|海|岛|村|城|店|馆|院|园|厅|楼|所|站"
+)
+# Characters a name does not contain: pronouns, particles, and verbs of going, staying,
+# choosing and asking that come right before a name.
+_ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就也都还要想请给把被让从向对这那些个几"
+            "家座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少")
+ZH_NAME = re.compile(
+    rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{1,16}}(?:{_ZH_KINDS})"
+    r"(?:[A-Z]口|[0-9一二三四五六七八九十]+号?口)?"
+    r"(?:[（(][^（()）\s]{1,12}[)）])?"
+)
+
+
+def chinese_names(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of Chinese place and business names in ``text``."""
+    for m in ZH_NAME.finditer(text):
+        if len(m.group(0)) >= 3:
+            yield m.span()
+
+
+def find_names(text: str) -> list[tuple[int, int]]:
+    """Spans of names in ``text``, in order, at most MAX_NAMES_PER_TURN distinct ones."""
+    seen: set[str] = set()
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(set(english_names(text)) | set(chinese_names(text))):
+        value = text[start:end]
+        if value in seen or any(s <= start < e for s, e in out):
+            continue
+        seen.add(value)
+        out.append((start, end))
+        if len(seen) >= MAX_NAMES_PER_TURN:
+            break
+    return out
