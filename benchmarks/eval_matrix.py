@@ -3,7 +3,7 @@ meant for, and print one markdown table: anchor retention per method, context to
 and (where the code reports them) convstate's losses and block precision.
 
     python benchmarks/eval_matrix.py [--data ../shared/data] [--json out.json]
-        [--trigger R --target R --block-share R --keep K]
+        [--trigger R --target R --block-share R --keep K] [--windows N ...]
 
 Nothing here is tuned to the data: the same settings run on every set.
 """
@@ -39,6 +39,8 @@ def main() -> int:
     p.add_argument("--block-share", type=float, default=None)
     p.add_argument("--keep", type=int, default=None, help="keep_recent_turns")
     p.add_argument("--only", default=None, help="run only sets whose label contains this")
+    p.add_argument("--windows", type=int, nargs="+", default=None,
+                   help="these windows for every set (default: each set's own)")
     args = p.parse_args()
     extra = {k: v for k, v in (("trigger_ratio", args.trigger), ("target_ratio", args.target),
                                ("block_share", args.block_share),
@@ -51,7 +53,7 @@ def main() -> int:
         if args.only and args.only not in label:
             continue
         dialogues = load_dialogues(args.data / path, limit)
-        for window in windows:
+        for window in args.windows or windows:
             start = time.perf_counter()
             s = evaluate(dialogues, EvalConfig(window=window, **extra))["summary"]
             out[f"{label}@{window}"] = s

@@ -43,7 +43,7 @@ def test_demo_keeps_every_exact_value_in_a_small_window() -> None:
 
 
 def test_demo_in_english() -> None:
-    out = run("demo", "--lang", "en", "--format", "xml")
+    out = run("demo", "--lang", "en", "--format", "xml", "--window", "600")
     assert out.returncode == 0, out.stderr
     assert "<conversation_state" in out.stdout and "SR-20240315-889" in out.stdout
     assert "(628) 555-0199" in out.stdout

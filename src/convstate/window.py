@@ -18,8 +18,8 @@ MIN_WINDOW = 256
 # a fifth of the budget each, which costs nothing in the context, since folded turns are
 # shown again while they fit; the block may take most of the budget, but never the last
 # KEEP_RECENT_TURNS user turns.
-TRIGGER_RATIO = 0.3
-TARGET_RATIO = 0.1
+TRIGGER_RATIO = 0.5
+TARGET_RATIO = 0.3
 KEEP_RECENT_TURNS = 2
 BLOCK_SHARE = 0.85
 

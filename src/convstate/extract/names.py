@@ -17,7 +17,7 @@ MAX_NAMES_PER_TURN = 12  # a long text names many things; the first ones are kep
 
 # -- English ---------------------------------------------------------------------------
 
-_WORD = r"[A-Z][A-Za-z'’&-]*\.?"
+_WORD = r"[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*\.?(?![\w-])"
 _JOIN = r"(?:of|de|la|del|da|von|van|and|&|the)"
 EN_NAME = re.compile(
     r"(?<![\w'’@.-])"
