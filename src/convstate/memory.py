@@ -20,7 +20,7 @@ from .extract import default_extractor
 from .extract.base import Extraction, Extractor
 from .fold import fold_report
 from .layout import Entry, first_shown, next_start, recent_start
-from .render import FORMATS, LABELS, block_rows, render
+from .render import FORMATS, LABELS, Row, block_rows, render
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
 from .store.sqlite import SQLiteStore
@@ -145,6 +145,7 @@ class ConversationMemory:
         self._last = -1  # highest turn index seen
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of self._state only
         self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
+        self._rows: tuple[tuple[int, str], list[Row]] | None = None
         self._retry_at = -1  # after a failed extraction, the turn index to try again at
         # One memory may be shared by threads and async tasks (a web app's session).
         # _lock guards the cached view (state, raw turns, block); _folding lets one fold
@@ -361,7 +362,7 @@ class ConversationMemory:
             del self._recent[0]
 
     def _set_state(self, state: ConversationState) -> None:
-        self._state, self._blocks, self._costs = state, {}, None
+        self._state, self._blocks, self._costs, self._rows = state, {}, None, None
         self._trim()
 
     def _reload(self) -> None:
@@ -406,21 +407,32 @@ class ConversationMemory:
         budget = self.state_budget if budget is None else budget
         if state.is_empty() or budget <= _MESSAGE_OVERHEAD:
             return "", 0
-        text = render(state, format or self.state_format, lang or self.lang,
+        lang = lang or self.lang or state.language or "en"
+        rows = self._rows_of(state, lang) if lang in LABELS else None
+        text = render(state, format or self.state_format, lang,
                       budget=budget - _MESSAGE_OVERHEAD, counter=self.counter,
                       keep_anchors=False, shown_from=shown[0][0] if shown else None,
                       shown_text="\n".join(str(m.get("content") or "")
-                                            for _, m, _ in shown or []))
+                                            for _, m, _ in shown or []), rows=rows)
         if self.redact is not None:  # the model sees masked values; the store keeps all
             text = self.redact(text)
         return text, self.counter.message({"role": "system", "content": text}) if text else 0
+
+    def _rows_of(self, state: ConversationState, lang: str) -> list[Row]:
+        """The block rows of ``state``, built once per state version and language."""
+        if state is not self._state:
+            return block_rows(state, lang)
+        key = (state.version, lang)
+        if self._rows is None or self._rows[0] != key:
+            self._rows = (key, block_rows(state, lang))
+        return self._rows[1]
 
     def _row_costs(self) -> tuple[list[tuple[int | None, int]], int]:
         """Estimated tokens of each block row, and of the block's title and headers."""
         state = self._state
         if self._costs is None or self._costs[0] != state.version:
             lang = self.lang or state.language or "en"
-            rows = block_rows(state, lang)
+            rows = self._rows_of(state, lang)
             costs = [(r.turn, self.counter.count(f"{r.value}") + 3) for r in rows]
             overhead = self.counter.count(LABELS[lang]["title"]) + 6 * len(
                 {r.section for r in rows}) + _MESSAGE_OVERHEAD

@@ -81,7 +81,8 @@ class Row:
 def render(state: ConversationState, format: str = "text", lang: str | None = None,
            budget: int | None = None, counter: TokenCounter | None = None,
            keep_anchors: bool = True, shown_from: int | None = None,
-           shown_text: str = "", provenance: bool = False) -> str:
+           shown_text: str = "", provenance: bool = False,
+           rows: list[Row] | None = None) -> str:
     """Render the live part of ``state`` as ``format`` with labels in ``lang``.
 
     With ``budget`` (tokens), the lowest-ranked rows leave first and the block says how
@@ -89,7 +90,8 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     the budget, unless ``keep_anchors`` is False. ``shown_from`` is the first turn the
     same context carries raw: items stated there or later are left out (the raw turns
     hold them verbatim), and so is every value that ``shown_text`` (those turns' text)
-    holds. ``provenance`` adds speaker and turn to text and markdown rows.
+    holds. ``provenance`` adds speaker and turn to text and markdown rows. ``rows``:
+    ``block_rows(state, lang)`` when the caller has them already (they are per state).
     Resolved and superseded items are never shown.
     """
     if format not in FORMATS:
@@ -97,7 +99,7 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     lang = lang or state.language or "en"
     if lang not in LABELS:
         raise ValueError(f"lang must be one of {tuple(LABELS)}, got {lang!r}")
-    rows = [r for r in block_rows(state, lang)
+    rows = [r for r in (block_rows(state, lang) if rows is None else rows)
             if r.turn is None or ((shown_from is None or r.turn < shown_from)
                                   and not (isinstance(r.value, str) and r.value in shown_text))]
     if not rows:
