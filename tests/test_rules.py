@@ -179,6 +179,9 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("Sure, your stylist is Adam E. Pollock. Thanks!", ["Adam E. Pollock"]),
     ("Great. That must have been awesome! I'll never forget it.", []),
     ("我在家里休息，今天有点累。", []),
+    ("Terence is my name.", ["Terence"]),
+    ("Sure is nice out today.", []),
+    ("我想找一家酒店，中国国家博物馆几点开门？", ["中国国家博物馆"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))
@@ -206,3 +209,10 @@ def test_names_in_a_tool_result_are_not_taken_as_said() -> None:
 def test_numbers_in_words_and_cued_values(text, key, value) -> None:
     anchors = find_anchors(Turn(index=0, role="user", content=text))
     assert (key, value) in [(a.key, a.value) for a in anchors]
+
+
+def test_quoted_words_are_kept_whole() -> None:
+    text = 'Remember this: "The greatest glory in living lies not in never falling." Thanks'
+    anchors = find_anchors(Turn(index=0, role="user", content=text))
+    assert ("quote", "The greatest glory in living lies not in never falling") in [
+        (a.key, a.value) for a in anchors]

@@ -59,10 +59,16 @@ def english_names(text: str) -> Iterator[tuple[int, int]]:
         while end > start and text[end - 1] in ".,":
             end -= 1
         word = toks[0][2]
-        if len(toks) == 1 and not word.isupper() and _opens_sentence(text, start):
-            continue  # "Sure", "Great": a sentence, not a name
+        if len(toks) == 1 and not word.isupper() and _opens_sentence(text, start) \
+                and not _NAMED.match(text, end):
+            continue  # "Sure", "Great": a sentence, not a name ("Terence is ..." is)
         if end - start >= 2:
             yield start, end
+
+
+# After a lone capitalized word that opens a sentence, what makes it a name.
+_NAMED = re.compile(r"'s\b|\s+(?:is|was|has|had|said|says|told|lives|lived|works|worked"
+                    r"|called|wrote|sent)\b")
 
 
 def _opens_sentence(text: str, at: int) -> bool:
@@ -78,12 +84,13 @@ _ZH_KINDS = (
     "茶餐厅|咖啡馆|咖啡厅|酒吧|会馆|博物馆|美术馆|纪念馆|展览馆|科技馆|图书馆|体育馆|剧院|影院|"
     "公园|乐园|游乐园|动物园|植物园|博览园|广场|大学|学院|中学|小学|医院|银行|商场|购物中心|超市|"
     "市场|大厦|中心|花园|地铁站|火车站|汽车站|高铁站|航站楼|机场|画廊|画家村|故居|胡同|大街|古镇|"
-    "景区|风景区|水库|公社|寺|宫|府|庙|塔|陵|门|桥|山|湖|海|岛|村|城|店|馆|院|园|厅|楼|所|站"
+    "景区|风景区|水库|公社|寺|宫|府|庙|塔|陵|桥|山|湖|海|岛|村|城|店|馆|院|园|厅|楼|所|站"
 )
 # Characters a name does not contain: pronouns, particles, and verbs of going, staying,
 # choosing and asking that come right before a name.
 _ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就也都还要想请给把被让从向对这那些个几"
-            "家座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少")
+            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少")
+_ZH_QUANTITY = re.compile(r"[一两几这那每某哪][家个座间条所]")
 ZH_NAME = re.compile(
     rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{1,16}}(?:{_ZH_KINDS})"
     r"(?:[A-Z]口|[0-9一二三四五六七八九十]+号?口)?"
@@ -94,8 +101,11 @@ ZH_NAME = re.compile(
 def chinese_names(text: str) -> Iterator[tuple[int, int]]:
     """Spans of Chinese place and business names in ``text``."""
     for m in ZH_NAME.finditer(text):
-        if len(m.group(0)) >= 3:
-            yield m.span()
+        start, end = m.span()
+        if q := _ZH_QUANTITY.match(text, start):  # 一家酒店: "a hotel", not a name
+            start = q.end()
+        if end - start >= 3:
+            yield start, end
 
 
 def find_names(text: str) -> list[tuple[int, int]]:

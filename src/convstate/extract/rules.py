@@ -45,6 +45,8 @@ ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
     ("other", "tracking_number", re.compile(
         r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
         r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
+    ("other", "quote", re.compile(  # words set in quotation marks, kept whole
+        r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"), 1),
     ("order_id", "order_id", re.compile(
         r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
         r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
