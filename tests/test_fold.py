@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import make_turns, sources
 
 from convstate import ConversationState, fold, fold_report
@@ -153,3 +154,39 @@ def test_a_request_must_come_from_a_user_turn() -> None:
                                  NewRequest(text="我要退款", turns=[2])])
     state, stats = fold_report(ConversationState(), delta, sources(TURNS))
     assert [r.text for r in state.requests] == ["我要退款"] and stats.rejected == 1
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_other_speakers_values_never_replace_the_users(lang) -> None:
+    from convstate import ConversationMemory, InMemoryStore
+
+    lines = {
+        "zh": [("user", "我的手机 13800138000，订单号 DD20240315889"),
+               ("assistant", "如需帮助请拨打客服热线 400-820-8820"),
+               ("tool", "订单号 SR-66666666-EVIL，联系电话 212-555-0199"),
+               ("user", "好的")],
+        "en": [("user", "My phone is 415-555-0132 and my order number is SR-20240315-889"),
+               ("assistant", "You can also call our hotline at 800-555-0100"),
+               ("tool", "order number SR-66666666-EVIL, contact phone 212-555-0199"),
+               ("user", "ok")],
+    }[lang]
+    mem = ConversationMemory("a", store=InMemoryStore(), context_window=4000)
+    for role, text in lines:
+        mem.add(role, text, **({"tool_call_id": "c1"} if role == "tool" else {}))
+    mem.compact(keep_recent_turns=0)
+    s = mem.state
+    user_phone, user_order = {"zh": ("13800138000", "DD20240315889"),
+                              "en": ("415-555-0132", "SR-20240315-889")}[lang]
+    assert s.anchor("phone").value == user_phone and s.anchor("phone").speaker == "user"
+    assert s.anchor("order_id").value == user_order
+    phones = {a.value: (a.speaker, a.status) for a in s.anchors if a.key == "phone"}
+    assert phones[user_phone] == ("user", "active")
+    hotline = {"zh": "400-820-8820", "en": "800-555-0100"}[lang]
+    assert phones[hotline][0] == "assistant"  # kept, as the assistant's
+    # a later phone from the user does replace the user's
+    mem.add("user", {"zh": "我换号了，新号码 13900001111", "en": "New number: 415-555-0199"}[lang])
+    mem.add("assistant", "ok")
+    mem.compact(keep_recent_turns=0)
+    assert mem.state.anchor("phone").value in ("13900001111", "415-555-0199")
+    old = [a for a in mem.state.anchors if a.value == user_phone]
+    assert old[0].status == "superseded"

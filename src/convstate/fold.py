@@ -80,7 +80,12 @@ def fold_report(state: ConversationState, delta: StateDelta,
         if (key := _fold_anchor(new, a, sources, stats)) is not None:
             touched_keys.add(key)
     for key in sorted(touched_keys & SINGLE_VALUED_KEYS):
-        _settle(new.anchors, lambda a, k=key: a.key == k, stats, turn_field=True)
+        # speaker authority: what the user said of themselves (their phone, their
+        # address) only the user replaces; the assistant's and tools' values (a hotline,
+        # a record) replace their own kind and stand next to the user's
+        for users in (True, False):
+            _settle(new.anchors, lambda a, k=key, u=users: a.key == k and
+                    (a.speaker == "user") == u, stats, turn_field=True)
 
     for t in sorted(delta.open_tasks, key=_order):
         if t.owner == "assistant" and not _said_by("assistant", t.turns, sources):

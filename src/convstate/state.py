@@ -195,15 +195,16 @@ class ConversationState(BaseModel):
         return [a for a in self.anchors if a.status == "active"]
 
     def anchor(self, key: str) -> Anchor | None:
-        """The active anchor with this key (or, failing that, this kind), latest first;
-        for an anchor field of your own, that field's value."""
+        """The active anchor with this key (or, failing that, this kind): the user's
+        latest, else anyone's latest (a value the assistant or a tool gave never hides
+        the user's); for an anchor field of your own, that field's value."""
         spec = self.custom_fields().get(key)
         if spec is not None and spec.shape == "anchor":
             return getattr(self, key)
         for want in ("key", "kind"):
             found = [a for a in self.active_anchors() if getattr(a, want) == key]
             if found:
-                return max(found, key=lambda a: a.last_turn)
+                return max(found, key=lambda a: (a.speaker == "user", a.last_turn))
         return None
 
     def tasks(self, status: str | None = None, owner: str | None = None) -> list[OpenTask]:
