@@ -6,6 +6,7 @@ Ids are assigned here. Nothing is deleted: changes are status changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,7 +89,7 @@ def fold_report(state: ConversationState, delta: StateDelta,
                     (a.speaker == "user") == u, stats, turn_field=True)
 
     for t in sorted(delta.open_tasks, key=_order):
-        if t.owner == "assistant" and not _said_by("assistant", t.turns, sources):
+        if t.owner == "assistant" and not _quotes("assistant", t.text, t.turns, sources):
             stats.reject(f"assistant task not said by the assistant: {t.text[:40]!r}")
             continue
         _close(_fold_text(new, "open_tasks", t.text, t.turns, sources, stats, OpenTask,
@@ -136,10 +137,41 @@ def _said_by(role: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
     return any(sources[i].role == role for i in turns if i in sources)
 
 
+def _quotes(role: str, text: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
+    """A cited turn of ``role`` holds ``text``, or closely: most of its character pairs
+    (a model may shorten a commitment, not invent one)."""
+    said = [normalize(sources[i].text) for i in turns if i in sources and sources[i].role == role]
+    want = normalize(text)
+    if any(want in s for s in said):
+        return True
+    pairs = {want[k:k + 2] for k in range(len(want) - 1)}
+    return bool(pairs) and any(
+        len(pairs & {s[k:k + 2] for k in range(len(s) - 1)}) >= 0.6 * len(pairs)
+        for s in said)
+
+
 def _close(item: Any, status: str, turns: list[int], sources: Mapping[int, Turn]) -> None:
     """A task or request the delta already reports closed is closed at its last turn."""
     if item is not None and status != "open" and item.status == "open":
         item.status, item.closed_turn = status, max(_cited(turns, sources))
+
+
+# What a value of a kind must look like, so that a model cannot pass "1" off as a phone
+# number or a word as an order id (the value must still be verbatim in its turn).
+_SHAPES = {
+    "phone": re.compile(r"(?:\d\D{0,3}){7,}"),
+    "email": re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"),
+    "order_id": re.compile(r"\d.*\d|\d{3,}|[A-Za-z]\d|\d[A-Za-z]"),
+    "account": re.compile(r"\w{3,}"),
+    "amount": re.compile(r"[\d零一二两三四五六七八九十百千万]|free|免费", re.IGNORECASE),
+}
+
+
+def anchor_key(key: str) -> str:
+    """A key as the state keeps it: lower case, words joined by '_', nothing but letters,
+    digits and '_' (a model's key cannot carry markup or a line into the block)."""
+    words = re.findall(r"[^\W_]+", key.casefold())
+    return "_".join(words)[:40]
 
 
 def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, Turn],
@@ -152,7 +184,11 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
     if not turns or not a.value.strip():
         stats.reject(f"anchor {a.key}={a.value[:40]!r} is not verbatim in turns {a.turns}")
         return None
-    key = "_".join(a.key.casefold().split()) or a.kind
+    shape = _SHAPES.get(a.kind)
+    if shape is not None and not shape.search(a.value):
+        stats.reject(f"anchor {a.kind}={a.value[:40]!r} does not look like a {a.kind}")
+        return None
+    key = anchor_key(a.key) or a.kind
     dedup = (key, normalize(a.value))
     for old in state.anchors:
         if (old.key, normalize(old.value)) == dedup:
@@ -231,6 +267,12 @@ def _apply_update(state: ConversationState, item_id: str, status: str, turn: int
     if isinstance(item, OpenTask) and item.owner == "assistant" and status == "done" \
             and sources[turn].role != "assistant":
         stats.reject(f"only the assistant can complete its task {item_id}")
+        return
+    if isinstance(item, Anchor) and status == "superseded" and not any(
+            o.key == item.key and o.id != item.id and o.status == "active"
+            and any(t in sources for t in o.turns) for o in state.anchors):
+        stats.reject(f"update {item_id}->superseded names no new value of {item.key!r} "
+                     "from these turns")
         return
     if item.status == status:
         return
