@@ -216,3 +216,10 @@ def test_quoted_words_are_kept_whole() -> None:
     anchors = find_anchors(Turn(index=0, role="user", content=text))
     assert ("quote", "The greatest glory in living lies not in never falling") in [
         (a.key, a.value) for a in anchors]
+
+
+def test_a_turn_gives_at_most_a_bounded_number_of_values_and_says_how_many_not() -> None:
+    text = "，".join(f"订单号 DD{20240000000 + i}" for i in range(500))
+    ex = RuleExtractor().extract([Turn(index=3, role="user", content=text)], [])
+    assert len(ex.delta.anchors) == 64
+    assert ex.notes == ["turn #3: 436 values past the first 64 not taken"]

@@ -72,13 +72,14 @@ def fold_report(state: ConversationState, delta: StateDelta,
     # copy.deepcopy over pydantic models
     new = type(state).model_validate(state.model_dump())
     stats = FoldStats()
+    keys = _Keys(new)
     if new.language is None and delta.language is not None:
         new.language = delta.language
 
     specs = type(new).custom_fields()
     touched_keys: set[str] = set()
     for a in sorted(delta.anchors + _field_anchors(delta, specs), key=_order):
-        if (key := _fold_anchor(new, a, sources, stats)) is not None:
+        if (key := _fold_anchor(new, a, sources, stats, keys)) is not None:
             touched_keys.add(key)
     for key in sorted(touched_keys & SINGLE_VALUED_KEYS):
         # speaker authority: what the user said of themselves (their phone, their
@@ -92,24 +93,24 @@ def fold_report(state: ConversationState, delta: StateDelta,
         if t.owner == "assistant" and not _quotes("assistant", t.text, t.turns, sources):
             stats.reject(f"assistant task not said by the assistant: {t.text[:40]!r}")
             continue
-        _close(_fold_text(new, "open_tasks", t.text, t.turns, sources, stats, OpenTask,
+        _close(_fold_text(new, "open_tasks", t.text, t.turns, sources, stats, keys, OpenTask,
                           owner=t.owner), t.status, t.turns, sources)
     for r in sorted(delta.requests, key=_order):
         if not _said_by("user", r.turns, sources):
             stats.reject(f"a request must come from a user turn: {r.text[:40]!r}")
             continue
-        _close(_fold_text(new, "requests", r.text, r.turns, sources, stats, Request),
+        _close(_fold_text(new, "requests", r.text, r.turns, sources, stats, keys, Request),
                r.status, r.turns, sources)
     for g in sorted(delta.goals, key=_order):
-        item = _fold_text(new, "goals", g.text, g.turns, sources, stats, Goal)
+        item = _fold_text(new, "goals", g.text, g.turns, sources, stats, keys, Goal)
         if item is not None and g.status != "active":
             item.status = g.status
     for d in sorted(delta.decisions, key=_order):
-        _fold_text(new, "decisions", d.text, d.turns, sources, stats, Decision)
+        _fold_text(new, "decisions", d.text, d.turns, sources, stats, keys, Decision)
     topics: set[str] = set()
     for p in sorted(delta.preferences, key=_order):
         topic = normalize(p.topic)
-        if _fold_text(new, "preferences", p.text, p.turns, sources, stats, Preference,
+        if _fold_text(new, "preferences", p.text, p.turns, sources, stats, keys, Preference,
                       polarity=p.polarity, topic=topic) is not None:
             topics.add(topic)
     for topic in sorted(topics):
@@ -174,8 +175,28 @@ def anchor_key(key: str) -> str:
     return "_".join(words)[:40]
 
 
+class _Keys:
+    """The dedup keys of a section's items, built once per fold: a fold of n items over
+    a state of m costs n + m, not n x m."""
+
+    def __init__(self, state: ConversationState):
+        self.state, self.maps = state, {}
+
+    def of(self, section: str) -> dict[Any, Any]:
+        if section not in self.maps:
+            self.maps[section] = {self.key(section, i): i
+                                  for i in reversed(getattr(self.state, section))}
+        return self.maps[section]
+
+    @staticmethod
+    def key(section: str, item: Any) -> Any:
+        if section == "anchors":
+            return (item.key, normalize(item.value))
+        return (getattr(item, "owner", None), normalize(item.text))
+
+
 def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, Turn],
-                 stats: FoldStats) -> str | None:
+                 stats: FoldStats, keys: _Keys) -> str | None:
     """Add or merge one anchor; reject it unless its value is verbatim in a cited turn."""
     turns = [i for i in _cited(a.turns, sources) if a.value in sources[i].text]
     if len(a.value) > MAX_TEXT:
@@ -190,21 +211,22 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         return None
     key = anchor_key(a.key) or a.kind
     dedup = (key, normalize(a.value))
-    for old in state.anchors:
-        if (old.key, normalize(old.value)) == dedup:
-            _merge_turns(old, turns)
-            stats.deduplicated += 1
-            return key
-    state.anchors.append(Anchor(
+    known = keys.of("anchors")
+    if (old := known.get(dedup)) is not None:
+        _merge_turns(old, turns)
+        stats.deduplicated += 1
+        return key
+    known[dedup] = Anchor(
         id=_next_id(state, "anchors"), kind=a.kind, key=key, value=a.value, turns=turns,
         speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
-    ))
+    )
+    state.anchors.append(known[dedup])
     stats.added += 1
     return key
 
 
 def _fold_text(state: ConversationState, section: str, text: str, turns_in: list[int],
-               sources: Mapping[int, Turn], stats: FoldStats, cls: type[Item],
+               sources: Mapping[int, Turn], stats: FoldStats, keys: _Keys, cls: type[Item],
                **extra: Any) -> Any:
     """Add or merge one text item, deduplicated by its normalized text (and its owner:
     the user's "send the photo" is not the assistant's)."""
@@ -215,17 +237,17 @@ def _fold_text(state: ConversationState, section: str, text: str, turns_in: list
     if not turns or not text:
         stats.reject(f"{section} item cites no folded turn: {text[:40]!r}")
         return None
-    items = getattr(state, section)
     key = (extra.get("owner"), normalize(text))
-    for old in items:
-        if (getattr(old, "owner", None), normalize(old.text)) == key:
-            _merge_turns(old, turns)
-            stats.deduplicated += 1
-            return old
+    known = keys.of(section)
+    if (old := known.get(key)) is not None:
+        _merge_turns(old, turns)
+        stats.deduplicated += 1
+        return old
     item = cls(id=_next_id(state, section), text=text, turns=turns,
                speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
                **extra)
-    items.append(item)
+    getattr(state, section).append(item)
+    known[key] = item
     stats.added += 1
     return item
 

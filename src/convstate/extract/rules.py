@@ -184,6 +184,7 @@ _INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|
 _SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 _EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z])")
+MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
 # An assistant turn this long explains; its cue words ("confirmed", "I will") describe,
 # they do not commit. Its exact values are still taken.
@@ -220,8 +221,13 @@ class RuleExtractor:
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
+        notes = []
         for turn in turns:
             anchors = find_anchors(turn)
+            if len(anchors) > MAX_ANCHORS_PER_TURN:  # a pasted list is not what was said
+                notes.append(f"turn #{turn.index}: {len(anchors) - MAX_ANCHORS_PER_TURN} "
+                             f"values past the first {MAX_ANCHORS_PER_TURN} not taken")
+                anchors = anchors[:MAX_ANCHORS_PER_TURN]
             delta.anchors.extend(anchors)
             for clause in _clauses([turn]):
                 self._clause(clause, delta, open_tasks)
@@ -233,7 +239,7 @@ class RuleExtractor:
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
             delta = delta_model.model_construct(**dict(delta), **_cued(turns, delta_model))
-        return Extraction(delta=delta, extractor=self.name)
+        return Extraction(delta=delta, extractor=self.name, notes=notes)
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
