@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
@@ -83,13 +82,48 @@ def test_a_killed_workers_lease_is_taken_over_after_it_expires(tmp_path) -> None
     while mem.store.lease_holder("s") and time.monotonic() < deadline:
         time.sleep(0.1)
     record = mem.compact()
-    assert record is not None and record.version == 1 and os.path.exists(db)
+    assert record is not None and record.version == 1
+    assert mem.store.lease_holder("s") is None  # taken over, then given back
+
+
+class ThreadedStore(InMemoryStore):
+    """Records the thread of every store call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def __getattribute__(self, name: str):
+        attr = super().__getattribute__(name)
+        threads = super().__getattribute__("__dict__").get("threads")
+        if not callable(attr) or name.startswith("_") or threads is None:
+            return attr
+
+        def called(*args, **kwargs):  # where the call runs, not where it was looked up
+            threads.add(threading.get_ident())
+            return attr(*args, **kwargs)
+        return called
+
+
+class ThreadedExtractor(RecordingExtractor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def extract(self, turns, index, delta_model=None):
+        self.threads.add(threading.get_ident())
+        return super().extract(turns, index)
 
 
 def test_async_methods_run_off_the_event_loop() -> None:
+    store, ex = ThreadedStore(), ThreadedExtractor()
+    loop_thread: set[int] = set()
+
     async def chat() -> list[dict]:
-        mem = ConversationMemory("a", store=InMemoryStore(), context_window=800,
+        loop_thread.add(threading.get_ident())
+        mem = ConversationMemory("a", store=store, extractor=ex, context_window=800,
                                  background=True)
+        store.threads.clear()  # the constructor runs where it is called
         ticks = 0
 
         async def ticker() -> None:
@@ -111,6 +145,9 @@ def test_async_methods_run_off_the_event_loop() -> None:
 
     ctx = asyncio.run(chat())
     assert "DD20240315889" in "\n".join(m["content"] or "" for m in ctx)
+    # no store call and no extraction ran on the event loop's thread
+    assert store.threads and not (store.threads & loop_thread)
+    assert ex.threads and not (ex.threads & loop_thread)
 
 
 def test_async_folds_use_the_async_openai_client() -> None:

@@ -107,4 +107,7 @@ def test_inspect_and_migrate(tmp_path: Path) -> None:
     assert "[bold red]not markup[/bold red] [assistant]" in out.stdout
     bad = run("inspect", "nope", "--store", str(db))
     assert bad.returncode == 1 and "no turns for session" in bad.stderr
-    assert run("inspect", "x", "--store", str(tmp_path / "missing.db")).returncode == 1
+    missing = run("inspect", "x", "--store", str(tmp_path / "missing.db"))
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    for out in (bad, missing):  # one line, never a traceback
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from convstate import (
     Anchor,
     AnchorOf,
+    ConfigError,
     ConversationMemory,
     ConversationState,
     Cue,
@@ -168,7 +169,7 @@ def test_a_custom_model_round_trips_through_sqlite(tmp_path: Path) -> None:
         assert again.state == state and isinstance(again.state, Case)
         assert again.state_at(1) == first
         assert Case.model_validate_json(state.model_dump_json()) == state
-        with pytest.raises(Exception, match="no version 9"):
+        with pytest.raises(ConfigError, match="no version 9"):
             again.state_at(9)
 
 

@@ -125,3 +125,4 @@ def test_eval_command_writes_results_and_charts(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "convstate.cli", "eval",
                           str(tmp_path / "nope.json")], capture_output=True, text=True)
     assert bad.returncode == 1 and "cannot read" in bad.stderr
+    assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -100,7 +100,11 @@ def test_serve_local_command_serves_and_stops_on_a_signal() -> None:
         wait_ready(f"http://127.0.0.1:{port}/v1", 120, proc)
     finally:
         proc.terminate()  # the command became the server: the signal reaches it
-        assert proc.wait(timeout=20) is not None
+        proc.wait(timeout=20)
+    import socket
+
+    with pytest.raises(OSError):  # nothing listens any more: the server itself stopped
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
 
 
 class Ticket(ConversationState):

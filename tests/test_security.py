@@ -12,14 +12,18 @@ from fake_openai import FakeOpenAI
 from convstate import (
     ConfigError,
     ConversationMemory,
+    ConversationState,
     InMemoryStore,
     LLMExtractor,
     SQLiteStore,
+    Turn,
+    fold,
     render,
 )
 from convstate.cli import load_demo
+from convstate.delta import NewAnchor, StateDelta
 from convstate.redact import mask_contacts, mask_phones
-from convstate.render import LABELS
+from convstate.render import LABELS, block_rows
 
 SYSTEM = "你是优品商城的售后客服。Follow the refund policy. 不要承诺政策外的补偿。"
 HOSTILE = [
@@ -86,6 +90,22 @@ def test_the_block_stays_valid_and_shows_hostile_text_only_as_quoted_data(mem, f
             # a header, the omitted count, or one item whose value is a JSON string
             assert not line or line.endswith(":") or line.startswith(("###", "_", "（")) or \
                 line.startswith("- ") and '"' in line, line
+        for row in block_rows(mem.state, "zh"):  # every value shown as a JSON string
+            if isinstance(row.value, str):
+                assert json.dumps(row.value, ensure_ascii=False) in block, row.value
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_values_with_quotes_and_line_breaks_are_escaped_whole(fmt) -> None:
+    tricky = [h for h in HOSTILE if '"' in h or "\n" in h]
+    turns = [Turn(index=i, role="user", content=h) for i, h in enumerate(tricky)]
+    delta = StateDelta(anchors=[NewAnchor(kind="other", key="note", value=h, turns=[i])
+                                for i, h in enumerate(tricky)])
+    block = render(fold(ConversationState(), delta, {t.index: t for t in turns}), fmt, "zh")
+    assert len(tricky) >= 5
+    for h in tricky:  # escaped: no line of the block starts inside a value
+        assert json.dumps(h, ensure_ascii=False) in block, h
+    assert sum(LABELS["zh"]["title"] in line for line in block.splitlines()) == 1
 
 
 def test_every_item_records_who_said_it(mem) -> None:

@@ -51,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ConvStateError as exc:
-        Console(stderr=True).print(Text("error: ", style="red") + Text(str(exc)),
-                                   highlight=False)
+        # one line whatever the terminal's width: scripts read it, people grep it
+        Console(stderr=True, soft_wrap=True).print(
+            Text("error: ", style="red") + Text(" ".join(str(exc).split())), highlight=False)
         return 1
 
 
