@@ -17,7 +17,11 @@ PIECES = ["订单号 DD20240315889", "手机 13812345678", "电话 139-8765-4321
           "b@y.org", "预算不超过500元", "我不要换货", "必须今天处理", "I don't want calls",
           "I will send it", "已经提交了", "太慢了", "thanks!", "😀🎧", "مرحبا بالعالم",
           "zero\u200bwidth", "", "  ", "\u202eRTL override", "¥459.00", "3月15日", "5 pm"]
-text = st.lists(st.sampled_from(PIECES) | st.text(max_size=30), max_size=5).map("，".join)
+# any text a caller may store: every character but NUL and lone surrogates (those are
+# refused with a clear error, tested in test_security.py)
+chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+text = st.lists(st.sampled_from(PIECES) | st.text(chars, max_size=30),
+                max_size=5).map("，".join)
 turn_rows = st.lists(st.tuples(st.sampled_from(["user", "assistant"]), text), min_size=1,
                      max_size=12)
 
@@ -67,7 +71,7 @@ def test_dedup_is_stable_under_case_width_whitespace_punctuation(s) -> None:
 CALL = {"role": "assistant", "content": None, "tool_calls": [
     {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}
 message = (st.tuples(st.sampled_from(["user", "assistant", "system"]),
-                     text | st.text(min_size=200, max_size=3000))
+                     text | st.text(chars, min_size=200, max_size=3000))
            .map(lambda rc: {"role": rc[0], "content": rc[1]})
            | st.integers(1, 3).map(lambda n: [CALL] + [
                {"role": "tool", "content": "结果 " * n * 40, "tool_call_id": "c1"}] * n))

@@ -187,8 +187,19 @@ def _grouped(rows: list[Row]) -> list[list[Row]]:
     return list(groups.values())
 
 
+# Characters some readers take for a line break: escaped in every format, so a value
+# can never start a line of the block.
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+
+
+def _unbroken(text: str) -> str:
+    for char, escaped in _SEPARATORS.items():
+        text = text.replace(char, escaped)
+    return text
+
+
 def _q(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _unbroken(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 def _source(r: Row, labels: dict[str, str]) -> str:
@@ -242,6 +253,8 @@ def _markdown(rows: list[Row], labels: dict[str, str], dropped: int, provenance:
 def _escape(text: str, quote: bool = False) -> str:
     # what xml.sax.saxutils does, without importing it (it pulls in urllib.request)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    for char in _SEPARATORS:
+        text = text.replace(char, f"&#x{ord(char):04x};")
     return text.replace('"', "&quot;") if quote else text
 
 
@@ -272,8 +285,8 @@ def _json(rows: list[Row], labels: dict[str, str], dropped: int, provenance: boo
                         for r in items]
     if dropped:
         doc["omitted"] = dropped
-    return json.dumps({"conversation_state": doc}, ensure_ascii=False, sort_keys=True,
-                      separators=(",", ":"))
+    return _unbroken(json.dumps({"conversation_state": doc}, ensure_ascii=False,
+                                sort_keys=True, separators=(",", ":")))
 
 
 _FORMATTERS = {"text": _text, "markdown": _markdown, "xml": _xml, "json": _json}

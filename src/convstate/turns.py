@@ -91,6 +91,9 @@ def check_message(
     name = msg.get("name")
     if name is not None and not isinstance(name, str):
         raise InvalidMessageError("name", f"expected a string, got {type(name).__name__}")
+    _check_text({"content": content, "name": name, "tool_call_id": msg.get("tool_call_id"),
+                 "tool_calls": _as_json(tool_calls) if tool_calls is not None else None},
+                max_chars)
     return {
         "role": role,
         "content": content,
@@ -109,3 +112,32 @@ def _check_tool_calls(tool_calls: Any) -> None:
         fn = call.get("function")
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
             raise InvalidMessageError(f"tool_calls[{i}].function", "needs a function name")
+
+
+def _as_json(tool_calls: list[Any]) -> str:
+    try:
+        return json.dumps(tool_calls, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidMessageError("tool_calls", f"not JSON: {exc}") from None
+
+
+def _check_text(fields: dict[str, Any], max_chars: int) -> None:
+    """Every text field of a message: storable by every store (no NUL, no lone
+    surrogate) and, together, within ``max_chars``."""
+    total = 0
+    for field, text in fields.items():
+        if not isinstance(text, str):
+            continue
+        if "\0" in text:
+            raise InvalidMessageError(field, "contains a NUL character")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidMessageError(field, "is not valid Unicode (a lone surrogate)") \
+                from None
+        total += len(text)
+    if total > max_chars:
+        biggest = max((f for f, t in fields.items() if isinstance(t, str)),
+                      key=lambda f: len(fields[f]))
+        raise TurnTooLargeError(biggest, f"the message holds {total} characters, over the "
+                                f"limit of {max_chars}")
