@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_turns, sources
 
-from convstate import ConversationState, RuleExtractor, Turn, fold
+from convstate import ConversationState, RuleExtractor, Turn, fold, render
 from convstate.extract.rules import detect_language, find_anchors
 
 
@@ -223,3 +223,36 @@ def test_a_turn_gives_at_most_a_bounded_number_of_values_and_says_how_many_not()
     ex = RuleExtractor().extract([Turn(index=3, role="user", content=text)], [])
     assert len(ex.delta.anchors) == 64
     assert ex.notes == ["turn #3: 436 values past the first 64 not taken"]
+
+
+def test_values_are_tied_to_the_name_they_describe() -> None:
+    turns = [Turn(index=0, role="user",
+                  content="海底捞火锅(西单店)的电话是多少？我的手机 13812345678"),
+             Turn(index=1, role="assistant", content="电话是010-66171920，人均96元。"),
+             Turn(index=2, role="assistant",
+                  content="北京鹏润国际大酒店的电话是010-51922288，价格是850元。"),
+             Turn(index=3, role="assistant",
+                  content="1512 Barber Shop is at 1532 20th Street, rating 4.8.")]
+    state = fold(ConversationState(), RuleExtractor().extract(turns, []).delta, sources(turns))
+    about = {(a.key, a.value): a.subject for a in state.anchors if a.kind != "name"}
+    assert about[("phone", "010-66171920")] == "海底捞火锅(西单店)"  # from the question
+    assert about[("amount", "96元")] == "海底捞火锅(西单店)"
+    assert about[("phone", "010-51922288")] == "北京鹏润国际大酒店"
+    assert about[("phone", "13812345678")] is None  # the user's own phone is the user's
+    assert about[("address", "1532 20th Street")] == "1512 Barber Shop"
+    # two businesses' phones both stay: one never supersedes the other
+    assert {a.value for a in state.active_anchors() if a.key == "phone"} == {
+        "13812345678", "010-66171920", "010-51922288"}
+    assert [a.value for a in state.about("北京鹏润国际大酒店")] == ["010-51922288", "850元"]
+    block = render(state, "text", "zh")
+    assert '- "北京鹏润国际大酒店" → phone (助手): "010-51922288"; amount (助手): "850元"' in block
+
+
+def test_a_subject_not_in_the_turns_is_dropped_not_the_value() -> None:
+    from convstate.delta import NewAnchor, StateDelta
+
+    turns = make_turns(("assistant", "电话是010-66171920"))
+    delta = StateDelta(anchors=[NewAnchor(kind="phone", key="phone", value="010-66171920",
+                                          subject="不存在的饭店", turns=[0])])
+    state = fold(ConversationState(), delta, sources(turns))
+    assert state.anchors[0].value == "010-66171920" and state.anchors[0].subject is None

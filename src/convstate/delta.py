@@ -74,6 +74,10 @@ class NewAnchor(_New):
                      description="e.g. order_id, phone, budget, constraint.")
     value: str = Field(min_length=1, max_length=MAX_TEXT,
                        description="Exact substring of a cited turn.")
+    subject: str | None = Field(
+        default=None, max_length=120,
+        description="The named thing the value is about (the restaurant a phone belongs "
+        "to), copied verbatim from a cited turn; null when it is about the user.")
 
 
 class ItemUpdate(BaseModel):

@@ -85,9 +85,11 @@ def fold_report(state: ConversationState, delta: StateDelta,
         # speaker authority: what the user said of themselves (their phone, their
         # address) only the user replaces; the assistant's and tools' values (a hotline,
         # a record) replace their own kind and stand next to the user's
-        for users in (True, False):
-            _settle(new.anchors, lambda a, k=key, u=users: a.key == k and
-                    (a.speaker == "user") == u, stats, turn_field=True)
+        # (and the phone of one restaurant never replaces another's)
+        groups = {(a.speaker == "user", _subject(a)) for a in new.anchors if a.key == key}
+        for users, subject in sorted(groups):
+            _settle(new.anchors, lambda a, k=key, u=users, s=subject: a.key == k and
+                    (a.speaker == "user") == u and _subject(a) == s, stats, turn_field=True)
 
     for t in sorted(delta.open_tasks, key=_order):
         if t.owner == "assistant" and not _quotes("assistant", t.text, t.turns, sources):
@@ -191,8 +193,12 @@ class _Keys:
     @staticmethod
     def key(section: str, item: Any) -> Any:
         if section == "anchors":
-            return (item.key, normalize(item.value))
+            return (item.key, _subject(item), normalize(item.value))
         return (getattr(item, "owner", None), normalize(item.text))
+
+
+def _subject(anchor: Any) -> str:
+    return normalize(anchor.subject) if anchor.subject else ""
 
 
 def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, Turn],
@@ -210,14 +216,19 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         stats.reject(f"anchor {a.kind}={a.value[:40]!r} does not look like a {a.kind}")
         return None
     key = anchor_key(a.key) or a.kind
-    dedup = (key, normalize(a.value))
+    subject = a.subject.strip() if a.subject else None
+    if subject and not any(subject in t.text for t in sources.values()):
+        stats.reasons.append(f"subject {subject[:40]!r} of {key} is not verbatim: dropped")
+        subject = None
+    dedup = (key, normalize(subject) if subject else "", normalize(a.value))
     known = keys.of("anchors")
     if (old := known.get(dedup)) is not None:
         _merge_turns(old, turns)
         stats.deduplicated += 1
         return key
     known[dedup] = Anchor(
-        id=_next_id(state, "anchors"), kind=a.kind, key=key, value=a.value, turns=turns,
+        id=_next_id(state, "anchors"), kind=a.kind, key=key, value=a.value, subject=subject,
+        turns=turns,
         speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
     )
     state.anchors.append(known[dedup])

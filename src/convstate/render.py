@@ -76,6 +76,7 @@ class Row:
     turn: int | None = None  # the latest turn stating it (None: not tied to one turn)
     tag: str = ""  # anchor kind, task owner, 'conflict', sentiment trend...
     rank: float = 0.0
+    subject: str | None = None  # what an exact value is about
 
 
 def render(state: ConversationState, format: str = "text", lang: str | None = None,
@@ -144,7 +145,7 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     for a in sorted(state.active_anchors(), key=by_turn):
         rows.append(Row("anchors", anchor_labels.get(a.key, a.key), a.value, a.speaker,
                         a.last_turn, a.kind, _anchor_rank(a.kind, a.speaker)
-                        + recency(a.last_turn)))
+                        + recency(a.last_turn), a.subject))
     for name, spec in specs.items():
         value = getattr(state, name)
         if spec.shape not in ("anchor", "anchor_list") and value not in (None, []):
@@ -180,10 +181,16 @@ def _sections(rows: list[Row]) -> list[tuple[str, list[Row]]]:
 
 
 def _grouped(rows: list[Row]) -> list[list[Row]]:
-    """Anchors of one key and speaker share a line, placed where the first one was."""
-    groups: dict[tuple[str, str | None], list[Row]] = {}
+    """Anchors about one subject share a line, and so do those of one key and speaker
+    about no subject; a line stands where its first value was. A name that heads a
+    subject's line is not listed again."""
+    subjects = {r.subject for r in rows if r.subject}
+    groups: dict[tuple[Any, ...], list[Row]] = {}
     for r in rows:
-        groups.setdefault((r.label, r.speaker), []).append(r)
+        if r.subject:
+            groups.setdefault(("about", r.subject), []).append(r)
+        elif not (r.tag == "name" and r.value in subjects):
+            groups.setdefault(("key", r.label, r.speaker), []).append(r)
     return list(groups.values())
 
 
@@ -196,6 +203,13 @@ def _unbroken(text: str) -> str:
     for char, escaped in _SEPARATORS.items():
         text = text.replace(char, escaped)
     return text
+
+
+def _by_key(rows: list[Row]) -> list[list[Row]]:
+    groups: dict[tuple[str, str | None], list[Row]] = {}
+    for r in rows:
+        groups.setdefault((r.label, r.speaker), []).append(r)
+    return list(groups.values())
 
 
 def _q(value: Any) -> str:
@@ -215,13 +229,17 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
     def value(r: Row) -> str:
         return _q(r.value) + (_source(r, labels) if provenance else "")
 
-    if section == "anchors":
+    def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
         out = []
-        for group in _grouped(rows):
-            r = group[0]
+        for same in _by_key(group):
+            r = same[0]
             who = "" if r.speaker in ("user", None) else f" ({labels[r.speaker]})"
-            out.append(f"- {label(r)}{who}: " + ", ".join(value(g) for g in group))
-        return out
+            out.append(f"{label(r)}{who}: " + ", ".join(value(g) for g in same))
+        return "; ".join(out)
+
+    if section == "anchors":
+        return [f"- {_q(g[0].subject)} → {values(g)}" if g[0].subject else f"- {values(g)}"
+                for g in _grouped(rows)]
     if section == "sentiment":
         return [f"- {label(r)} ({r.tag}): {_q(r.value)}" for r in rows]
     if section == "open_tasks":
@@ -267,6 +285,7 @@ def _xml(rows: list[Row], labels: dict[str, str], dropped: int, provenance: bool
             attrs += f' tag="{_escape(r.tag, True)}"' if r.tag else ""
             attrs += f' speaker="{r.speaker}"' if r.speaker else ""
             attrs += f' turn="{r.turn}"' if r.turn is not None else ""
+            attrs += f' subject="{_escape(r.subject, True)}"' if r.subject else ""
             value = r.value if isinstance(r.value, str) else _q(r.value)
             out.append(f"<item{attrs}>{_escape(value)}</item>")
         out.append(f"</{section}>")
@@ -281,7 +300,8 @@ def _json(rows: list[Row], labels: dict[str, str], dropped: int, provenance: boo
     for section, items in _sections(rows):
         doc[section] = [{k: v for k, v in (("label", r.label), ("value", r.value),
                                             ("speaker", r.speaker), ("turn", r.turn),
-                                            ("tag", r.tag)) if v not in (None, "")}
+                                            ("tag", r.tag), ("subject", r.subject))
+                         if v not in (None, "")}
                         for r in items]
     if dropped:
         doc["omitted"] = dropped

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from .fields import FieldSpec, analyze, describe
+from .normalize import normalize
 
 Speaker = Literal["system", "user", "assistant", "tool"]
 AnchorKind = Literal[
@@ -78,6 +79,9 @@ class Anchor(Item):
     kind: AnchorKind
     key: str = Field(description="What the value is, e.g. 'order_id', 'budget', 'phone'.")
     value: str = Field(description="Verbatim substring of a turn this anchor cites.")
+    subject: str | None = Field(
+        default=None, description="What the value is about (a place, a business, a "
+        "product), verbatim from the turns: the phone of which restaurant.")
     status: Literal["active", "superseded"] = "active"
     superseded_by: str | None = None
     superseded_turn: int | None = Field(
@@ -206,6 +210,12 @@ class ConversationState(BaseModel):
             if found:
                 return max(found, key=lambda a: (a.speaker == "user", a.last_turn))
         return None
+
+    def about(self, subject: str) -> list[Anchor]:
+        """The active anchors about ``subject`` (compared by the dedup key), in order."""
+        want = normalize(subject)
+        return [a for a in self.active_anchors()
+                if a.subject is not None and normalize(a.subject) == want]
 
     def tasks(self, status: str | None = None, owner: str | None = None) -> list[OpenTask]:
         """Open tasks filtered by status and owner."""

@@ -222,8 +222,15 @@ class RuleExtractor:
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
         notes = []
+        asked: list[str] = []  # the names in the user turn just before
         for turn in turns:
             anchors = find_anchors(turn)
+            if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
+                for a in anchors:
+                    if a.subject is None and a.kind != "name" and _tied(a, turn.role):
+                        a.subject = asked[0]
+            asked = [a.value for a in anchors if a.kind == "name"] \
+                if turn.role == "user" else asked
             if len(anchors) > MAX_ANCHORS_PER_TURN:  # a pasted list is not what was said
                 notes.append(f"turn #{turn.index}: {len(anchors) - MAX_ANCHORS_PER_TURN} "
                              f"values past the first {MAX_ANCHORS_PER_TURN} not taken")
@@ -290,6 +297,8 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
     masked = text
     found: list[tuple[int, NewAnchor]] = []
     for kind, key, pattern, group in ANCHOR_PATTERNS:
+        if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
+            continue  # a tool call's JSON is full of quotation marks that quote no one
         for m in pattern.finditer(masked):
             if group < 0:  # alternatives: the first capture group that took part
                 group_at = next(g for g in range(1, len(m.groups()) + 1) if m.group(g))
@@ -306,11 +315,34 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
             found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                            turns=[turn.index])))
             masked = masked[:start] + "\0" * (end - start) + masked[end:]
-    if turn.role != "tool":  # a tool's record is data about a case, not what was said
-        for start, end in find_names(masked):
-            found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
-                                           turns=[turn.index])))
+    names = find_names(masked) if turn.role != "tool" else []  # a tool's record is data
+    for start, anchor in found:  # a value is about the nearest name before it, if any
+        if _tied(anchor, turn.role):
+            anchor.subject = _nearest(text, names, start)
+    for start, end in names:
+        found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
+                                       turns=[turn.index])))
     return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+# Kinds whose values describe a named thing (True), or do so unless the user states
+# them (False: the user's own phone or address is about the user).
+_TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
+         "address": False, "email": False}
+_BREAK = re.compile(r"[。！？!?；;\n]|\.\s")
+
+
+def _tied(anchor: NewAnchor, role: str) -> bool:
+    return _TIED.get(anchor.kind, False) or (anchor.kind in _TIED and role != "user")
+
+
+def _nearest(text: str, names: list[tuple[int, int]], at: int) -> str | None:
+    """The name closest before ``at`` in the same sentence, verbatim."""
+    before = [(s, e) for s, e in names if e <= at and not _BREAK.search(text, e, at)]
+    if not before:
+        return None
+    s, e = max(before, key=lambda n: n[1])
+    return text[s:e]
 
 
 def _budget_amount(turn: Turn, clause: str) -> bool:
