@@ -126,3 +126,32 @@ def test_eval_command_writes_results_and_charts(tmp_path: Path) -> None:
                           str(tmp_path / "nope.json")], capture_output=True, text=True)
     assert bad.returncode == 1 and "cannot read" in bad.stderr
     assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("extra, field", [
+    (["--limit", "0"], "limit"),
+    (["--limit", "-1"], "limit"),
+    (["--out", "{file}/r.json"], "out"),
+    (["--out", "{dir}"], "out"),
+    (["--plot", "{file}/charts"], "plot"),
+])
+def test_eval_refuses_bad_options_before_it_runs(tmp_path, extra, field) -> None:
+    data = write(tmp_path, [tiny()])
+    a_file = tmp_path / "a-file.txt"
+    a_file.write_text("x")
+    args = [a.format(file=a_file, dir=tmp_path) for a in extra]
+    out = subprocess.run([sys.executable, "-m", "convstate.cli", "eval", str(data), *args],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and f"'{field}'" in out.stderr, out.stderr
+    assert "anchor_retention" not in out.stdout  # nothing was run
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_eval_makes_the_folder_of_its_results(tmp_path) -> None:
+    data = write(tmp_path, [tiny()])
+    target = tmp_path / "new" / "deeper" / "r.json"
+    out = subprocess.run([sys.executable, "-m", "convstate.cli", "eval", str(data),
+                          "--window", "300", "--out", str(target)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(target.read_text())["summary"]["convstate"]["anchors"] >= 1

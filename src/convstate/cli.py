@@ -258,6 +258,14 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    # what a caller can get wrong is said before the run, not after it
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("limit", f"expected a positive number of dialogues, got {args.limit}")
+    if args.out is not None and args.out.is_dir():
+        raise ConfigError("out", f"{args.out} is a folder; give a file name")
+    for name, path in (("out", args.out), ("plot", args.plot)):
+        if path is not None:
+            _check_writable(name, path if name == "plot" else path.parent)
     if args.extractor != "rules" and not args.llm:
         raise ConfigError("llm", f"--extractor {args.extractor} needs --llm local|URL")
     if args.llm == "local":
@@ -302,6 +310,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
         table.add_row(metric, *[_cell(s.get(metric)) for s in result["summary"].values()])
     out.print(table)
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1), "utf-8")
         out.print(f"results: {args.out}")
     if args.plot:
@@ -312,6 +321,14 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
                      tokens_by_turn(result, args.plot / "tokens_by_turn.png")):
             out.print(f"chart: {path}")
     return 0
+
+
+def _check_writable(name: str, folder: Path) -> None:
+    """``folder`` exists (or can be made) and takes new files."""
+    folder = folder if str(folder) else Path(".")
+    existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(name, f"cannot write under {folder}")
 
 
 def _cell(value: Any) -> str:
