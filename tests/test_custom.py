@@ -226,3 +226,24 @@ def test_langchain_adapter() -> None:
                                                "ToolMessage"]
     assert out[2].tool_calls[0]["name"] == "lookup" and out[2].tool_calls[0]["args"] == {"a": 1}
     assert out[3].tool_call_id == "c1"
+
+
+def test_a_writer_with_another_model_never_drops_fields_it_does_not_know(tmp_path) -> None:
+    db = tmp_path / "drift.db"
+    with ConversationMemory("c", store=SQLiteStore(db), state_model=Case,
+                            context_window=600, keep_recent_turns=1) as mem:
+        mem.add_messages([t.message() for t in TURNS])
+        mem.compact()
+        saved = mem.store.load_state("c")
+    with pytest.raises(ConfigError) as err:  # the base model does not know Case's fields
+        ConversationMemory("c", store=SQLiteStore(db), context_window=600)
+    assert err.value.field == "state_model" and "method" in str(err.value)
+    assert SQLiteStore(db).load_state("c") == saved  # nothing was written
+
+    class Changed(Case):  # a field whose type changed between deploys
+        method: int | None = None
+
+    assert saved["method"] == "refund"
+    with pytest.raises(ConfigError) as err:
+        ConversationMemory("c", store=SQLiteStore(db), state_model=Changed, context_window=600)
+    assert err.value.field == "method" and "migrate" in str(err.value)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from .delta import delta_model
 from .errors import ConfigError, VersionConflictError
 from .extract import default_extractor
@@ -235,7 +237,7 @@ class ConversationMemory:
         if data is None:
             raise ConfigError("version", f"session {self.session_id!r} has no version "
                               f"{version}")
-        return self.state_model.model_validate(data)
+        return self._validated(data)
 
     def history(self) -> list[Turn]:
         """Every stored turn of this session, folded or not."""
@@ -365,9 +367,28 @@ class ConversationMemory:
         self._state, self._blocks, self._costs, self._rows = state, {}, None, None
         self._trim()
 
+    def _validated(self, data: dict[str, Any]) -> ConversationState:
+        """A saved state as this memory's model, or a clear error when the model that
+        wrote it differs (never a silent drop of fields this model does not know)."""
+        model = self.state_model
+        unknown = sorted(set(data) - set(model.model_fields))
+        if unknown:
+            raise ConfigError("state_model", f"session {self.session_id!r} was saved with "
+                              f"field(s) {', '.join(unknown)} that {model.__name__} does "
+                              "not have; open it with the state model that wrote it")
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or "state"
+            raise ConfigError(field, f"the saved state of session {self.session_id!r} does "
+                              f"not fit {model.__name__} ({err['msg']}); migrate it: load "
+                              "it with the old model, convert, and save it as a new "
+                              "session") from None
+
     def _reload(self) -> None:
         data = self.store.load_state(self.session_id)
-        state = self.state_model() if data is None else self.state_model.model_validate(data)
+        state = self.state_model() if data is None else self._validated(data)
         through, tail, back = state.folded_through, [], 16
         while through >= 0:  # the folded turns a context may show again, newest last
             tail = self.store.turns(self.session_id, after=max(through - back, -1),
