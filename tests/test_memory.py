@@ -225,3 +225,29 @@ def test_more_anchors_than_the_window_holds_still_fit() -> None:
     assert mem.where(newest) in ("raw", "block")
     assert "DD1000000" not in block and mem.where("DD1000000") == "state"  # left the
     # block (the oldest first), not the state
+
+
+def test_a_full_or_read_only_store_is_a_store_error_and_nothing_is_half_written(tmp_path):
+    from convstate import StoreError
+
+    store = SQLiteStore(tmp_path / "full.db")
+    mem = ConversationMemory("s", store=store, context_window=600)
+    for i in range(6):
+        mem.add("user", f"订单号 DD2024031588{i}，请尽快处理第{i}个问题，谢谢")
+        mem.add("assistant", "好的，马上为您处理")
+    before = [t.content for t in mem.history()]
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages}")  # the disk is now full
+    with pytest.raises(StoreError, match="full"):
+        mem.add("user", "很长的一段话，" * 3000)
+    assert [t.content for t in mem.history()] == before  # nothing half-written
+    store._db.execute("PRAGMA max_page_count=1073741823")  # room again
+    version = mem.state.version
+    store._db.execute("PRAGMA query_only=ON")  # a read-only database
+    with pytest.raises(StoreError, match="readonly"):
+        mem.add("user", "还有一个问题")
+    with pytest.raises(StoreError, match="readonly"):
+        mem.compact(keep_recent_turns=0)
+    assert [t.content for t in mem.history()] == before and mem.state.version == version
+    store._db.execute("PRAGMA query_only=OFF")
+    assert mem.compact(keep_recent_turns=0) is not None  # no lease was left held

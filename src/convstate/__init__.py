@@ -15,6 +15,7 @@ from .errors import (
     ExtractionError,
     FieldTypeError,
     InvalidMessageError,
+    StoreError,
     TurnTooLargeError,
     VersionConflictError,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "Goal", "HistoryEntry", "HybridExtractor", "InMemoryStore", "IndexEntry",
     "InvalidMessageError", "Keyed", "LLMExtractor", "Label", "Latest", "OpenTask", "Preference",
     "RuleExtractor", "SQLiteStore", "Sentiment", "SetOnce", "StateDelta", "StateDiff", "Store",
+    "StoreError",
     "TokenCounter", "Turn", "TurnTooLargeError", "Usage", "VersionConflictError",
     "as_system_message", "delta_model", "fill_template", "fold", "fold_report", "render",
     "to_anthropic", "to_langchain",

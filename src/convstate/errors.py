@@ -54,6 +54,11 @@ class VersionConflictError(ConvStateError):
         )
 
 
+class StoreError(ConvStateError):
+    """The store could not read or write (disk full, read-only, unreachable). The
+    transaction was rolled back: nothing was half-written."""
+
+
 class ExtractionError(ConvStateError):
     """An extractor could not produce a delta (the turns stay unfolded and are retried).
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .delta import delta_model
-from .errors import ConfigError, VersionConflictError
+from .errors import ConfigError, StoreError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extraction, Extractor
 from .fold import fold_report
@@ -646,7 +646,7 @@ class ConversationMemory:
                 return self._failed(state, raw, batch, exc)
             return self._land(state, raw, batch, extraction)
         finally:
-            self.store.release_lease(self.session_id, self._owner)
+            self._release()
 
     async def _afold_leased(self, state: ConversationState, raw: list[tuple[Turn, int]],
                             through: int) -> tuple[CompactionRecord, Any] | None:
@@ -665,7 +665,16 @@ class ConversationMemory:
                 return await asyncio.to_thread(self._failed, state, raw, batch, exc)
             return await asyncio.to_thread(self._land, state, raw, batch, extraction)
         finally:
-            await asyncio.to_thread(self.store.release_lease, self.session_id, self._owner)
+            await asyncio.to_thread(self._release)
+
+    def _release(self) -> None:
+        """Give the fold lease back; if the store cannot take even that, the lease
+        expires by itself (the error that stopped the fold is the one raised)."""
+        try:
+            self.store.release_lease(self.session_id, self._owner)
+        except StoreError as exc:
+            log.warning("convstate: could not release the fold lease of %r (%s); it "
+                        "expires in %.0f s", self.session_id, exc, self.lease_ttl)
 
     def _before(self, state: ConversationState, raw: list[tuple[Turn, int]],
                 batch: list[Turn]) -> CompactionRecord:

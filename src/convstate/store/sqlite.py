@@ -6,10 +6,11 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..errors import StoreError
 from .sql import SQLStore
 
 T = TypeVar("T")
@@ -50,18 +51,32 @@ class SQLiteStore(SQLStore):
 
     @contextmanager
     def _write(self, session_id: str) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: committed on success, rolled back on any error."""
+        """One IMMEDIATE transaction: committed on success, rolled back on any error;
+        a database error (disk full, read-only...) surfaces as StoreError."""
         with self._lock:
-            self._retry(lambda: self._db.execute("BEGIN IMMEDIATE"))
+            try:
+                self._retry(lambda: self._db.execute("BEGIN IMMEDIATE"))
+            except sqlite3.Error as exc:
+                raise self._failed("write", exc) from exc
             try:
                 yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                with suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise self._failed("write", exc) from exc
                 raise
-            self._db.execute("COMMIT")
 
     def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        return self._retry(lambda: self._db.execute(sql, args).fetchall())
+        try:
+            return self._retry(lambda: self._db.execute(sql, args).fetchall())
+        except sqlite3.Error as exc:
+            raise self._failed("read", exc) from exc
+
+    def _failed(self, what: str, exc: sqlite3.Error) -> StoreError:
+        return StoreError(f"cannot {what} the SQLite store {self.path}: {exc}; nothing was "
+                          "half-written")
 
     def close(self) -> None:
         with self._lock:
