@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from convstate import ConversationMemory
 from convstate.cli import load_demo, schema_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,3 +112,27 @@ def test_inspect_and_migrate(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "does not exist" in missing.stderr
     for out in (bad, missing):  # one line, never a traceback
         assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_bad_store_files_give_one_line_errors_and_inspect_changes_nothing(tmp_path) -> None:
+    empty, text, folder = tmp_path / "empty.db", tmp_path / "text.db", tmp_path / "dir.db"
+    empty.write_bytes(b"")
+    text.write_text("not a database\n")
+    folder.mkdir()
+    for args in (["inspect", "s", "--store", str(empty)], ["inspect", "s", "--store", str(text)],
+                 ["migrate", "--store", str(text)], ["inspect", "s", "--store", str(folder)],
+                 ["migrate", "--store", str(folder)]):
+        out = run(*args)
+        assert out.returncode == 1, (args, out.stderr)
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert empty.read_bytes() == b"" and text.read_text() == "not a database\n"
+
+
+def test_inspect_shows_control_characters_escaped(tmp_path) -> None:
+    db = tmp_path / "esc.db"
+    with ConversationMemory("e", store=db, context_window=1000) as mem:
+        mem.add("user", "red \x1b[31malert\x1b[0m and a bell \x07")
+    out = run("inspect", "e", "--store", str(db))
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout
+    assert "\\x1b[31malert" in out.stdout

@@ -204,19 +204,19 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
     return 0
 
 
-def _open(target: str, create: bool = False) -> Any:
+def _open(target: str, create: bool = False, readonly: bool = False) -> Any:
     """The store at a path or DSN; a SQLite file must exist unless ``create``."""
     if not create and not target.startswith(("postgresql://", "postgres://")) \
             and not Path(target).exists():
         raise ConfigError("store", f"{target} does not exist")
-    return open_store(target)
+    return open_store(target, readonly=readonly)
 
 
 def _inspect(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     out = _console()
-    store = _open(args.store)
+    store = _open(args.store, readonly=True)  # looking never changes the file
     turns = store.turns(args.session)
     if not turns:
         raise ConfigError("session", f"no turns for session {args.session!r} in {args.store}")
@@ -228,7 +228,7 @@ def _inspect(args: argparse.Namespace) -> int:
         table.add_column(col)
     for t in turns[-args.turns:]:
         table.add_row(str(t.index), t.role,
-                      Text((t.text[:80] + "…") if len(t.text) > 80 else t.text),
+                      Text(_printable((t.text[:80] + "…") if len(t.text) > 80 else t.text)),
                       "yes" if t.index <= state.folded_through else "")
     out.print(table)
     versions = Table(title="state versions")
@@ -245,7 +245,7 @@ def _inspect(args: argparse.Namespace) -> int:
         log.add_row(f"#{r.first_turn}-#{r.last_turn}", r.extractor, str(r.version or "-"),
                     f"{r.tokens_before}->{r.tokens_after}", str(r.added), str(r.deduplicated),
                     str(r.rejected), f"{r.prompt_tokens}+{r.completion_tokens}",
-                    Text((r.error or r.notes or "")[:60]))
+                    Text(_printable((r.error or r.notes or "")[:60])))
     out.print(log)
     out.rule("state")
     out.print(render(state))
@@ -329,6 +329,11 @@ def _check_writable(name: str, folder: Path) -> None:
     existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(name, f"cannot write under {folder}")
+
+
+def _printable(text: str) -> str:
+    """Control characters shown escaped: a turn cannot drive the terminal (ESC[31m)."""
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
 
 
 def _cell(value: Any) -> str:

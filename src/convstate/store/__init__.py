@@ -11,14 +11,14 @@ __all__ = ["CompactionRecord", "InMemoryStore", "PostgresStore", "SQLiteStore", 
            "open_store"]
 
 
-def open_store(target: str) -> Store:
+def open_store(target: str, readonly: bool = False) -> Store:
     """A store from a path or a DSN: ``postgresql://...`` opens PostgreSQL, anything else
-    a SQLite file."""
+    a SQLite file (``readonly``: opened only to look, never created or changed)."""
     if target.startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStore
 
         return PostgresStore(target)
-    return SQLiteStore(target)
+    return SQLiteStore(target, readonly=readonly)
 
 
 def __getattr__(name: str) -> Any:

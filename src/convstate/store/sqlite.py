@@ -27,14 +27,26 @@ class SQLiteStore(SQLStore):
 
     serial_id, real_type = "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"
 
-    def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0):
+    def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0,
+                 readonly: bool = False):
         self.path = str(path)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
-                                   check_same_thread=False)
-        if self.path != ":memory:":
-            self._retry(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
-        self._db.execute("PRAGMA synchronous=FULL")  # a stored turn survives a power cut
+        if readonly:  # for looking: never creates, migrates or changes the file
+            uri = Path(self.path).absolute().as_uri() + "?mode=ro"
+            try:
+                self._db = sqlite3.connect(uri, uri=True, timeout=busy_timeout,
+                                           isolation_level=None, check_same_thread=False)
+            except sqlite3.Error as exc:
+                raise self._failed("open", exc) from exc
+            return
+        try:
+            self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
+                                       check_same_thread=False)
+            if self.path != ":memory:":
+                self._retry(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
+            self._db.execute("PRAGMA synchronous=FULL")  # a stored turn survives a power cut
+        except sqlite3.Error as exc:  # not a database, a folder, no permission...
+            raise self._failed("open", exc) from exc
         self.migrate()
 
     def _retry(self, fn: Callable[[], T]) -> T:
@@ -75,8 +87,8 @@ class SQLiteStore(SQLStore):
             raise self._failed("read", exc) from exc
 
     def _failed(self, what: str, exc: sqlite3.Error) -> StoreError:
-        return StoreError(f"cannot {what} the SQLite store {self.path}: {exc}; nothing was "
-                          "half-written")
+        rolled_back = "; nothing was half-written" if what == "write" else ""
+        return StoreError(f"cannot {what} the SQLite store {self.path}: {exc}{rolled_back}")
 
     def close(self) -> None:
         with self._lock:
