@@ -112,3 +112,13 @@ def test_a_memory_works_the_same_on_every_store(store, sid) -> None:
     assert again.state == state and state.version >= 1
     assert [r.version for r in store.compactions(sid)] == list(range(1, state.version + 1))
     assert store.schema_version() == 1
+
+
+def test_an_unreachable_postgresql_is_a_short_store_error() -> None:
+    pytest.importorskip("psycopg_pool")
+    from convstate import StoreError
+    from convstate.store.postgres import PostgresStore
+
+    with pytest.raises(StoreError) as err:  # nothing listens on port 1
+        PostgresStore("postgresql://postgres:secret@127.0.0.1:1/postgres", timeout=1)
+    assert "PostgreSQL" in str(err.value) and "secret" not in str(err.value)

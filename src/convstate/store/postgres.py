@@ -7,10 +7,12 @@ checks its version without racing. Needs ``pip install "convstate[postgres]"``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..errors import StoreError
 from .sql import SQLStore
 
 
@@ -23,27 +25,50 @@ class PostgresStore(SQLStore):
 
     serial_id, real_type = "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"
 
-    def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8):
+    def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8,
+                 timeout: float = 5.0):
+        """``timeout``: seconds to wait for a connection (and to connect) before a
+        StoreError, so an unreachable server fails fast, not after the pool's 30 s."""
         try:
-            from psycopg_pool import ConnectionPool
+            import psycopg
+            from psycopg_pool import ConnectionPool, PoolTimeout
         except ImportError:
             raise ImportError('PostgresStore needs: pip install "convstate[postgres]"') \
                 from None
         self.dsn = dsn
+        self._errors = (psycopg.Error, PoolTimeout)
         self._pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, open=True,
-                                    kwargs={"autocommit": True})
-        self.migrate()
+                                    timeout=timeout,
+                                    kwargs={"autocommit": True,
+                                            "connect_timeout": max(1, round(timeout))})
+        try:
+            self.migrate()
+        except StoreError:
+            self._pool.close()
+            raise
 
     @contextmanager
     def _write(self, session_id: str) -> Iterator[Any]:
-        with self._pool.connection() as conn, conn.transaction():
-            db = _Dialect(conn)
-            db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (session_id,))
-            yield db
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                db = _Dialect(conn)
+                db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (session_id,))
+                yield db
+        except self._errors as exc:  # the transaction was rolled back
+            raise self._failed("write", exc) from exc
 
     def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        with self._pool.connection() as conn:
-            return _Dialect(conn).execute(sql, args).fetchall()
+        try:
+            with self._pool.connection() as conn:
+                return _Dialect(conn).execute(sql, args).fetchall()
+        except self._errors as exc:
+            raise self._failed("read", exc) from exc
+
+    def _failed(self, what: str, exc: Exception) -> StoreError:
+        where = re.sub(r"//[^@/]*@", "//", self.dsn)  # never print a password
+        rolled_back = "; nothing was half-written" if what == "write" else ""
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        return StoreError(f"cannot {what} PostgreSQL at {where}: {reason}{rolled_back}")
 
     def close(self) -> None:
         self._pool.close()
