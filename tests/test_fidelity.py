@@ -7,7 +7,14 @@ from __future__ import annotations
 import pytest
 from conftest import make_turns
 
-from convstate import ConversationMemory, InMemoryStore, RuleExtractor, TokenCounter
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    InMemoryStore,
+    RuleExtractor,
+    TokenCounter,
+    fold,
+)
 from convstate.baselines import Truncation
 from convstate.cli import load_demo
 from convstate.render import block_rows, render
@@ -81,10 +88,7 @@ def test_the_block_keeps_user_values_longest_and_drops_open_questions_first() ->
         ("user", "多久能到账？"),
     )
     ex = RuleExtractor().extract(turns, [])
-    from convstate import fold
-
-    state = fold(__import__("convstate").ConversationState(), ex.delta,
-                 {t.index: t for t in turns})
+    state = fold(ConversationState(), ex.delta, {t.index: t for t in turns})
     ranks = {r.value: r.rank for r in block_rows(state, "zh")}
     assert ranks["DD20240315889"] > ranks["400-820-8820"] > ranks["我想要退款"] \
         > ranks["多久能到账？"]

@@ -189,8 +189,9 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
     out.rule("where each exact value is (mem.where)")
     places = {"raw": "raw turns", "block": "block", "state": "state only"}
     for a in mem.state.active_anchors():
+        where = mem.where(a.value)
         out.print(f"{a.key}: {json.dumps(a.value, ensure_ascii=False)} -> "
-                  f"{places.get(mem.where(a.value), mem.where(a.value))}")
+                  f"{places.get(where, where)}")
     out.rule("tokens")
     out.print(f"context: {mem.tokens(context)} tokens (peak {peak}, budget "
               f"{mem.policy.budget} of a {mem.policy.context_window} window); full history: "
@@ -325,7 +326,6 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
 
 def _check_writable(name: str, folder: Path) -> None:
     """``folder`` exists (or can be made) and takes new files."""
-    folder = folder if str(folder) else Path(".")
     existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(name, f"cannot write under {folder}")

@@ -169,6 +169,15 @@ def _values(value: Any) -> list[str]:
     return [str(value)] if value not in (None, "") else []
 
 
+def _constraint_values(c: dict[str, Any]) -> list[str]:
+    """A gold constraint's values; a corrected one only in its corrected form."""
+    return _values(c.get("final_value", c.get("values", c.get("value"))))
+
+
+def _decision_values(dec: dict[str, Any]) -> list[str]:
+    return _values(dec.get("value", dec.get("values")))
+
+
 def score_context(d: Dialogue, context: list[dict[str, Any]], first_fold: int | None
                   ) -> Tally:
     """Anchors, constraints and decisions of ``d`` present verbatim in ``context``."""
@@ -183,12 +192,11 @@ def score_context(d: Dialogue, context: list[dict[str, Any]], first_fold: int | 
         early = first_fold is not None and a.first_turn <= first_fold
         t.add("anchor:early" if early else "anchor:late", hit)
     for c in d.gold.constraints or []:
-        final = c.get("final_value", c.get("values", c.get("value")))
-        variants = _values(final)
+        variants = _constraint_values(c)
         if variants:  # a corrected value counts only in its corrected form
             t.add("constraint", any(v in text for v in variants))
     for dec in d.gold.decisions or []:
-        values = _values(dec.get("value", dec.get("values")))
+        values = _decision_values(dec)
         if values:
             t.add("decision", all(v in text for v in values))
     return t
@@ -220,9 +228,9 @@ def block_precision(d: Dialogue, block: str) -> tuple[int, int]:
     the block is worth its tokens. Gold values are anchors, constraints and decisions."""
     gold = [a.value for a in d.gold.anchors or []]
     for c in d.gold.constraints or []:
-        gold += _values(c.get("final_value", c.get("values", c.get("value"))))
+        gold += _constraint_values(c)
     for dec in d.gold.decisions or []:
-        gold += _values(dec.get("value", dec.get("values")))
+        gold += _decision_values(dec)
     gold = [g for g in gold if len(g.strip()) >= 2]
     lines = [line for line in block.splitlines() if line.startswith("- ")]
     return sum(any(g in line for g in gold) for line in lines), len(lines)

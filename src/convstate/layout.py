@@ -11,9 +11,8 @@ never repeats what the raw turns of the same context carry.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-Entry = tuple[int, dict[str, Any], int]  # (turn index, message, tokens)
+from .window import Entry
 
 
 def starts_group(entry: Entry) -> bool:

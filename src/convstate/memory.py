@@ -21,7 +21,7 @@ from .errors import ConfigError, StoreError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extraction, Extractor
 from .fold import fold_report
-from .layout import Entry, first_shown, next_start, recent_start
+from .layout import first_shown, next_start, recent_start
 from .render import FORMATS, LABELS, Row, block_rows, render
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
@@ -33,6 +33,7 @@ from .window import (
     KEEP_RECENT_TURNS,
     TARGET_RATIO,
     TRIGGER_RATIO,
+    Entry,
     Slot,
     WindowPolicy,
     cut_entry,
@@ -61,6 +62,7 @@ class Usage:
 _CONFLICT_RETRIES = 3
 _MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
 _LAYOUT_TRIES = 4
+_BLOCK_CACHE = 64  # rendered blocks kept per state version
 _MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a context
 _RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
 
@@ -418,6 +420,8 @@ class ConversationMemory:
             return self._blocks[key]
         out = self._render_block(state, budget=budget, shown=shown)
         if state is self._state:
+            if len(self._blocks) >= _BLOCK_CACHE:  # one entry per shown range: bounded
+                self._blocks.clear()  # even when no fold comes to reset it
             self._blocks[key] = out
         return out
 
@@ -537,8 +541,7 @@ class ConversationMemory:
                                   policy or self.policy, force=force)
             return None if through is None else (self._state, raw, through)
 
-    def _apply(self, result: tuple[CompactionRecord, ConversationState | None] | None,
-               through: int
+    def _apply(self, result: tuple[CompactionRecord, ConversationState | None] | None
                ) -> CompactionRecord | None:
         """Take a fold's outcome into this memory (None: another worker holds the lease)."""
         if result is None:
@@ -576,7 +579,7 @@ class ConversationMemory:
             if plan is None:
                 return None
             try:
-                return self._apply(self._fold_leased(*plan), plan[2])
+                return self._apply(self._fold_leased(*plan))
             except VersionConflictError:
                 log.info("convstate: session %r was folded by another writer; reloading",
                          self.session_id)
@@ -615,7 +618,7 @@ class ConversationMemory:
                 return None
             try:
                 result = await self._afold_leased(*plan)
-                return await asyncio.to_thread(self._apply, result, plan[2])
+                return await asyncio.to_thread(self._apply, result)
             except VersionConflictError:
                 await asyncio.to_thread(self._reload_locked)
         return None

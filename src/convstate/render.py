@@ -4,15 +4,17 @@ The block says what it is: a record of the conversation, quoted as data. Every v
 quoted (JSON string escaping, or XML escaping), so a turn's text cannot break out of the
 block or pose as an instruction. Same state, same arguments, same bytes.
 
-Every row has an importance (``rank``): your own fields, then the exact values and hard
-constraints the user stated, the sentiment, open commitments and active goals, then what
-others stated, decisions, preferences and open questions. Under a budget the lowest
-ranks leave first (the oldest first among equals); the state keeps everything.
+Every row has an importance (``rank``): your own fields; the exact values and hard
+constraints the user stated; the identifying values others stated (a hotline, a
+record's order id); the mood; the assistant's open commitments; others' other values;
+goals; the user's own tasks; decisions; preferences; open questions. Under a budget the
+lowest ranks leave first (the oldest first among equals); the state keeps everything.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -173,11 +175,16 @@ def _without(rows: list[Row], drops: list[int]) -> list[Row]:
     return [r for k, r in enumerate(rows) if k not in gone]
 
 
-def _sections(rows: list[Row]) -> list[tuple[str, list[Row]]]:
-    out: dict[str, list[Row]] = {}
+def _group(rows: list[Row], key: Callable[[Row], Any]) -> dict[Any, list[Row]]:
+    """Rows by ``key``, each group where its first row was, rows in order within."""
+    groups: dict[Any, list[Row]] = {}
     for r in rows:
-        out.setdefault(r.section, []).append(r)
-    return list(out.items())
+        groups.setdefault(key(r), []).append(r)
+    return groups
+
+
+def _sections(rows: list[Row]) -> list[tuple[str, list[Row]]]:
+    return list(_group(rows, lambda r: r.section).items())
 
 
 def _grouped(rows: list[Row]) -> list[list[Row]]:
@@ -185,13 +192,9 @@ def _grouped(rows: list[Row]) -> list[list[Row]]:
     about no subject; a line stands where its first value was. A name that heads a
     subject's line is not listed again."""
     subjects = {r.subject for r in rows if r.subject}
-    groups: dict[tuple[Any, ...], list[Row]] = {}
-    for r in rows:
-        if r.subject:
-            groups.setdefault(("about", r.subject), []).append(r)
-        elif not (r.tag == "name" and r.value in subjects):
-            groups.setdefault(("key", r.label, r.speaker), []).append(r)
-    return list(groups.values())
+    rows = [r for r in rows if r.subject or not (r.tag == "name" and r.value in subjects)]
+    return list(_group(rows, lambda r: ("about", r.subject) if r.subject
+                       else ("key", r.label, r.speaker)).values())
 
 
 # Characters some readers take for a line break: escaped in every format, so a value
@@ -203,13 +206,6 @@ def _unbroken(text: str) -> str:
     for char, escaped in _SEPARATORS.items():
         text = text.replace(char, escaped)
     return text
-
-
-def _by_key(rows: list[Row]) -> list[list[Row]]:
-    groups: dict[tuple[str, str | None], list[Row]] = {}
-    for r in rows:
-        groups.setdefault((r.label, r.speaker), []).append(r)
-    return list(groups.values())
 
 
 def _q(value: Any) -> str:
@@ -231,7 +227,7 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
 
     def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
         out = []
-        for same in _by_key(group):
+        for same in _group(group, lambda r: (r.label, r.speaker)).values():
             r = same[0]
             who = "" if r.speaker in ("user", None) else f" ({labels[r.speaker]})"
             out.append(f"{label(r)}{who}: " + ", ".join(value(g) for g in same))

@@ -13,10 +13,11 @@ from .errors import ConfigError
 from .tokens import TokenCounter
 
 MIN_WINDOW = 256
+Entry = tuple[int, dict[str, Any], int]  # a turn as a context takes it: (index, message, tokens)
 # The defaults, chosen by sweeping them with `convstate eval` on every set of public
-# dialogues (benchmarks/sweep_defaults.py, docs/sweep.png): folds start early and take
-# a fifth of the budget each, which costs nothing in the context, since folded turns are
-# shown again while they fit; the block may take most of the budget, but never the last
+# dialogues (benchmarks/sweep_defaults.py, docs/sweep.png): a fold takes a fifth of the
+# budget, and folding costs nothing in the context, since folded turns are shown again
+# while they fit; the block may take most of the budget, never the last
 # KEEP_RECENT_TURNS user turns.
 TRIGGER_RATIO = 0.5
 TARGET_RATIO = 0.3
@@ -86,9 +87,9 @@ def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
     the fewest oldest turns that bring them under the target, keeping the last
     ``keep_recent_turns`` user turns unless those alone pass the target: then it folds
     past them (never the newest user turn) rather than leave unfolded turns out of the
-    context. ``force`` (compact)
-    expires as much as the keep rule allows. So a fold takes at least
-    ``trigger - target`` of the budget: an LLM is never called for a sliver.
+    context. ``force`` (compact) expires as much as the keep rule allows. So a fold
+    takes at least ``trigger - target`` of the budget: an LLM is never called for a
+    sliver.
     """
     total = fixed + sum(s.tokens for s in slots)
     if not force and total <= policy.trigger:
@@ -127,7 +128,7 @@ class Fitted:
     truncated: list[int]
 
 
-def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
+def fit_raw(turns: list[Entry], available: int,
             counter: TokenCounter) -> Fitted:
     """Keep the newest whole turn groups that fit in ``available`` tokens.
 
@@ -136,7 +137,7 @@ def fit_raw(turns: list[tuple[int, dict[str, Any], int]], available: int,
     a newest group larger than everything is cut with a visible marker.
     """
     groups = _groups(turns)
-    kept: list[list[tuple[int, dict[str, Any], int]]] = []
+    kept: list[list[Entry]] = []
     used = 0
     notice_cost = _notice_tokens(counter, len(groups) > 1)
     for group in reversed(groups):
@@ -176,7 +177,7 @@ def _notice_tokens(counter: TokenCounter, needed: bool) -> int:
     return counter.message(notice_message([10**9, 10**9])) if needed else 0
 
 
-def _groups(turns: list[tuple[int, dict[str, Any], int]]) -> list[list[Any]]:
+def _groups(turns: list[Entry]) -> list[list[Any]]:
     groups: list[list[Any]] = []
     for t in turns:
         if t[1]["role"] == "tool" and groups and groups[-1][0][1].get("tool_calls"):
@@ -186,8 +187,8 @@ def _groups(turns: list[tuple[int, dict[str, Any], int]]) -> list[list[Any]]:
     return groups
 
 
-def cut_entry(entry: tuple[int, dict[str, Any], int], room: int, counter: TokenCounter
-              ) -> tuple[int, dict[str, Any], int] | None:
+def cut_entry(entry: Entry, room: int, counter: TokenCounter
+              ) -> Entry | None:
     """A plain turn cut (with a visible marker) to ``room`` tokens; None when nothing of
     it fits or it is a tool call or result (those are never cut apart)."""
     index, msg, _ = entry
@@ -197,7 +198,7 @@ def cut_entry(entry: tuple[int, dict[str, Any], int], room: int, counter: TokenC
     return group[0] if group[0][2] <= room and group[0][1] is not msg else None
 
 
-def _shrink(group: list[tuple[int, dict[str, Any], int]], room: int,
+def _shrink(group: list[Entry], room: int,
             counter: TokenCounter) -> tuple[list[Any], list[int]]:
     """Cut the group's messages, largest first, until the group fits in ``room`` tokens
     (a tool call's results are cut together with it, never dropped from it)."""

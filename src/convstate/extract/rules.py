@@ -256,7 +256,7 @@ class RuleExtractor:
             elif NEGATIVE.search(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
-            elif CONSTRAINT.search(text) and not _budget_amount(c.turn, text):
+            elif CONSTRAINT.search(text) and not _budget_amount(c.turn, text, delta):
                 delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
                                                turns=at))
             elif m := PREFERENCE.search(text):
@@ -345,10 +345,12 @@ def _nearest(text: str, names: list[tuple[int, int]], at: int) -> str | None:
     return text[s:e]
 
 
-def _budget_amount(turn: Turn, clause: str) -> bool:
-    """A budget clause whose amount is already a 'budget' anchor (that one supersedes)."""
+def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
+    """A budget clause whose amount is already a 'budget' anchor of this turn (that one
+    supersedes); the turn's anchors are in the delta before its clauses are read."""
     return bool(_BUDGET_CUE.search(clause)) and any(
-        a.key == "budget" and a.value in clause for a in find_anchors(turn))
+        a.key == "budget" and a.value in clause and turn.index in a.turns
+        for a in delta.anchors)
 
 
 def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
