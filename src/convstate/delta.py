@@ -7,85 +7,43 @@ state itself: only what the expiring turns add or change.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .state import AnchorKind, ConversationState
+from .sections import (
+    BUILT_IN,
+    MAX_ITEMS,
+    MAX_TEXT,
+    MAX_TURNS_CITED,
+    New,
+    NewAnchor,
+    NewDecision,
+    NewFact,
+    NewGoal,
+    NewPreference,
+    NewRequest,
+    NewTask,
+)
+from .state import ConversationState
+
+__all__ = ["MAX_ITEMS", "MAX_TEXT", "MAX_TURNS_CITED", "AnchorValue", "FieldValue",
+           "ItemUpdate", "New", "NewAnchor", "NewDecision", "NewFact", "NewGoal",
+           "NewPreference", "NewRequest", "NewSentiment", "NewTask", "StateDelta",
+           "delta_model"]
 
 T = TypeVar("T")
 
-# Bounds keep a model's reply finite: a small model otherwise loops on a list until
-# it runs out of tokens. A rule extractor stays far below them.
-MAX_TURNS_CITED = 8
-MAX_ITEMS = 40
-MAX_TEXT = 500
-
-
-class _New(BaseModel):
-    turns: list[int] = Field(
-        min_length=1, max_length=MAX_TURNS_CITED,
-        description="Indexes of the turns that state this (from the input).",
-    )
-
-
-class NewGoal(_New):
-    """A goal of the user."""
-
-    text: str = Field(min_length=1, max_length=MAX_TEXT,
-                      description="The goal, in the conversation's language.")
-    status: Literal["active", "achieved", "abandoned"] = "active"
-
-
-class NewPreference(_New):
-    """A like/dislike/requirement; ``topic`` groups preferences that supersede each other."""
-
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
-    polarity: Literal["like", "dislike", "require", "forbid"]
-    topic: str = Field(min_length=1, max_length=64, description="Short name of what it is about.")
-
-
-class NewDecision(_New):
-    """Something agreed or settled."""
-
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
-
-
-class NewTask(_New):
-    """A commitment by the user or the assistant."""
-
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
-    owner: Literal["user", "assistant"]
-    status: Literal["open", "done", "cancelled"] = "open"
-
-
-class NewRequest(_New):
-    """A question or ask of the user's, in a user turn."""
-
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
-    status: Literal["open", "answered", "dropped"] = "open"
-
-
-class NewAnchor(_New):
-    """An exact value, copied verbatim from a turn it cites."""
-
-    kind: AnchorKind
-    key: str = Field(min_length=1, max_length=64,
-                     description="e.g. order_id, phone, budget, constraint.")
-    value: str = Field(min_length=1, max_length=MAX_TEXT,
-                       description="Exact substring of a cited turn.")
-    subject: str | None = Field(
-        default=None, max_length=120,
-        description="The named thing the value is about (the restaurant a phone belongs "
-        "to), copied verbatim from a cited turn; null when it is about the user.")
+# Every status an update by id may set, in any built-in section (the fold checks that
+# the item's own section allows it).
+UpdateStatus = Literal[tuple(sorted({s for spec in BUILT_IN for s in spec.updates}))]  # type: ignore[valid-type]
 
 
 class ItemUpdate(BaseModel):
     """A change to an existing item, by the id the extractor was shown."""
 
     id: str
-    status: Literal["achieved", "abandoned", "done", "cancelled", "superseded", "answered",
-                    "dropped"]
+    status: UpdateStatus
     turn: int = Field(description="The turn that shows the change.")
 
 
@@ -108,6 +66,7 @@ class StateDelta(BaseModel):
     goals: list[NewGoal] = Field(default_factory=list, max_length=MAX_ITEMS)
     decisions: list[NewDecision] = Field(default_factory=list, max_length=MAX_ITEMS)
     preferences: list[NewPreference] = Field(default_factory=list, max_length=MAX_ITEMS)
+    facts: list[NewFact] = Field(default_factory=list, max_length=MAX_ITEMS)
     updates: list[ItemUpdate] = Field(default_factory=list, max_length=MAX_ITEMS)
     sentiment: NewSentiment | None = None
 
@@ -129,12 +88,25 @@ class AnchorValue(BaseModel):
 
 @cache
 def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
-    """The delta for a state model: StateDelta plus each custom field, optional
-    (``FieldValue``/``AnchorValue``), lists as additions."""
+    """The delta for a state model: StateDelta plus each section of its own (a list of
+    its ``new`` items) and each custom field, optional (``FieldValue``/``AnchorValue``),
+    lists as additions."""
     specs = state_model.custom_fields()
-    if not specs:
+    sections = [s for s in state_model.sections() if s.name not in StateDelta.model_fields]
+    if not specs and not sections:
         return StateDelta
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {
+        s.name: (list[s.new], Field(default_factory=list, max_length=MAX_ITEMS,  # type: ignore[name-defined]
+                                    description=s.instruction))
+        for s in sections}
+    namespace: dict[str, Any] = {"__doc__": f"What expiring turns add to a {state_model.__name__}.",
+                                 "__module__": __name__}
+    statuses = {u for s in state_model.sections() for u in s.updates}
+    if statuses - set(get_args(UpdateStatus)):  # a section of its own with new statuses
+        update = create_model(f"{state_model.__name__}Update", __base__=ItemUpdate,
+                              status=(Literal[tuple(sorted(statuses))], ...))  # type: ignore[valid-type]
+        namespace["__annotations__"] = {"updates": list[update]}  # type: ignore[valid-type]
+        namespace["updates"] = Field(default_factory=list, max_length=MAX_ITEMS)
     for name, spec in specs.items():
         doc = spec.description or spec.label_for("en")
         if spec.shape == "anchor":
@@ -150,11 +122,9 @@ def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
     # (null allowed, default None in Python): a model that must write each key
     # considers each field, where a small one would otherwise skip them all.
     own = create_model(f"{state_model.__name__}Fields",
-                       __config__=ConfigDict(json_schema_extra=_require(list(fields))),
+                       __config__=ConfigDict(json_schema_extra=_require(list(specs))),
                        **fields)
-    model = type(f"{state_model.__name__}Delta", (StateDelta, own), {
-        "__doc__": f"What expiring turns add to a {state_model.__name__}.",
-        "__module__": __name__})
+    model = type(f"{state_model.__name__}Delta", (StateDelta, own), namespace)
     model.__state_model__ = state_model  # type: ignore[attr-defined]
     return model
 

@@ -38,7 +38,8 @@ from .extract.rules import RuleExtractor, sentiment_of
 from .fold import fold
 from .memory import ConversationMemory
 from .normalize import normalize
-from .state import SECTIONS, ConversationState
+from .sections import text_of
+from .state import ConversationState
 from .store.sqlite import InMemoryStore
 from .tokens import TokenCounter
 from .turns import Turn
@@ -244,9 +245,8 @@ def window_budget(cfg: EvalConfig) -> int:
 def duplicates(state: ConversationState) -> int:
     """Live items whose normalized key repeats another's (0 when deduplication works)."""
     n = 0
-    for section in SECTIONS:
-        keys = [normalize(getattr(i, "value", None) or getattr(i, "text", ""))
-                for i in getattr(state, section) if i.status in ("active", "open")]
+    for spec in state.sections():
+        keys = [normalize(text_of(i)) for i in getattr(state, spec.name) if spec.is_live(i)]
         n += len(keys) - len(set(keys))
     return n
 

@@ -14,32 +14,13 @@ from typing import Any
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .state import (
-    ID_PREFIX,
-    Anchor,
-    ConversationState,
-    Decision,
-    FieldEvent,
-    Goal,
-    Item,
-    OpenTask,
-    Preference,
-    Request,
-    Sentiment,
-)
+from .sections import Section
+from .state import Anchor, ConversationState, FieldEvent, Item, OpenTask, Sentiment
 from .turns import Turn
 
 # Keys that hold one current value: a new value supersedes the old one.
 SINGLE_VALUED_KEYS = frozenset({"phone", "email", "address", "budget", "account", "language",
                                 "name", "refund_method", "deadline"})
-_UPDATE_STATUSES = {
-    "goals": {"achieved", "abandoned"},
-    "open_tasks": {"done", "cancelled"},
-    "requests": {"answered", "dropped"},
-    "anchors": {"superseded"},
-    "decisions": {"superseded"},
-    "preferences": {"superseded"},
-}
 _SENTIMENT_STEP = 0.15  # a score change below this is "stable"
 
 
@@ -91,32 +72,10 @@ def fold_report(state: ConversationState, delta: StateDelta,
             _settle(new.anchors, lambda a, k=key, u=users, s=subject: a.key == k and
                     (a.speaker == "user") == u and _subject(a) == s, stats, turn_field=True)
 
-    for t in sorted(delta.open_tasks, key=_order):
-        if t.owner == "assistant" and not _quotes("assistant", t.text, t.turns, sources):
-            stats.reject(f"assistant task not said by the assistant: {t.text[:40]!r}")
-            continue
-        _close(_fold_text(new, "open_tasks", t.text, t.turns, sources, stats, keys, OpenTask,
-                          owner=t.owner), t.status, t.turns, sources)
-    for r in sorted(delta.requests, key=_order):
-        if not _said_by("user", r.turns, sources):
-            stats.reject(f"a request must come from a user turn: {r.text[:40]!r}")
-            continue
-        _close(_fold_text(new, "requests", r.text, r.turns, sources, stats, keys, Request),
-               r.status, r.turns, sources)
-    for g in sorted(delta.goals, key=_order):
-        item = _fold_text(new, "goals", g.text, g.turns, sources, stats, keys, Goal)
-        if item is not None and g.status != "active":
-            item.status = g.status
-    for d in sorted(delta.decisions, key=_order):
-        _fold_text(new, "decisions", d.text, d.turns, sources, stats, keys, Decision)
-    topics: set[str] = set()
-    for p in sorted(delta.preferences, key=_order):
-        topic = normalize(p.topic)
-        if _fold_text(new, "preferences", p.text, p.turns, sources, stats, keys, Preference,
-                      polarity=p.polarity, topic=topic) is not None:
-            topics.add(topic)
-    for topic in sorted(topics):
-        _settle(new.preferences, lambda p, t=topic: p.topic == t, stats, turn_field=False)
+    for spec in type(new).sections():
+        if spec.name != "anchors":
+            _fold_section(new, spec, getattr(delta, spec.name, None) or [], sources, stats,
+                          keys)
 
     for u in delta.updates:
         _apply_update(new, u.id, u.status, u.turn, sources, stats)
@@ -141,9 +100,10 @@ def _said_by(role: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
 
 
 def _quotes(role: str, text: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
-    """A cited turn of ``role`` holds ``text``, or closely: most of its character pairs
-    (a model may shorten a commitment, not invent one)."""
-    said = [normalize(sources[i].text) for i in turns if i in sources and sources[i].role == role]
+    """A cited turn of ``role`` ("any": of anyone) holds ``text``, or closely: most of
+    its character pairs (a model may shorten a commitment, not invent one)."""
+    said = [normalize(sources[i].text) for i in turns
+            if i in sources and role in ("any", sources[i].role)]
     want = normalize(text)
     if any(want in s for s in said):
         return True
@@ -153,10 +113,47 @@ def _quotes(role: str, text: str, turns: list[int], sources: Mapping[int, Turn])
         for s in said)
 
 
-def _close(item: Any, status: str, turns: list[int], sources: Mapping[int, Turn]) -> None:
-    """A task or request the delta already reports closed is closed at its last turn."""
-    if item is not None and status != "open" and item.status == "open":
-        item.status, item.closed_turn = status, max(_cited(turns, sources))
+def _fold_section(state: ConversationState, spec: Section, given: list[Any],
+                  sources: Mapping[int, Turn], stats: FoldStats, keys: _Keys) -> None:
+    """Fold the proposed items of one text section: admit, deduplicate, close, settle,
+    cap."""
+    shared = (spec.new.model_fields.keys() & spec.item.model_fields.keys()) - \
+        {"turns", "text", "status"}
+    settle: set[str] = set()
+    for n in sorted(given, key=_order):
+        if spec.speakers and not any(sources[i].role in spec.speakers
+                                     for i in n.turns if i in sources):
+            stats.reject(f"a {spec.name} item must come from a turn of "
+                         f"{'/'.join(sorted(spec.speakers))}: {n.text[:40]!r}")
+            continue
+        role = spec.quoted_by(n) if spec.quoted_by else None
+        if role is not None and not _quotes(role, n.text, n.turns, sources):
+            stats.reject(f"{spec.name} item not said by the {role}: {n.text[:40]!r}")
+            continue
+        item = _fold_text(state, spec, n.text, n.turns, sources, stats, keys,
+                          **{k: getattr(n, k) for k in shared})
+        status = getattr(n, "status", spec.live)
+        if item is not None and status != spec.live and spec.is_live(item):
+            item.status = status  # reported closed already: closed at its last turn
+            if "closed_turn" in spec.item.model_fields:
+                item.closed_turn = max(_cited(n.turns, sources))
+        if item is not None and spec.settle_by:
+            settle.add(normalize(getattr(item, spec.settle_by)))
+    for value in sorted(settle):
+        _settle(getattr(state, spec.name),
+                lambda i, v=value: normalize(getattr(i, spec.settle_by)) == v, stats,
+                turn_field=False)
+    if spec.cap is not None:
+        _cap(getattr(state, spec.name), spec, stats)
+
+
+def _cap(items: list[Any], spec: Section, stats: FoldStats) -> None:
+    """Beyond the cap, the least important and oldest live items leave the live set."""
+    limit, status = spec.cap  # type: ignore[misc]
+    live = [i for i in items if spec.is_live(i)]
+    for item in sorted(live, key=lambda i: (spec.rank(i), i.last_turn))[:len(live) - limit]:
+        item.status = status
+        stats.updated += 1
 
 
 # What a value of a kind must look like, so that a model cannot pass "1" off as a phone
@@ -227,8 +224,8 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         stats.deduplicated += 1
         return key
     known[dedup] = Anchor(
-        id=_next_id(state, "anchors"), kind=a.kind, key=key, value=a.value, subject=subject,
-        turns=turns,
+        id=_next_id(state, state.section("anchors")), kind=a.kind, key=key, value=a.value,
+        subject=subject, turns=turns,
         speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
     )
     state.anchors.append(known[dedup])
@@ -236,8 +233,8 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
     return key
 
 
-def _fold_text(state: ConversationState, section: str, text: str, turns_in: list[int],
-               sources: Mapping[int, Turn], stats: FoldStats, keys: _Keys, cls: type[Item],
+def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: list[int],
+               sources: Mapping[int, Turn], stats: FoldStats, keys: _Keys,
                **extra: Any) -> Any:
     """Add or merge one text item, deduplicated by its normalized text (and its owner:
     the user's "send the photo" is not the assistant's)."""
@@ -246,18 +243,18 @@ def _fold_text(state: ConversationState, section: str, text: str, turns_in: list
     if len(text) > MAX_TEXT:  # bounded state: long texts keep a visible cut
         text = text[: MAX_TEXT - 1] + "…"
     if not turns or not text:
-        stats.reject(f"{section} item cites no folded turn: {text[:40]!r}")
+        stats.reject(f"{spec.name} item cites no folded turn: {text[:40]!r}")
         return None
     key = (extra.get("owner"), normalize(text))
-    known = keys.of(section)
+    known = keys.of(spec.name)
     if (old := known.get(key)) is not None:
         _merge_turns(old, turns)
         stats.deduplicated += 1
         return old
-    item = cls(id=_next_id(state, section), text=text, turns=turns,
-               speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
-               **extra)
-    getattr(state, section).append(item)
+    item = spec.item(id=_next_id(state, spec), text=text, turns=turns,
+                     speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
+                     **extra)
+    getattr(state, spec.name).append(item)
     known[key] = item
     stats.added += 1
     return item
@@ -290,8 +287,8 @@ def _settle(items: list[Any], same: Any, stats: FoldStats, turn_field: bool) -> 
 def _apply_update(state: ConversationState, item_id: str, status: str, turn: int,
                   sources: Mapping[int, Turn], stats: FoldStats) -> None:
     item = state.find(item_id)
-    section = next((s for s, p in ID_PREFIX.items() if item_id.startswith(p)), "")
-    if item is None or status not in _UPDATE_STATUSES.get(section, ()):
+    spec = next((s for s in state.sections() if s.owns(item_id)), None)
+    if item is None or spec is None or status not in spec.updates:
         stats.reject(f"update {item_id}->{status} names no item that can take it")
         return
     if turn not in sources:
@@ -310,8 +307,8 @@ def _apply_update(state: ConversationState, item_id: str, status: str, turn: int
     if item.status == status:
         return
     item.status = status  # type: ignore[attr-defined]
-    if isinstance(item, OpenTask | Request):
-        item.closed_turn = turn
+    if "closed_turn" in type(item).model_fields:
+        item.closed_turn = turn  # type: ignore[attr-defined]
     if isinstance(item, Anchor):
         item.superseded_turn = turn
     stats.updated += 1
@@ -432,6 +429,6 @@ def _norm(value: Any) -> str:
     return normalize(str(describe(value)))
 
 
-def _next_id(state: ConversationState, section: str) -> str:
+def _next_id(state: ConversationState, spec: Section) -> str:
     # Items are never removed, so the count gives a fresh, deterministic id.
-    return f"{ID_PREFIX[section]}{len(getattr(state, section)) + 1}"
+    return f"{spec.prefix}{len(getattr(state, spec.name)) + 1}"

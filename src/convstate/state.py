@@ -1,93 +1,44 @@
 """The typed conversation state: what the fold keeps of turns that left the window.
 
-Every item carries provenance (the turns it came from, who said it) and an id that the
-fold assigns. Items are never deleted: a resolved task is marked done, a changed phone
-number marks the old anchor superseded.
+Its sections (anchors, open tasks, requests, goals, decisions, preferences, facts) are
+declared in ``sections.py``; here are the state that holds them and its lookups.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from .errors import FieldTypeError
 from .fields import FieldSpec, analyze, describe
 from .normalize import normalize
+from .sections import (
+    ANCHOR_KINDS,
+    ANCHORS,
+    DECISIONS,
+    FACTS,
+    GOALS,
+    OPEN_TASKS,
+    PREFERENCES,
+    REQUESTS,
+    Anchor,
+    AnchorKind,
+    Decision,
+    Fact,
+    Goal,
+    Item,
+    OpenTask,
+    Preference,
+    Request,
+    Section,
+    Speaker,
+    text_of,
+)
 
-Speaker = Literal["system", "user", "assistant", "tool"]
-AnchorKind = Literal[
-    "order_id", "phone", "email", "amount", "date", "time", "address", "account",
-    "constraint", "negative_constraint", "language", "name", "other",
-]
-ANCHOR_KINDS: tuple[str, ...] = AnchorKind.__args__  # type: ignore[attr-defined]
-
-
-class Item(BaseModel):
-    """Common provenance of every state item."""
-
-    id: str = Field(description="Assigned by the fold (e.g. 'A3'), never by a model.")
-    turns: list[int] = Field(description="Indexes of the turns this item was stated in.")
-    speaker: Speaker = Field(description="Who said it first.")
-    first_turn: int
-    last_turn: int
-
-
-class Goal(Item):
-    """Something the user wants to achieve."""
-
-    text: str
-    status: Literal["active", "achieved", "abandoned"] = "active"
-
-
-class Preference(Item):
-    """A stated like or dislike; a later one on the same topic supersedes the earlier."""
-
-    text: str
-    polarity: Literal["like", "dislike", "require", "forbid"]
-    topic: str = Field(description="Normalized key of what the preference is about.")
-    status: Literal["active", "superseded"] = "active"
-    superseded_by: str | None = None
-
-
-class Decision(Item):
-    """Something agreed or settled in the conversation."""
-
-    text: str
-    status: Literal["active", "superseded"] = "active"
-
-
-class OpenTask(Item):
-    """A commitment: who owes it, and whether it is still open."""
-
-    text: str
-    owner: Literal["user", "assistant"]
-    status: Literal["open", "done", "cancelled"] = "open"
-    closed_turn: int | None = None
-
-
-class Request(Item):
-    """Something the user asked for that may still be unanswered ("电话是多少？")."""
-
-    text: str
-    status: Literal["open", "answered", "dropped"] = "open"
-    closed_turn: int | None = None
-
-
-class Anchor(Item):
-    """An exact value: an id, a number, a hard or negative constraint. Kept verbatim."""
-
-    kind: AnchorKind
-    key: str = Field(description="What the value is, e.g. 'order_id', 'budget', 'phone'.")
-    value: str = Field(description="Verbatim substring of a turn this anchor cites.")
-    subject: str | None = Field(
-        default=None, description="What the value is about (a place, a business, a "
-        "product), verbatim from the turns: the phone of which restaurant.")
-    status: Literal["active", "superseded"] = "active"
-    superseded_by: str | None = None
-    superseded_turn: int | None = Field(
-        default=None, description="Turn of the value that replaced this one."
-    )
-
+__all__ = ["ANCHOR_KINDS", "Anchor", "AnchorKind", "ConversationState", "Decision", "Fact",
+           "FieldEvent", "Goal", "HistoryEntry", "IndexEntry", "Item", "OpenTask",
+           "Preference", "Request", "Sentiment", "Speaker", "StateDiff"]
 
 class Sentiment(BaseModel):
     """The user's mood, as of the last folded turn that showed one."""
@@ -139,12 +90,6 @@ class StateDiff(BaseModel):
         return not (self.added or self.changed or self.fields or self.sentiment)
 
 
-SECTIONS: tuple[str, ...] = ("anchors", "open_tasks", "requests", "goals", "decisions",
-                             "preferences")
-ID_PREFIX = {"anchors": "A", "open_tasks": "T", "requests": "Q", "goals": "G", "decisions": "D",
-             "preferences": "P"}
-
-
 class ConversationState(BaseModel):
     """Goals, preferences, decisions, open tasks, anchors and sentiment of a conversation.
 
@@ -155,18 +100,23 @@ class ConversationState(BaseModel):
     version: int = 0
     folded_through: int = -1
     language: Literal["zh", "en"] | None = None
-    goals: list[Goal] = Field(default_factory=list)
-    preferences: list[Preference] = Field(default_factory=list)
-    decisions: list[Decision] = Field(default_factory=list)
-    open_tasks: list[OpenTask] = Field(default_factory=list)
-    requests: list[Request] = Field(
+    # sections, in the order lookups and an extractor's index list them
+    anchors: Annotated[list[Anchor], ANCHORS] = Field(default_factory=list)
+    open_tasks: Annotated[list[OpenTask], OPEN_TASKS] = Field(default_factory=list)
+    requests: Annotated[list[Request], REQUESTS] = Field(
         default_factory=list, description="The user's questions and asks, open or answered.")
-    anchors: list[Anchor] = Field(default_factory=list)
+    goals: Annotated[list[Goal], GOALS] = Field(default_factory=list)
+    decisions: Annotated[list[Decision], DECISIONS] = Field(default_factory=list)
+    preferences: Annotated[list[Preference], PREFERENCES] = Field(default_factory=list)
+    facts: Annotated[list[Fact], FACTS] = Field(
+        default_factory=list, description="Statements worth keeping that fit no other "
+        "section; the least important fade when there are many.")
     sentiment: Sentiment | None = None
     field_log: list[FieldEvent] = Field(
         default_factory=list, description="Values your own fields took, and conflicts.")
 
     __convstate_fields__: ClassVar[dict[str, FieldSpec] | None] = None
+    __convstate_sections__: ClassVar[tuple[Section, ...] | None] = None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -174,19 +124,43 @@ class ConversationState(BaseModel):
         # here, naming the field, not in the middle of a conversation. (A class whose
         # annotations cannot be resolved yet is checked when it is first used.)
         super().__pydantic_init_subclass__(**kwargs)
-        cls.__convstate_fields__ = None
+        cls.__convstate_fields__ = cls.__convstate_sections__ = None
         if cls.__pydantic_complete__:
             cls.custom_fields()
 
     @classmethod
+    def sections(cls) -> tuple[Section, ...]:
+        """The sections of this state: the fields declared ``Annotated[list[...], spec]``."""
+        if cls.__dict__.get("__convstate_sections__") is None:
+            if not cls.__pydantic_complete__:
+                cls.model_rebuild()
+            found = []
+            for name, info in cls.model_fields.items():
+                spec = next((m for m in info.metadata if isinstance(m, Section)), None)
+                if spec is not None:
+                    if spec.name != name:
+                        raise FieldTypeError(name, f"carries the spec of {spec.name!r}")
+                    found.append(spec)
+            prefixes = [s.prefix for s in found]
+            if len(set(prefixes)) != len(prefixes):
+                raise FieldTypeError(cls.__name__, f"two sections share an id prefix {prefixes}")
+            cls.__convstate_sections__ = tuple(found)
+        return cls.__convstate_sections__  # type: ignore[return-value]
+
+    @classmethod
+    def section(cls, name: str) -> Section:
+        """The spec of the section ``name``."""
+        return next(s for s in cls.sections() if s.name == name)
+
+    @classmethod
     def custom_fields(cls) -> dict[str, FieldSpec]:
-        """The fields a subclass added, with their merge rules."""
+        """The fields a subclass added, with their merge rules (sections aside)."""
         if cls is ConversationState:
             return {}
         if cls.__dict__.get("__convstate_fields__") is None:
             if not cls.__pydantic_complete__:
                 cls.model_rebuild()
-            base = set(ConversationState.model_fields)
+            base = set(ConversationState.model_fields) | {s.name for s in cls.sections()}
             cls.__convstate_fields__ = {
                 name: analyze(name, info.annotation, info.metadata, info.description,
                               Anchor, ANCHOR_KINDS)
@@ -224,20 +198,19 @@ class ConversationState(BaseModel):
 
     def find(self, item_id: str) -> Item | None:
         """The item with this id, from any section."""
-        for section in SECTIONS:
-            for item in getattr(self, section):
-                if item.id == item_id:
-                    return item
+        for spec in self.sections():
+            if spec.owns(item_id):
+                return next((i for i in getattr(self, spec.name) if i.id == item_id), None)
         return None
 
     def index(self) -> list[IndexEntry]:
         """Ids and short texts of live items: what an extractor may refer to."""
         out: list[IndexEntry] = []
-        for section in SECTIONS:
-            for item in getattr(self, section):
-                if item.status in ("active", "open"):
+        for spec in self.sections():
+            for item in getattr(self, spec.name):
+                if spec.is_live(item):
                     text = f"{item.key}={item.value}" if isinstance(item, Anchor) else item.text
-                    out.append(IndexEntry(id=item.id, section=section, text=text[:80],
+                    out.append(IndexEntry(id=item.id, section=spec.name, text=text[:80],
                                           status=item.status,
                                           owner=getattr(item, "owner", None)))
         return out
@@ -261,7 +234,7 @@ class ConversationState(BaseModel):
     def diff(self, older: ConversationState) -> StateDiff:
         """What changed since ``older`` (e.g. what one fold did)."""
         out = StateDiff()
-        for section in SECTIONS:
+        for section in (s.name for s in self.sections()):
             before = {i.id: i for i in getattr(older, section)}
             for item in getattr(self, section):
                 if item.id not in before:
@@ -278,11 +251,10 @@ class ConversationState(BaseModel):
     def values(self) -> list[str]:
         """The text of every item, live or not (anchor values, task texts...), and of
         your own fields: what the state holds, for lookups."""
-        out = [getattr(item, "value", None) or getattr(item, "text", "")
-               for section in SECTIONS for item in getattr(self, section)]
+        out = [text_of(item) for spec in self.sections() for item in getattr(self, spec.name)]
         out += [str(describe(getattr(self, name))) for name in self.custom_fields()]
         return out
 
     def is_empty(self) -> bool:
-        return self.sentiment is None and not any(getattr(self, s) for s in SECTIONS) \
+        return self.sentiment is None and not any(getattr(self, s.name) for s in self.sections()) \
             and not any(getattr(self, f) for f in self.custom_fields())

@@ -1,0 +1,326 @@
+"""The sections of the state, one place each: the item the state keeps, the item an
+extractor proposes, and a ``Section`` spec saying how the rest of the library treats it.
+
+Everything else derives from the spec: the state's lookups, the delta model, which
+statuses an update may set, the fold's admission rules, the block's labels, order and
+ranks, and the LLM's instructions. A section is declared on the state as
+``Annotated[list[Item], spec]``; a subclass of ConversationState adds one the same way
+(see ``Section``).
+
+Every item carries provenance (the turns it came from, who said it) and an id that the
+fold assigns. Items are never deleted: a resolved task is marked done, a changed phone
+number marks the old anchor superseded, a fact nobody needs fades.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, Field, field_validator
+
+from .normalize import normalize
+
+Speaker = Literal["system", "user", "assistant", "tool"]
+AnchorKind = Literal[
+    "order_id", "phone", "email", "amount", "date", "time", "address", "account",
+    "constraint", "negative_constraint", "language", "name", "other",
+]
+ANCHOR_KINDS: tuple[str, ...] = get_args(AnchorKind)
+
+# Bounds keep a model's reply finite: a small model otherwise loops on a list until
+# it runs out of tokens. A rule extractor stays far below them.
+MAX_TURNS_CITED = 8
+MAX_ITEMS = 40
+MAX_TEXT = 500
+
+
+class Item(BaseModel):
+    """Common provenance of every state item."""
+
+    id: str = Field(description="Assigned by the fold (e.g. 'A3'), never by a model.")
+    turns: list[int] = Field(description="Indexes of the turns this item was stated in.")
+    speaker: Speaker = Field(description="Who said it first.")
+    first_turn: int
+    last_turn: int
+
+
+class New(BaseModel):
+    """Common part of what an extractor proposes: the turns that state it."""
+
+    turns: list[int] = Field(
+        min_length=1, max_length=MAX_TURNS_CITED,
+        description="Indexes of the turns that state this (from the input).",
+    )
+
+
+@dataclass(frozen=True)
+class Section:
+    """How one section of the state is kept, folded, shown and asked for.
+
+    ``item`` is what the state keeps (an ``Item`` with a ``status`` Literal whose
+    default is the live status); ``new`` what an extractor proposes (a ``New`` with a
+    ``text``: fields it shares with ``item`` are copied over). The fold assigns ids
+    ``prefix`` + number, deduplicates by normalized text (and owner), and lets an
+    update by id set any status but the live one. ``labels`` title the section in the
+    block, per language; ``position`` orders the block; ``rank`` scores a row's
+    importance (higher stays longer under a budget, see render). ``instruction`` tells
+    an LLM what to return; ``asks`` names the section's live items when they are shown
+    to it for updates (None: not shown). ``speakers``: who may state one (None: anyone);
+    ``quoted_by(new)``: whose words its text must be, in a cited turn ("any": anyone's;
+    None: not checked); ``settle_by``: items with the same (normalized) value of this
+    field supersede each other, the latest stated wins; ``cap=(n, status)``: at most n
+    live items, the least important and oldest take ``status`` first (kept, not shown).
+
+    A state of your own adds a section with a field
+    ``complaints: Annotated[list[Complaint], COMPLAINTS]``, where ``COMPLAINTS`` is a
+    ``Section`` over your ``Complaint(Item)`` and ``NewComplaint(New)``; an extractor
+    fills ``delta.complaints`` (tests/test_sections.py is a whole example).
+    """
+
+    name: str
+    item: type[Item]
+    new: type[New]
+    prefix: str
+    labels: Mapping[str, str]
+    position: int
+    rank: Callable[[Any], float]
+    instruction: str
+    asks: str | None = None
+    speakers: frozenset[str] | None = None
+    quoted_by: Callable[[Any], str | None] | None = None
+    settle_by: str | None = None
+    cap: tuple[int, str] | None = None
+    live: str = field(init=False)
+    statuses: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        info = self.item.model_fields.get("status")
+        if info is None or not get_args(info.annotation) or not isinstance(info.default, str):
+            raise TypeError(f"{self.item.__name__} needs a status Literal with a default")
+        object.__setattr__(self, "statuses", get_args(info.annotation))
+        object.__setattr__(self, "live", info.default)
+
+    @property
+    def updates(self) -> frozenset[str]:
+        """The statuses an update by id may set."""
+        return frozenset(self.statuses) - {self.live}
+
+    def is_live(self, item: Any) -> bool:
+        return bool(item.status == self.live)
+
+    def owns(self, item_id: str) -> bool:
+        """Whether an id was assigned in this section."""
+        return item_id.startswith(self.prefix) and item_id[len(self.prefix):].isdigit()
+
+
+def text_of(item: Any) -> str:
+    """What an item says: an anchor's value, every other item's text."""
+    return str(getattr(item, "value", None) or getattr(item, "text", ""))
+
+
+# -- the built-in sections: item, proposal, spec -----------------------------------------
+
+
+class Anchor(Item):
+    """An exact value: an id, a number, a hard or negative constraint. Kept verbatim."""
+
+    kind: AnchorKind
+    key: str = Field(description="What the value is, e.g. 'order_id', 'budget', 'phone'.")
+    value: str = Field(description="Verbatim substring of a turn this anchor cites.")
+    subject: str | None = Field(
+        default=None, description="What the value is about (a place, a business, a "
+        "product), verbatim from the turns: the phone of which restaurant.")
+    status: Literal["active", "superseded"] = "active"
+    superseded_by: str | None = None
+    superseded_turn: int | None = Field(
+        default=None, description="Turn of the value that replaced this one."
+    )
+
+
+class NewAnchor(New):
+    """An exact value, copied verbatim from a turn it cites."""
+
+    kind: AnchorKind
+    key: str = Field(min_length=1, max_length=64,
+                     description="e.g. order_id, phone, budget, constraint.")
+    value: str = Field(min_length=1, max_length=MAX_TEXT,
+                       description="Exact substring of a cited turn.")
+    subject: str | None = Field(
+        default=None, max_length=120,
+        description="The named thing the value is about (the restaurant a phone belongs "
+        "to), copied verbatim from a cited turn; null when it is about the user.")
+
+
+# Exact values come first: those that identify the customer or the case and the user's
+# hard and negative constraints, then the rest the user said, then what the assistant or
+# a tool said (the values a user gave are kept whatever the budget: see render).
+IDENTIFYING = frozenset({"order_id", "phone", "email", "account", "address",
+                         "constraint", "negative_constraint"})
+
+
+def _anchor_rank(a: Anchor) -> float:
+    if a.speaker == "user":
+        return 90.0 if a.kind in IDENTIFYING else 85.0
+    return 80.0 if a.kind in IDENTIFYING else 72.0
+
+
+ANCHORS = Section(
+    "anchors", Anchor, NewAnchor, prefix="A", position=10, rank=_anchor_rank,
+    labels={"en": "Exact values", "zh": "关键信息"},
+    instruction="anchors (order ids, phones, emails, amounts, dates, times, addresses, "
+    "names; the user's hard and negative constraints), each value copied verbatim from a "
+    "turn it cites, with its subject (the named place, business or product it is about, "
+    "verbatim) if any")
+
+
+class OpenTask(Item):
+    """A commitment: who owes it, and whether it is still open."""
+
+    text: str
+    owner: Literal["user", "assistant"]
+    status: Literal["open", "done", "cancelled"] = "open"
+    closed_turn: int | None = None
+
+
+class NewTask(New):
+    """A commitment by the user or the assistant."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    owner: Literal["user", "assistant"]
+    status: Literal["open", "done", "cancelled"] = "open"
+
+
+OPEN_TASKS = Section(
+    "open_tasks", OpenTask, NewTask, prefix="T", position=30, asks="task",
+    # the assistant's commitments must be its own words: a model cannot invent a promise
+    quoted_by=lambda t: "assistant" if t.owner == "assistant" else None,
+    rank=lambda t: 76.0 if t.owner == "assistant" else 68.0,
+    labels={"en": "Open tasks", "zh": "待办事项"},
+    instruction="open_tasks with owner (an assistant task only from the assistant's words)")
+
+
+class Request(Item):
+    """Something the user asked for that may still be unanswered ("电话是多少？")."""
+
+    text: str
+    status: Literal["open", "answered", "dropped"] = "open"
+    closed_turn: int | None = None
+
+
+class NewRequest(New):
+    """A question or ask of the user's, in a user turn."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    status: Literal["open", "answered", "dropped"] = "open"
+
+
+REQUESTS = Section(
+    "requests", Request, NewRequest, prefix="Q", position=90, asks="question",
+    speakers=frozenset({"user"}), rank=lambda r: 45.0,
+    labels={"en": "Unanswered questions", "zh": "未答问题"},
+    instruction="requests (the user's questions and asks)")
+
+
+class Goal(Item):
+    """Something the user wants to achieve."""
+
+    text: str
+    status: Literal["active", "achieved", "abandoned"] = "active"
+
+
+class NewGoal(New):
+    """A goal of the user."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT,
+                      description="The goal, in the conversation's language.")
+    status: Literal["active", "achieved", "abandoned"] = "active"
+
+
+GOALS = Section(
+    "goals", Goal, NewGoal, prefix="G", position=40, asks="goal", rank=lambda g: 70.0,
+    labels={"en": "Goals", "zh": "用户目标"}, instruction="goals")
+
+
+class Decision(Item):
+    """Something agreed or settled in the conversation."""
+
+    text: str
+    status: Literal["active", "superseded"] = "active"
+
+
+class NewDecision(New):
+    """Something agreed or settled."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+DECISIONS = Section(
+    "decisions", Decision, NewDecision, prefix="D", position=60, rank=lambda d: 62.0,
+    labels={"en": "Decisions", "zh": "已定事项"},
+    instruction="decisions (what was chosen or agreed, naming what was chosen)")
+
+
+class Preference(Item):
+    """A stated like or dislike; a later one on the same topic supersedes the earlier."""
+
+    text: str
+    polarity: Literal["like", "dislike", "require", "forbid"]
+    topic: str = Field(description="Normalized key of what the preference is about.")
+    status: Literal["active", "superseded"] = "active"
+    superseded_by: str | None = None
+
+    @field_validator("topic")
+    @classmethod
+    def _normalized(cls, topic: str) -> str:
+        return normalize(topic)
+
+
+class NewPreference(New):
+    """A like/dislike/requirement; ``topic`` groups preferences that supersede each other."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    polarity: Literal["like", "dislike", "require", "forbid"]
+    topic: str = Field(min_length=1, max_length=64, description="Short name of what it is about.")
+
+
+PREFERENCES = Section(
+    "preferences", Preference, NewPreference, prefix="P", position=70, rank=lambda p: 56.0,
+    settle_by="topic", labels={"en": "Preferences", "zh": "偏好"},
+    instruction="preferences (with a short topic)")
+
+
+class Fact(Item):
+    """A statement worth keeping from open conversation — a first-person fact, or one
+    that holds a name, a number or a date — verbatim, with how much it matters."""
+
+    text: str
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    status: Literal["active", "faded"] = "active"
+
+
+class NewFact(New):
+    """A statement to keep, copied verbatim from the turn it cites."""
+
+    text: str = Field(min_length=1, max_length=MAX_TEXT,
+                      description="The statement, copied verbatim from a cited turn.")
+    importance: float = Field(default=0.5, ge=0.0, le=1.0,
+                              description="How much it matters later, 0 to 1.")
+
+
+MAX_LIVE_FACTS = 200  # beyond this, the least important and oldest facts fade (kept, not shown)
+
+FACTS = Section(
+    "facts", Fact, NewFact, prefix="F", position=80, quoted_by=lambda f: "any",
+    cap=(MAX_LIVE_FACTS, "faded"),
+    # below every exact value and commitment; importance moves a fact between
+    # preferences and goals, and the user's own facts weigh a little more
+    rank=lambda f: 40.0 + 25.0 * f.importance + (3.0 if f.speaker == "user" else 0.0),
+    labels={"en": "Facts", "zh": "事实"},
+    instruction="facts (statements worth remembering that fit no other section: what "
+    "people say about themselves, with names, numbers or dates; verbatim, with an "
+    "importance from 0 to 1)")
+
+BUILT_IN: tuple[Section, ...] = (ANCHORS, OPEN_TASKS, REQUESTS, GOALS, DECISIONS,
+                                 PREFERENCES, FACTS)
