@@ -147,3 +147,71 @@ def test_a_long_explanation_commits_to_nothing_but_keeps_its_values() -> None:
                                                ("assistant", text)), []).delta
     assert delta.open_tasks == [] and [a.value for a in delta.anchors] == ["415-555-0132"]
     assert [r.status for r in delta.requests] == ["answered"]  # a full reply answers
+
+
+def test_stated_facts_are_kept_verbatim_with_their_importance() -> None:
+    turns = make_turns(
+        ("user", "I adopted a dog named Max last week. Do you like dogs? I want a leash."),
+        ("assistant", "Congratulations! The Pet Corner on 5th Avenue opens at 9am."),
+        ("user", "我在北京做采购，已经八年了。"),
+        ("assistant", "| Item | Price |\n| Leash | $20 |"),
+        ("assistant", "It depends. " * 60 + "Rex was born on May 3."),  # an explanation
+    )
+    facts = {f.text: f.importance for f in RuleExtractor().extract(turns, []).delta.facts}
+    assert set(facts) == {"I adopted a dog named Max last week",
+                          "The Pet Corner on 5th Avenue opens at 9am",
+                          "我在北京做采购，已经八年了"}
+    # the user's own statement outweighs what the assistant mentions in passing
+    assert facts["I adopted a dog named Max last week"] > \
+        facts["The Pet Corner on 5th Avenue opens at 9am"]
+
+
+def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> None:
+    from dataclasses import replace
+    from typing import Annotated
+
+    from pydantic import Field
+
+    from convstate.delta import NewFact, StateDelta
+    from convstate.fold import fold_report
+    from convstate.sections import FACTS, Fact
+
+    class FewFacts(ConversationState):
+        facts: Annotated[list[Fact], replace(FACTS, cap=(2, "faded"))] = Field(
+            default_factory=list)
+
+    turns = make_turns(("user", "I live in Leeds. My cat is Tom. I work at Acme."))
+    sources = {t.index: t for t in turns}
+    delta = StateDelta(facts=[
+        NewFact(text="I live in Leeds", importance=0.9, turns=[0]),
+        NewFact(text="My cat is Tom", importance=0.3, turns=[0]),
+        NewFact(text="I work at Acme", importance=0.6, turns=[0]),
+        NewFact(text="I own a castle in Spain", importance=1.0, turns=[0]),  # never said
+    ])
+    state, stats = fold_report(FewFacts(), delta, sources)
+    assert stats.rejected == 1 and len(state.facts) == 3  # faded, not deleted
+    assert {f.text: f.status for f in state.facts} == {
+        "I live in Leeds": "active", "I work at Acme": "active", "My cat is Tom": "faded"}
+    assert "My cat is Tom" not in render(state)
+
+
+def test_low_ranked_rows_never_take_the_place_of_an_earlier_raw_turn() -> None:
+    class NoFacts(RuleExtractor):
+        def extract(self, turns, index, delta_model=None):
+            out = super().extract(turns, index)
+            out.delta.facts = []
+            return out
+
+    talk = [("user" if i % 2 == 0 else "assistant",
+             f"I went hiking with my friend number {i} near the lake, it was lovely.")
+            for i in range(40)]
+    contexts = []
+    for extractor in (RuleExtractor(), NoFacts()):
+        mem = ConversationMemory("f", store=InMemoryStore(), context_window=400,
+                                 extractor=extractor)
+        for role, text in talk:
+            mem.add(role, text)
+            ctx = mem.context()
+        contexts.append([m for m in ctx if m["role"] != "system"])
+    with_facts, without = contexts
+    assert len(with_facts) >= len(without) - 1  # at most the cut start of one turn

@@ -182,6 +182,11 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("Terence is my name.", ["Terence"]),
     ("Sure is nice out today.", []),
     ("我想找一家酒店，中国国家博物馆几点开门？", ["中国国家博物馆"]),
+    ("哪家餐馆好？周边酒店和其他景点呢？该餐馆在家居博物馆旁边。", ["家居博物馆"]),
+    ("我想去军都山餐厅，然后去家乐福超市。", ["军都山餐厅", "家乐福超市"]),
+    ("- Average price: high.\n| Number | Total |\n**Assuming** it holds. However, it fell.",
+     []),
+    ("Family Solutions Inc. opened a branch.", ["Family Solutions Inc"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))

@@ -22,7 +22,7 @@ from .extract import default_extractor
 from .extract.base import Extraction, Extractor
 from .fold import fold_report
 from .layout import first_shown, next_start, recent_start
-from .render import FORMATS, LABELS, Row, block_rows, render
+from .render import FORMATS, LABELS, RANK_BEFORE_RAW, Row, block_rows, render
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
 from .store.sqlite import SQLiteStore
@@ -410,15 +410,16 @@ class ConversationMemory:
         else:
             self._take(self.store.turns(self.session_id, after=self._last))
 
-    def _block_at(self, state: ConversationState, budget: int, shown: list[Entry]
-                  ) -> tuple[str, int]:
+    def _block_at(self, state: ConversationState, budget: int, shown: list[Entry],
+                  first_rows: bool = False) -> tuple[str, int]:
         """The block of ``state`` within ``budget`` tokens, less what the ``shown`` raw
-        turns hold verbatim, and its cost as a system message ('' for nothing to say)."""
+        turns hold verbatim, and its cost as a system message ('' for nothing to say).
+        ``first_rows``: only the rows that come before earlier raw turns."""
         key = (state.version, budget, shown[0][0] if shown else None,
-               shown[-1][0] if shown else None)
+               shown[-1][0] if shown else None, first_rows)
         if state is self._state and key in self._blocks:
             return self._blocks[key]
-        out = self._render_block(state, budget=budget, shown=shown)
+        out = self._render_block(state, budget=budget, shown=shown, first_rows=first_rows)
         if state is self._state:
             if len(self._blocks) >= _BLOCK_CACHE:  # one entry per shown range: bounded
                 self._blocks.clear()  # even when no fold comes to reset it
@@ -427,13 +428,16 @@ class ConversationMemory:
 
     def _render_block(self, state: ConversationState, format: str | None = None,
                       lang: str | None = None, budget: int | None = None,
-                      shown: list[Entry] | None = None) -> tuple[str, int]:
+                      shown: list[Entry] | None = None, first_rows: bool = False
+                      ) -> tuple[str, int]:
         """The state block and its token cost as a system message ('' for no state)."""
         budget = self.state_budget if budget is None else budget
         if state.is_empty() or budget <= _MESSAGE_OVERHEAD:
             return "", 0
         lang = lang or self.lang or state.language or "en"
         rows = self._rows_of(state, lang) if lang in LABELS else None
+        if first_rows and rows is not None:
+            rows = [r for r in rows if r.rank >= RANK_BEFORE_RAW]
         text = render(state, format or self.state_format, lang,
                       budget=budget - _MESSAGE_OVERHEAD, counter=self.counter,
                       keep_anchors=False, shown_from=shown[0][0] if shown else None,
@@ -466,6 +470,8 @@ class ConversationMemory:
             estimate = sum(n for _, n in costs)
             if whole > 0 and estimate > 0:
                 costs = [(t, max(1, round(n * whole / estimate))) for t, n in costs]
+            # the rows that come before earlier raw turns (the rest fill what is left)
+            costs = [c for c, r in zip(costs, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
             self._costs = (state.version, costs, overhead)
         return self._costs[1], self._costs[2]
 
@@ -489,10 +495,13 @@ class ConversationMemory:
         for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
             if p >= first:
                 break
-            text, tokens = self._block_at(state, self.state_budget, entries[p:])
-            left = room - tokens - sum(e[2] for e in entries[p:])
-            if left >= 0:
-                return text, self._filled(entries, p, left)
+            raw = sum(e[2] for e in entries[p:])
+            left = room - raw - self._block_at(state, self.state_budget, entries[p:],
+                                               first_rows=True)[1]
+            if left >= 0:  # the rows that matter fit: the rest fill the room left
+                text, tokens = self._block_at(state, min(self.state_budget, room - raw),
+                                              entries[p:])
+                return text, self._filled(entries, p, room - raw - tokens)
             while left < 0 and p < first:  # show fewer turns, as many as the overshoot
                 q = next_start(entries, p)
                 left += sum(e[2] for e in entries[p:q])

@@ -51,6 +51,9 @@ LABELS: dict[str, dict[str, str]] = {
 RANK_FIELD = 100.0  # your own fields
 RANK_USER_ANCHOR = 85.0  # at or above: kept whatever the budget, unless keep_anchors=False
 RANK_SENTIMENT = 78.0  # the mood: above every commitment, below the exact values
+# Rows ranked below this (most facts, preferences, open questions) take only the room the
+# raw turns leave: an earlier turn shown whole is worth more than a line quoted from it.
+RANK_BEFORE_RAW = 60.0
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ MAX_NAMES_PER_TURN = 12  # a long text names many things; the first ones are kep
 
 # -- English ---------------------------------------------------------------------------
 
-_WORD = r"[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*\.?(?![\w-])"
+# a word, an initial ("E.") or a short abbreviation ("Inc.", "St."): a longer word
+# that ends a sentence ("... Income. However ...") ends the name there
+_WORD = r"(?:[A-Z][a-z]{0,2}\.|[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*)(?![\w-])"
 _JOIN = r"(?:of|de|la|del|da|von|van|and|&|the)"
 EN_NAME = re.compile(
     r"(?<![\w'’@.-])"
@@ -40,6 +42,8 @@ thursday friday saturday sunday january february march april may june july augus
 october november december would've i'm sounds glad happy welcome bye goodbye really yeah
 yep nope hmm wow maybe one two three four five six seven eight nine ten first second next
 last every each both either neither another other such same own more most very too
+here's there's that's what's however therefore additionally moreover furthermore
+meanwhile instead otherwise finally firstly secondly lastly overall note
 """.split())
 
 
@@ -72,8 +76,9 @@ _NAMED = re.compile(r"'s\b|\s+(?:is|was|has|had|said|says|told|lives|lived|works
 
 
 def _opens_sentence(text: str, at: int) -> bool:
-    before = text[:at].rstrip(" \t\"'“‘(")
-    return not before or before[-1] in ".!?\n:;"
+    """Whether ``at`` starts a sentence, a line, a list item or a table row."""
+    before = text[:at].rstrip(" \t\"'“‘(*_#>•-")
+    return not before or before[-1] in ".!?\n:;|"
 
 
 # -- Chinese ---------------------------------------------------------------------------
@@ -88,9 +93,12 @@ _ZH_KINDS = (
 )
 # Characters a name does not contain: pronouns, particles, and verbs of going, staying,
 # choosing and asking that come right before a name.
-_ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就也都还要想请给把被让从向对这那些个几"
-            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少")
-_ZH_QUANTITY = re.compile(r"[一两几这那每某哪][家个座间条所]")
+_ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就也还要想请给把被让从向对这那些个几"
+            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少该")
+# "a", "which", "this" + a measure word, or a word for "nearby"/"other": a kind of
+# place, not a named one (一家酒店, 哪家餐馆, 周边酒店, 其他景点)
+_ZH_QUANTITY = re.compile(r"[一两几这那每某哪该][家个座间条所]|周边|附近|其[他它]|别的")
+_ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 ZH_NAME = re.compile(
     rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{1,16}}(?:{_ZH_KINDS})"
     r"(?:[A-Z]口|[0-9一二三四五六七八九十]+号?口)?"
@@ -102,8 +110,11 @@ def chinese_names(text: str) -> Iterator[tuple[int, int]]:
     """Spans of Chinese place and business names in ``text``."""
     for m in ZH_NAME.finditer(text):
         start, end = m.span()
-        if q := _ZH_QUANTITY.match(text, start):  # 一家酒店: "a hotel", not a name
-            start = q.end()
+        if q := _ZH_QUANTITY.match(text, start - (start > 0)) or \
+                _ZH_QUANTITY.match(text, start):  # 一家酒店: "a hotel", not a name
+            start = max(start, q.end())
+            if _ZH_KIND.fullmatch(text, start, end):
+                continue
         if end - start >= 3:
             yield start, end
 

@@ -28,6 +28,7 @@ from ..normalize import normalize
 from ..state import IndexEntry
 from ..turns import Turn
 from .base import Extraction
+from .facts import EN_SENTENCE, EXPOSITORY_CHARS, SENTENCE, find_facts
 from .names import find_names
 
 _I = re.IGNORECASE
@@ -181,14 +182,9 @@ SENTIMENT_POS = re.compile(
     r"|\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome|wonderful"
     r"|satisfied|helpful|love it)\b", _I)
 _INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|really|extremely)\b", _I)
-_SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
-_EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z])")
 MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
-# An assistant turn this long explains; its cue words ("confirmed", "I will") describe,
-# they do not commit. Its exact values are still taken.
-EXPOSITORY_CHARS = 600
 SUBSTANTIVE_CHARS = 200  # a reply this long that asks nothing answers the question before
 _MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
@@ -236,8 +232,10 @@ class RuleExtractor:
                              f"values past the first {MAX_ANCHORS_PER_TURN} not taken")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             delta.anchors.extend(anchors)
+            before = _sizes(delta)
             for clause in _clauses([turn]):
                 self._clause(clause, delta, open_tasks)
+            delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
             elif turn.role == "assistant" and turn.content and not QUESTION.search(turn.content):
@@ -281,6 +279,20 @@ class RuleExtractor:
                 delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
         if role in ("user", "assistant") and DECISION.search(text) and not question:
             delta.decisions.append(NewDecision(text=text, turns=at))
+
+
+_TEXT_SECTIONS = ("anchors", "open_tasks", "requests", "goals", "decisions", "preferences")
+
+
+def _sizes(delta: StateDelta) -> dict[str, int]:
+    return {name: len(getattr(delta, name)) for name in _TEXT_SECTIONS}
+
+
+def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
+    """What the clauses of one turn gave other sections (a constraint, a goal...)."""
+    return [getattr(item, "text", None) or item.value for name, n in before.items()
+            for item in getattr(delta, name)[n:]
+            if name != "anchors" or item.kind in ("constraint", "negative_constraint")]
 
 
 def detect_language(text: str) -> str | None:
@@ -358,8 +370,8 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
         if turn.role not in ("user", "assistant") or not turn.content or (
                 turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS):
             continue
-        for part in _EN_SENTENCE.split(turn.content):
-            for sentence in _SENTENCE.findall(part):
+        for part in EN_SENTENCE.split(turn.content):
+            for sentence in SENTENCE.findall(part):
                 question = bool(QUESTION.search(sentence))
                 for m in _CLAUSE.finditer(sentence):
                     text = m.group(0).strip().rstrip(_TRAILING)

@@ -1,0 +1,75 @@
+"""Facts: the statements of open conversation worth keeping, verbatim (zh + en).
+
+A fact is a whole declarative sentence that fits no other section and either states
+something about the speaker — the user's first-person statements ("I adopted a dog
+named Max last week", "我在北京做采购") — or holds an exact value (a name, a number, a
+date) in words around it. Questions, requests, commitments and the like are other
+sections' business. Each fact gets an importance: the user's own facts and sentences
+around an exact value weigh most, a sentence that only mentions a name least; the block
+shows the important and recent ones first and the state lets the rest fade.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from ..normalize import normalize
+from ..sections import NewAnchor, NewFact
+from ..turns import Turn
+
+_I = re.IGNORECASE
+SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
+EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z\u3400-\u9fff])")
+FIRST_PERSON = re.compile(
+    r"我|本人|咱|\b(?i:my|mine|me|myself|we|we're|we've|our|us)\b"
+    r"|(?<![\w'’])I(?:'m|’m|'ve|’ve|'d|’d)?(?![\w'’])")  # "I" the pronoun: upper case
+QUESTION = re.compile(r"[?？]\s*$|[吗么呢]\s*[？?。]?\s*$"
+                      r"|^(?:what|where|when|which|who|how|why|is|are|do|does|did|can|could|"
+                      r"would|will|should)\b", _I)
+MIN_CHARS = 8  # shorter than this says nothing ("I see.", "好的")
+MAX_CHARS = 300  # a fact is a sentence, not a paragraph
+MIN_AROUND = 6  # characters a value-bearing sentence must add to its values
+MAX_FACTS_PER_TURN = 8
+# An assistant turn this long explains: its cue words ("confirmed", "I will") describe,
+# they do not commit, and its sentences are not the conversation's facts. Its exact
+# values are still taken as anchors.
+EXPOSITORY_CHARS = 600
+_NOT_PROSE = re.compile(r"\|.*\||`|^\s*#|^\s*[-=*_]{3,}")  # a table row, code, a heading
+
+
+def sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text``, verbatim, stripped."""
+    for part in EN_SENTENCE.split(text):
+        for m in SENTENCE.finditer(part):
+            s = m.group(0).strip()
+            if s:
+                yield s
+
+
+def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
+               ) -> list[NewFact]:
+    """The facts of one turn. ``anchors`` are the turn's exact values; ``taken`` the
+    texts other sections already hold (a sentence holding one is not a fact)."""
+    if turn.role not in ("user", "assistant") or not turn.content or (
+            turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS):
+        return []
+    out: list[NewFact] = []
+    for s in sentences(turn.content):
+        core = s.rstrip("。.!！;； ")
+        if not MIN_CHARS <= len(core) <= MAX_CHARS or QUESTION.search(s) \
+                or _NOT_PROSE.search(s) or any(t and t in s for t in taken):
+            continue
+        values = [a for a in anchors if a.value in s and a.kind not in
+                  ("constraint", "negative_constraint")]
+        exact = any(a.kind != "name" for a in values)
+        personal = turn.role == "user" and bool(FIRST_PERSON.search(s))
+        around = len(normalize(s)) - sum(len(normalize(a.value)) for a in values)
+        if not (personal or values) or around < MIN_AROUND:
+            continue
+        importance = 0.2 + 0.3 * personal + (0.3 if exact else 0.15 if values else 0.0) \
+            + 0.1 * (turn.role == "user")
+        out.append(NewFact(text=core, importance=round(min(importance, 1.0), 2),
+                           turns=[turn.index]))
+    # the most important first when a turn has too many
+    return sorted(out, key=lambda f: -f.importance)[:MAX_FACTS_PER_TURN]
