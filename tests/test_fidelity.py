@@ -10,6 +10,7 @@ from conftest import make_turns
 from convstate import (
     ConversationMemory,
     ConversationState,
+    ExtractionError,
     InMemoryStore,
     RuleExtractor,
     TokenCounter,
@@ -77,7 +78,7 @@ class _Failing:
     name = "failing"
 
     def extract(self, turns, index, delta_model=None):
-        raise TimeoutError("the model did not answer")
+        raise ExtractionError("the model did not answer")
 
 
 def test_the_block_keeps_user_values_longest_and_drops_open_questions_first() -> None:

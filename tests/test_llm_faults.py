@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import make_turns
 from fake_openai import FakeOpenAI
+from test_extractors import GoalsOnly
 
 from convstate import (
     ConfigError,
     ConversationMemory,
+    ExtractionError,
     HybridExtractor,
     InMemoryStore,
     LLMExtractor,
@@ -136,3 +139,15 @@ def test_bad_llm_settings() -> None:
         with pytest.raises(ConfigError) as err:
             LLMExtractor(base_url="http://127.0.0.1:9/v1", **kwargs)
         assert err.value.field == field
+
+
+def test_the_fallback_is_an_extractor(server_factory) -> None:
+    server = server_factory("500")
+    llm = LLMExtractor(base_url=server.base_url, model="scripted", max_retries=0,
+                       fallback=GoalsOnly())
+    out = llm.extract(make_turns(("user", "I need a new charger.")), [])
+    assert out.extractor == "goals-only (llm fallback)" and out.fell_back
+    assert [g.text for g in out.delta.goals] == ["I need a new charger."]
+    with pytest.raises(ExtractionError):
+        LLMExtractor(base_url=server.base_url, model="scripted", max_retries=0,
+                     fallback=None).extract(make_turns(("user", "hi")), [])

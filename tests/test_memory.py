@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import RecordingExtractor
 
-from convstate import ConversationMemory, InMemoryStore, SQLiteStore
+from convstate import ConversationMemory, ExtractionError, InMemoryStore, SQLiteStore
 from convstate.normalize import normalize
 from convstate.render import LABELS
 
@@ -155,7 +155,7 @@ def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
 
         def extract(self, turns, index, delta_model=None):
             if self.fail:
-                raise RuntimeError("model down")
+                raise ExtractionError("model down")
             return super().extract(turns, index)
 
     ex = Flaky()

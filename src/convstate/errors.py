@@ -65,5 +65,6 @@ class ExtractionError(ConvStateError):
     ``prompt_tokens`` / ``completion_tokens``: what the failed tries cost.
     """
 
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    def __init__(self, message: str, prompt_tokens: int = 0, completion_tokens: int = 0):
+        super().__init__(message)
+        self.prompt_tokens, self.completion_tokens = prompt_tokens, completion_tokens

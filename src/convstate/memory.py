@@ -17,9 +17,9 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from .delta import delta_model
-from .errors import ConfigError, StoreError, VersionConflictError
+from .errors import ConfigError, ExtractionError, StoreError, VersionConflictError
 from .extract import default_extractor
-from .extract.base import Extraction, Extractor
+from .extract.base import Extraction, Extractor, as_extractor
 from .fold import fold_report
 from .layout import first_shown, next_start, recent_start
 from .render import FORMATS, LABELS, RANK_BEFORE_RAW, Row, block_rows, render
@@ -74,6 +74,10 @@ class ConversationMemory:
     OpenAI message dicts, never more than ``context_window - reply_reserve`` tokens.
     When the raw turns pass ``trigger_ratio`` of that budget, the oldest ones are
     folded into the state by the extractor, exactly once, until under ``target_ratio``.
+
+    An extractor's known failure (``ExtractionError``) leaves the turns for a later fold;
+    any other exception is a bug, logged at ERROR with its traceback and counted as a
+    failed fold, or raised with ``strict=True`` (default: ``CONVSTATE_STRICT=1``).
     """
 
     def __init__(
@@ -98,6 +102,7 @@ class ConversationMemory:
         redact: Callable[[str], str] | None = None,
         background: bool = False,
         lease_ttl: float = 120.0,
+        strict: bool | None = None,
     ):
         if not (isinstance(state_model, type) and issubclass(state_model, ConversationState)):
             raise ConfigError("state_model", "expected ConversationState or a subclass")
@@ -125,6 +130,10 @@ class ConversationMemory:
             store = os.environ.get("CONVSTATE_DB", "convstate.db")
         self.store: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
         self.extractor: Extractor = extractor or default_extractor()
+        self._extractor = as_extractor(self.extractor)
+        # a bug in an extractor (not an ExtractionError) raises instead of being logged
+        self.strict = os.environ.get("CONVSTATE_STRICT") == "1" if strict is None \
+            else strict
         self.counter = TokenCounter(model)
         self.system_prompt = system_prompt
         self.state_format, self.lang, self.state_budget = state_format, lang, state_budget
@@ -308,9 +317,7 @@ class ConversationMemory:
     async def aclose(self) -> None:
         """Wait for a background fold, close the extractor's async client, then ``close``."""
         await self.await_fold()
-        aclose = getattr(self.extractor, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await self._extractor.aclose()
         await asyncio.to_thread(self.close)
 
     async def await_fold(self) -> None:
@@ -653,7 +660,7 @@ class ConversationMemory:
         try:
             batch = [t for t, _ in raw if t.index <= through]
             try:  # outside any store transaction: an extractor may be slow
-                extraction = self.extractor.extract(batch, state.index(), self.delta_model)
+                extraction = self._extractor.extract(batch, state.index(), self.delta_model)
             except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
                 return self._failed(state, raw, batch, exc)
             return self._land(state, raw, batch, extraction)
@@ -667,12 +674,9 @@ class ConversationMemory:
             return None
         try:
             batch = [t for t, _ in raw if t.index <= through]
-            aextract = getattr(self.extractor, "aextract", None)
             try:
-                extraction = await (aextract(batch, state.index(), self.delta_model)
-                                    if aextract else asyncio.to_thread(
-                                        self.extractor.extract, batch, state.index(),
-                                        self.delta_model))
+                extraction = await self._extractor.aextract(batch, state.index(),
+                                                            self.delta_model)
             except Exception as exc:  # noqa: BLE001 - never into the caller's chat loop
                 return await asyncio.to_thread(self._failed, state, raw, batch, exc)
             return await asyncio.to_thread(self._land, state, raw, batch, extraction)
@@ -697,18 +701,28 @@ class ConversationMemory:
 
     def _failed(self, state: ConversationState, raw: list[tuple[Turn, int]],
                 batch: list[Turn], exc: Exception) -> tuple[CompactionRecord, None]:
-        """Log a failed extraction; the turns stay unfolded, retried after an exchange."""
+        """Log a failed extraction; the turns stay unfolded, retried after an exchange.
+        A known failure (ExtractionError) is a warning; anything else is a bug in the
+        extractor: logged at ERROR with its traceback, and raised by a strict memory."""
+        bug = not isinstance(exc, ExtractionError)
+        if bug:
+            log.error("convstate: extractor %r raised a %s folding turns %d-%d",
+                      self._extractor.name, type(exc).__name__, batch[0].index,
+                      batch[-1].index, exc_info=exc)
+            if self.strict:
+                raise exc
         record = self._before(state, raw, batch)
-        record.error = f"{type(exc).__name__}: {exc}"[:500]
+        record.error = f"{'bug: ' if bug else ''}{type(exc).__name__}: {exc}"[:500]
         record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
         record.completion_tokens = getattr(exc, "completion_tokens", 0)
         record.tokens_after = record.tokens_before
         self.store.log(record)
         with self._lock:
             self._retry_at = self._last + _RETRY_AFTER_TURNS
-        log.warning("convstate: extraction failed for turns %d-%d (%s); the turns stay "
-                    "unfolded and are retried at the next fold", batch[0].index,
-                    batch[-1].index, record.error)
+        if not bug:
+            log.warning("convstate: extraction failed for turns %d-%d (%s); the turns "
+                        "stay unfolded and are retried at the next fold", batch[0].index,
+                        batch[-1].index, record.error)
         return record, None
 
     def _land(self, state: ConversationState, raw: list[tuple[Turn, int]],

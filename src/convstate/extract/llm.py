@@ -4,8 +4,8 @@ The request holds the expiring turns as quoted JSON data (index, speaker, text) 
 compact index of existing item ids: never a rendered block, never an earlier state.
 API faults (timeouts, 429, 5xx) are retried by the openai client; a reply that does not
 validate is retried by instructor with the validation error fed back. After the last
-try, ``fallback="rules"`` folds the batch with the rule extractor and
-``fallback="defer"`` leaves it unfolded for the next fold.
+try, the ``fallback`` extractor folds the batch (the rule extractor by default), or with
+``fallback=None`` the batch stays unfolded for the next fold.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from ..delta import StateDelta
 from ..errors import ConfigError, ExtractionError
 from ..state import ConversationState, IndexEntry
 from ..turns import Turn
-from .base import Extraction
+from .base import BaseExtractor, Extraction, Extractor, as_extractor
 from .rules import RuleExtractor
 
 MODES = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON,
          "md_json": instructor.Mode.MD_JSON}
-FALLBACKS = ("rules", "defer")
+FALLBACKS = ("rules", "defer")  # the names: RuleExtractor(), None
 
 _HEADER = """\
 Record what these customer-service turns add. TURNS are quoted data, one per line: \
@@ -47,13 +47,15 @@ INSTRUCTIONS = instructions()
 INDEX_LIMIT = 30  # newest open items shown to the model
 
 
-class LLMExtractor:
+class LLMExtractor(BaseExtractor):
     """Fills a StateDelta with an LLM.
 
     Give an ``openai.OpenAI`` client, or ``base_url`` / ``api_key`` / ``model``
     (defaults: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CONVSTATE_MODEL``).
     ``max_retries`` counts both the client's retries of API faults and instructor's
-    retries of invalid replies; ``timeout`` is per call, in seconds.
+    retries of invalid replies; ``timeout`` is per call, in seconds. ``fallback``: the
+    extractor that answers after the last failed try (``"rules"``, the default, is
+    ``RuleExtractor()``; ``None`` or ``"defer"`` leaves the turns for a later fold).
     """
 
     name = "llm"
@@ -61,18 +63,23 @@ class LLMExtractor:
     def __init__(self, client: OpenAI | None = None, *, model: str | None = None,
                  base_url: str | None = None, api_key: str | None = None,
                  mode: str = "tools", timeout: float = 60.0, max_retries: int = 2,
-                 fallback: str = "rules", temperature: float = 0.0, max_tokens: int = 1500,
+                 fallback: str | Extractor | None = "rules", temperature: float = 0.0,
+                 max_tokens: int = 1500,
                  response_model: type[StateDelta] = StateDelta):
         if mode not in MODES:
             raise ConfigError("mode", f"expected one of {tuple(MODES)}, got {mode!r}")
-        if fallback not in FALLBACKS:
-            raise ConfigError("fallback", f"expected one of {FALLBACKS}, got {fallback!r}")
+        if isinstance(fallback, str) and fallback not in FALLBACKS:
+            raise ConfigError("fallback", f"expected an extractor, None or one of "
+                              f"{FALLBACKS}, got {fallback!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigError("max_retries", "expected a non-negative integer")
         if not timeout or timeout <= 0:
             raise ConfigError("timeout", "expected a positive number of seconds")
         self.model = model or os.environ.get("CONVSTATE_MODEL") or "gpt-4o-mini"
-        self.mode, self.fallback = mode, fallback
+        self.mode = mode
+        self.fallback: Extractor | None = (
+            RuleExtractor() if fallback == "rules" else None if fallback in (None, "defer")
+            else as_extractor(fallback))
         self.timeout, self.max_retries = float(timeout), max_retries
         self.temperature, self.max_tokens = temperature, max_tokens
         self.response_model = response_model
@@ -149,8 +156,10 @@ class LLMExtractor:
         try:
             return self.propose(turns, index, delta_model)
         except ExtractionError as err:
-            ruled = RuleExtractor().extract(turns, index, delta_model or StateDelta)
-            return fall_back(self, err, ruled)
+            if self.fallback is None:
+                raise
+            answer = self.fallback.extract(turns, index, delta_model or StateDelta)
+            return self._fell_back(err, answer)
 
     async def aextract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                        delta_model: type[StateDelta] | None = None) -> Extraction:
@@ -158,8 +167,21 @@ class LLMExtractor:
         try:
             return await self.apropose(turns, index, delta_model)
         except ExtractionError as err:
-            ruled = RuleExtractor().extract(turns, index, delta_model or StateDelta)
-            return fall_back(self, err, ruled)
+            if self.fallback is None:
+                raise
+            answer = await self.fallback.aextract(turns, index, delta_model or StateDelta)
+            return self._fell_back(err, answer)
+
+    def _fell_back(self, err: ExtractionError, answer: Extraction) -> Extraction:
+        """The fallback's answer, carrying the failed tries' cost and why."""
+        answer.extractor = f"{answer.extractor} (llm fallback)"
+        answer.prompt_tokens += err.prompt_tokens
+        answer.completion_tokens += err.completion_tokens
+        answer.model = self.model
+        answer.fell_back = str(err)
+        answer.notes.append(f"llm failed, folded by the {answer.extractor.split()[0]} "
+                            f"extractor instead: {err}")
+        return answer
 
 
 class _Call:
@@ -189,9 +211,8 @@ class _Call:
 
     def error(self, exc: Exception) -> ExtractionError:
         cause = exc.__cause__ or exc
-        err = ExtractionError(f"{type(cause).__name__}: {cause}"[:400])
-        err.prompt_tokens, err.completion_tokens = self.prompt, self.completion
-        return err
+        return ExtractionError(f"{type(cause).__name__}: {cause}"[:400],
+                               prompt_tokens=self.prompt, completion_tokens=self.completion)
 
     def result(self, delta: StateDelta) -> Extraction:
         return Extraction(delta=delta, extractor=self.llm.name, prompt_tokens=self.prompt,
@@ -202,63 +223,49 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-class HybridExtractor:
-    """Anchors from the rule extractor, always; everything else from the LLM.
+class HybridExtractor(BaseExtractor):
+    """Anchors (and cue fields) from one extractor, always; everything else from another.
 
-    The LLM may propose anchors too: the fold keeps those that are verbatim in a cited
-    turn and rejects (and counts) the rest.
+    ``llm`` is any extractor (an ``LLMExtractor`` by design); ``rules`` the one whose
+    anchors are always kept (default ``RuleExtractor()``). The fold keeps the anchors
+    either proposes that are verbatim in a cited turn, once, and rejects the rest. When
+    ``llm`` fails for good it raises (the turns wait for a later fold) or answers through
+    its own fallback.
     """
 
     name = "hybrid"
 
-    def __init__(self, llm: LLMExtractor, rules: RuleExtractor | None = None):
-        self.llm = llm
-        self.rules = rules or RuleExtractor()
+    def __init__(self, llm: Extractor, rules: Extractor | None = None):
+        self.llm = as_extractor(llm)
+        self.rules = as_extractor(rules) if rules is not None else RuleExtractor()
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:
         ruled = self.rules.extract(turns, index, delta_model)
-        try:
-            proposed = self.llm.propose(turns, index, delta_model)
-        except ExtractionError as err:
-            return fall_back(self.llm, err, ruled)
-        return self._merge(ruled, proposed)
+        return self._merge(ruled, self.llm.extract(turns, index, delta_model))
 
     async def aextract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                        delta_model: type[StateDelta] = StateDelta) -> Extraction:
-        """``extract`` with the LLM's async client."""
-        ruled = self.rules.extract(turns, index, delta_model)
-        try:
-            proposed = await self.llm.apropose(turns, index, delta_model)
-        except ExtractionError as err:
-            return fall_back(self.llm, err, ruled)
-        return self._merge(ruled, proposed)
+        """``extract`` with both extractors' async halves."""
+        ruled = await self.rules.aextract(turns, index, delta_model)
+        return self._merge(ruled, await self.llm.aextract(turns, index, delta_model))
 
     async def aclose(self) -> None:
         await self.llm.aclose()
+        await self.rules.aclose()
 
-    @staticmethod
-    def _merge(ruled: Extraction, proposed: Extraction) -> Extraction:
-        """The LLM's delta with the rules' anchors added (and the rules' values for fields
-        the LLM left empty)."""
+    def _merge(self, ruled: Extraction, proposed: Extraction) -> Extraction:
+        """The model's delta with the rules' anchors added (and the rules' values for
+        fields the model left empty); a fallback's answer keeps its own name."""
+        if proposed.fell_back is not None:
+            return proposed
         update = {"anchors": ruled.delta.anchors + proposed.delta.anchors,
                   "language": ruled.delta.language or proposed.delta.language}
         for name in type(ruled.delta).model_fields.keys() - StateDelta.model_fields.keys():
             if getattr(proposed.delta, name) in (None, []):  # the rules' cue, if the LLM
                 update[name] = getattr(ruled.delta, name)   # left a field empty
         delta = proposed.delta.model_copy(update=update)
-        return Extraction(delta=delta, extractor=HybridExtractor.name,
+        return Extraction(delta=delta, extractor=self.name,
                           prompt_tokens=proposed.prompt_tokens,
-                          completion_tokens=proposed.completion_tokens, model=proposed.model)
-
-
-def fall_back(llm: LLMExtractor, err: ExtractionError, ruled: Extraction) -> Extraction:
-    """After the LLM's last try: the rule extractor's delta, or re-raise to defer."""
-    if llm.fallback == "defer":
-        raise err
-    ruled.extractor = "rules (llm fallback)"
-    ruled.prompt_tokens = getattr(err, "prompt_tokens", 0)
-    ruled.completion_tokens = getattr(err, "completion_tokens", 0)
-    ruled.model = llm.model
-    ruled.notes.append(f"llm failed, folded by the rules instead: {err}")
-    return ruled
+                          completion_tokens=proposed.completion_tokens, model=proposed.model,
+                          notes=ruled.notes + proposed.notes)

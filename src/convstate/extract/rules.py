@@ -27,7 +27,7 @@ from ..delta import (
 from ..normalize import normalize
 from ..state import IndexEntry
 from ..turns import Turn
-from .base import Extraction
+from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, EXPOSITORY_CHARS, SENTENCE, find_facts
 from .names import find_names
 
@@ -202,7 +202,7 @@ class _Clause:
     question: bool  # its sentence asks something
 
 
-class RuleExtractor:
+class RuleExtractor(BaseExtractor):
     """Offline, deterministic extractor for Chinese and English conversations."""
 
     name = "rules"
