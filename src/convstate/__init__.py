@@ -8,6 +8,7 @@ compact system block. The full history stays in a durable store.
 from typing import Any
 
 from .adapters import as_system_message, fill_template, to_anthropic, to_langchain
+from .config import MemoryConfig
 from .delta import AnchorValue, FieldValue, StateDelta, delta_model
 from .errors import (
     ConfigError,
@@ -19,11 +20,12 @@ from .errors import (
     TurnTooLargeError,
     VersionConflictError,
 )
-from .extract import Extraction, Extractor, RuleExtractor
+from .extract import BaseExtractor, Extraction, Extractor, RuleExtractor
 from .fields import AnchorOf, Cue, Keyed, Label, Latest, SetOnce
 from .fold import FoldStats, fold, fold_report
 from .memory import ConversationMemory, Usage
 from .render import render
+from .sections import Fact, Item, New, Request, Section
 from .state import (
     Anchor,
     ConversationState,
@@ -40,6 +42,7 @@ from .state import (
 from .store import CompactionRecord, InMemoryStore, SQLiteStore, Store
 from .tokens import TokenCounter
 from .turns import Turn
+from .window import WindowPolicy
 
 __version__ = "0.1.0"
 
@@ -54,14 +57,17 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "Anchor", "AnchorOf", "AnchorValue", "CompactionRecord", "ConfigError", "ConvStateError",
+    "Anchor", "AnchorOf", "AnchorValue", "BaseExtractor", "Fact", "Item", "New", "Request",
+    "Section", "CompactionRecord", "ConfigError", "ConvStateError",
     "ConversationMemory", "ConversationState", "Cue", "Decision", "Extraction",
     "ExtractionError", "Extractor", "FieldEvent", "FieldTypeError", "FieldValue", "FoldStats",
     "Goal", "HistoryEntry", "HybridExtractor", "InMemoryStore", "IndexEntry",
-    "InvalidMessageError", "Keyed", "LLMExtractor", "Label", "Latest", "OpenTask", "Preference",
+    "InvalidMessageError", "Keyed", "LLMExtractor", "Label", "Latest", "MemoryConfig",
+    "OpenTask", "Preference",
     "RuleExtractor", "SQLiteStore", "Sentiment", "SetOnce", "StateDelta", "StateDiff", "Store",
     "StoreError",
     "TokenCounter", "Turn", "TurnTooLargeError", "Usage", "VersionConflictError",
+    "WindowPolicy",
     "as_system_message", "delta_model", "fill_template", "fold", "fold_report", "render",
     "to_anthropic", "to_langchain",
 ]

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .base import Extraction, Extractor
+from .base import BaseExtractor, Extraction, Extractor
 from .rules import RuleExtractor
 
-__all__ = ["Extraction", "Extractor", "HybridExtractor", "LLMExtractor", "RuleExtractor",
-           "default_extractor"]
+__all__ = ["BaseExtractor", "Extraction", "Extractor", "HybridExtractor", "LLMExtractor",
+           "RuleExtractor", "default_extractor"]
 
 
 def default_extractor() -> Extractor:

@@ -1,0 +1,175 @@
+"""Context assembly: the system prompt, the state block and the raw turns, in one budget.
+
+``Assembler`` lays out a memory's current view (see layout.py for the policy): how many
+folded turns to show again, the block within what they leave, and the cut start of one
+more turn. It caches what it renders per state version: rows, their estimated costs,
+and blocks per shown range.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .layout import first_shown, next_start, recent_start
+from .render import LABELS, RANK_BEFORE_RAW, Row, block_rows, render
+from .state import ConversationState
+from .tokens import REPLY_PRIMING
+from .window import Entry, cut_entry, fit_raw
+
+if TYPE_CHECKING:
+    from .memory import ConversationMemory
+
+MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
+_LAYOUT_TRIES = 4
+_BLOCK_CACHE = 64  # rendered blocks kept per state version
+_MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a context
+
+
+class Assembler:
+    """Builds the contexts of one ConversationMemory from its cached view."""
+
+    def __init__(self, memory: ConversationMemory):
+        self.memory = memory
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget what was rendered (the state changed)."""
+        self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
+        self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
+        self._rows: tuple[tuple[int, str], list[Row]] | None = None
+
+    def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
+                 first_rows: bool = False) -> tuple[str, int]:
+        """The block of ``state`` within ``budget`` tokens, less what the ``shown`` raw
+        turns hold verbatim, and its cost as a system message ('' for nothing to say).
+        ``first_rows``: only the rows that come before earlier raw turns."""
+        mem = self.memory
+        key = (state.version, budget, shown[0][0] if shown else None,
+               shown[-1][0] if shown else None, first_rows)
+        if state is mem._state and key in self._blocks:
+            return self._blocks[key]
+        out = self.render_block(state, budget=budget, shown=shown, first_rows=first_rows)
+        if state is mem._state:
+            if len(self._blocks) >= _BLOCK_CACHE:  # one entry per shown range: bounded
+                self._blocks.clear()  # even when no fold comes to reset it
+            self._blocks[key] = out
+        return out
+
+    def render_block(self, state: ConversationState, format: str | None = None,
+                     lang: str | None = None, budget: int | None = None,
+                     shown: list[Entry] | None = None, first_rows: bool = False
+                     ) -> tuple[str, int]:
+        """The state block and its token cost as a system message ('' for no state)."""
+        mem = self.memory
+        budget = mem.state_budget if budget is None else budget
+        if state.is_empty() or budget <= MESSAGE_OVERHEAD:
+            return "", 0
+        lang = lang or mem.lang or state.language or "en"
+        rows = self.rows_of(state, lang) if lang in LABELS else None
+        if first_rows and rows is not None:
+            rows = [r for r in rows if r.rank >= RANK_BEFORE_RAW]
+        text = render(state, format or mem.state_format, lang,
+                      budget=budget - MESSAGE_OVERHEAD, counter=mem.counter,
+                      keep_anchors=False, shown_from=shown[0][0] if shown else None,
+                      shown_text="\n".join(str(msg.get("content") or "")
+                                            for _, msg, _ in shown or []), rows=rows)
+        if mem.redact is not None:  # the model sees masked values; the store keeps all
+            text = mem.redact(text)
+        return text, mem.counter.message({"role": "system", "content": text}) if text else 0
+
+    def rows_of(self, state: ConversationState, lang: str) -> list[Row]:
+        """The block rows of ``state``, built once per state version and language."""
+        mem = self.memory
+        if state is not mem._state:
+            return block_rows(state, lang)
+        key = (state.version, lang)
+        if self._rows is None or self._rows[0] != key:
+            self._rows = (key, block_rows(state, lang))
+        return self._rows[1]
+
+    def row_costs(self) -> tuple[list[tuple[int | None, int]], int]:
+        """Estimated tokens of each block row, and of the block's title and headers."""
+        mem = self.memory
+        state = mem._state
+        if self._costs is None or self._costs[0] != state.version:
+            lang = mem.lang or state.language or "en"
+            rows = self.rows_of(state, lang)
+            costs = [(r.turn, mem.counter.count(f"{r.value}") + 3) for r in rows]
+            overhead = mem.counter.count(LABELS[lang]["title"]) + 6 * len(
+                {r.section for r in rows}) + MESSAGE_OVERHEAD
+            # calibrated on the whole block, rendered anyway for the fold trigger
+            whole = self.block_at(state, 10**9, [])[1] - overhead
+            estimate = sum(n for _, n in costs)
+            if whole > 0 and estimate > 0:
+                costs = [(t, max(1, round(n * whole / estimate))) for t, n in costs]
+            # the rows that come before earlier raw turns (the rest fill what is left)
+            costs = [c for c, r in zip(costs, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
+            self._costs = (state.version, costs, overhead)
+        return self._costs[1], self._costs[2]
+
+    def layout(self) -> tuple[str, list[dict[str, Any]]]:
+        """The block and the raw messages of the context (see layout.py)."""
+        mem = self.memory
+        state, room = mem._state, mem.policy.budget - REPLY_PRIMING - mem._system_tokens
+        entries: list[Entry] = [(t.index, msg, n) for t, msg, n in mem._recent]
+        # shown raw whatever the block: every unfolded turn, and the last
+        # keep_recent_turns user turns (the conversation as it stands)
+        unfolded_at = next((p for p, e in enumerate(entries) if e[0] > state.folded_through),
+                           len(entries))
+        first = min(unfolded_at, recent_start(entries, mem.policy.keep_recent_turns))
+        if sum(e[2] for e in entries[first:]) > room or mem.redact is not None:
+            # the recent floor alone does not fit: the block gets room; with redaction,
+            # what was folded reaches the model only masked, in the block
+            first = unfolded_at
+        p = first
+        if mem.redact is None:
+            rows, overhead = self.row_costs()
+            p = first_shown(entries, first, room, rows, overhead, mem.state_budget)
+        for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
+            if p >= first:
+                break
+            raw = sum(e[2] for e in entries[p:])
+            left = room - raw - self.block_at(state, mem.state_budget, entries[p:],
+                                              first_rows=True)[1]
+            if left >= 0:  # the rows that matter fit: the rest fill the room left
+                text, tokens = self.block_at(state, min(mem.state_budget, room - raw),
+                                             entries[p:])
+                return text, self.filled(entries, p, room - raw - tokens)
+            while left < 0 and p < first:  # show fewer turns, as many as the overshoot
+                q = next_start(entries, p)
+                left += sum(e[2] for e in entries[p:q])
+                p = q
+        shown = entries[first:]
+        raw = sum(e[2] for e in shown)
+        text, tokens = self.block_at(state, min(mem.state_budget, room - raw), shown)
+        if raw + tokens <= room and mem.redact is None:
+            return text, self.filled(entries, first, room - raw - tokens)
+        return text, fit_raw(shown, room - tokens, mem.counter).messages
+
+    def filled(self, entries: list[Entry], p: int, left: int) -> list[dict[str, Any]]:
+        """The turns from ``p`` on, and in the ``left`` tokens of room, the start of the
+        turn before them, cut visibly (its values are in the block or the store)."""
+        mem = self.memory
+        part = cut_entry(entries[p - 1], left, mem.counter) \
+            if p > 0 and left >= _MIN_PART else None
+        return ([part[1]] if part else []) + [msg for _, msg, _ in entries[p:]]
+
+    def fixed_tokens(self, state: ConversationState | None = None) -> int:
+        """Tokens of a context but its raw turns, with the whole block (within its cap)."""
+        mem = self.memory
+        block = self.block_at(state or mem._state, mem.state_budget, [])[1]
+        return REPLY_PRIMING + mem._system_tokens + block
+
+    def assemble(self) -> list[dict[str, Any]]:
+        """[system prompt] + [state block] + raw turns."""
+        mem = self.memory
+        head = [mem._system_message()] if mem.system_prompt is not None else []
+        block, raw = self.layout()
+        if block:
+            head.append({"role": "system", "content": block})
+        return head + raw
+
+    def assemble_locked(self) -> list[dict[str, Any]]:
+        with self.memory._lock:
+            return self.assemble()
+

@@ -1,0 +1,281 @@
+"""Folding a session: plan what expires, extract it once, land it in the store, apply it.
+
+There is one fold path, ``Compactor.steps``: a generator that plans, takes the session's
+lease, yields the batch for extraction, lands the answer (or logs the failure) and
+applies it, retrying after another writer's fold. Two small runners drive it: ``run``
+calls the extractor's ``extract``, ``arun`` its ``aextract`` and runs the store steps
+off the event loop. One fold of a memory runs at a time (``folding``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import ExtractionError, StoreError, VersionConflictError
+from .extract.base import Extraction
+from .fold import fold_report
+from .state import ConversationState
+from .store.base import CompactionRecord
+from .tokens import REPLY_PRIMING
+from .turns import Turn
+from .window import Slot, WindowPolicy, plan_expiry
+
+if TYPE_CHECKING:
+    from .memory import ConversationMemory
+
+log = logging.getLogger("convstate")
+
+_CONFLICT_RETRIES = 3
+_RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A fold that is due: the state it starts from, the unfolded turns (with their
+    token counts) and the last turn to fold."""
+
+    state: ConversationState
+    raw: list[tuple[Turn, int]]
+    through: int
+
+    @property
+    def batch(self) -> list[Turn]:
+        """The turns this fold reads."""
+        return [t for t, _ in self.raw if t.index <= self.through]
+
+
+@dataclass(frozen=True)
+class FoldOutcome:
+    """What a fold did: its log record, and the state it saved (None: the extraction
+    failed and the turns wait for a later fold)."""
+
+    record: CompactionRecord
+    state: ConversationState | None
+
+
+Steps = Generator[Plan, "Extraction | Exception", "CompactionRecord | None"]
+
+
+class Compactor:
+    """Runs the folds of one ConversationMemory (its store, extractor and cached view)."""
+
+    def __init__(self, memory: ConversationMemory):
+        self.memory = memory
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        # one fold of this memory at a time, from plan to landing, so no turn is planned
+        # twice; a plain Lock, not an RLock: an async fold may release it from a thread
+        self.folding = threading.Lock()
+        self.retry_at = -1  # after a failed extraction, the turn index to try again at
+        self.worker: threading.Thread | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    # -- the one fold path --------------------------------------------------------------
+
+    def steps(self, force: bool, policy: WindowPolicy | None) -> Steps:
+        """Plan, lease, yield the plan for extraction, land or log, apply; after another
+        writer's fold, reload and plan again."""
+        m = self.memory
+        for _ in range(_CONFLICT_RETRIES):
+            plan = self.plan(force, policy)
+            if plan is None or not m.store.acquire_lease(m.session_id, self.owner,
+                                                         m.lease_ttl):
+                return None  # nothing due, or another worker is folding this session
+            try:
+                answer = yield plan
+                outcome = self._land(plan, answer) if isinstance(answer, Extraction) \
+                    else self._failed(plan, answer)
+            except VersionConflictError:
+                log.info("convstate: session %r was folded by another writer; reloading",
+                         m.session_id)
+                m._reload_locked()
+                continue
+            finally:
+                self._release()
+            return self._apply(outcome)
+        return None
+
+    def run(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+        """Drive the fold path with the extractor's ``extract``."""
+        m, steps = self.memory, self.steps(force, policy)
+        done, value = _step(steps, None)
+        while not done:
+            plan: Plan = value
+            try:  # outside any store transaction: an extractor may be slow
+                answer: Extraction | Exception = m._extractor.extract(
+                    plan.batch, plan.state.index(), m.delta_model)
+            except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
+                answer = exc
+            done, value = _step(steps, answer)
+        return value  # type: ignore[no-any-return]
+
+    async def arun(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+        """Drive the fold path with the extractor's ``aextract``; store and tokenizer
+        work runs in a worker thread."""
+        m, steps = self.memory, self.steps(force, policy)
+        done, value = await asyncio.to_thread(_step, steps, None)
+        while not done:
+            plan: Plan = value
+            try:
+                answer: Extraction | Exception = await m._extractor.aextract(
+                    plan.batch, plan.state.index(), m.delta_model)
+            except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
+                answer = exc
+            done, value = await asyncio.to_thread(_step, steps, answer)
+        return value  # type: ignore[no-any-return]
+
+    # -- when to fold -------------------------------------------------------------------
+
+    def due(self, force: bool, policy: WindowPolicy | None = None) -> CompactionRecord | None:
+        """Fold what the window expires: now, or (``background``) in a thread. A caller
+        waits for a fold in flight (in the background, it goes on without waiting)."""
+        if self.memory.background and not force:
+            if self.plan(False, policy) is not None and self.folding.acquire(blocking=False):
+                try:
+                    self.worker = threading.Thread(target=self._in_background,
+                                                   args=(policy,), daemon=True)
+                    self.worker.start()
+                except BaseException:
+                    self.folding.release()
+                    raise
+            return None
+        with self.folding:
+            return self.run(force, policy)
+
+    async def adue(self, force: bool, policy: WindowPolicy | None = None
+                   ) -> CompactionRecord | None:
+        """``due`` for event loops; ``background`` folds in a task."""
+        if self.memory.background and not force:
+            plan = await asyncio.to_thread(self.plan, False, policy)
+            if plan is not None and self.folding.acquire(blocking=False):
+                self.task = asyncio.create_task(self._ain_background(policy))
+            return None
+        while not self.folding.acquire(blocking=False):  # never block the event loop
+            await asyncio.sleep(0.005)
+        try:
+            return await self.arun(force, policy)
+        finally:
+            self.folding.release()
+
+    def _in_background(self, policy: WindowPolicy | None) -> None:
+        try:
+            self.run(False, policy)
+        except Exception:  # noqa: BLE001 - a background thread has no caller to raise to
+            log.exception("convstate: background fold of %r failed", self.memory.session_id)
+        finally:
+            self.folding.release()
+
+    async def _ain_background(self, policy: WindowPolicy | None) -> None:
+        try:
+            await self.arun(False, policy)
+        except Exception:  # noqa: BLE001 - a background task has no caller to raise to
+            log.exception("convstate: background fold of %r failed", self.memory.session_id)
+        finally:
+            self.folding.release()
+
+    def plan(self, force: bool, policy: WindowPolicy | None) -> Plan | None:
+        """The fold that is due, if any. Reads the store first (other writers); after a
+        failed fold only ``force`` retries early."""
+        m = self.memory
+        with m._lock:
+            m._sync()
+            if not force and m._last < self.retry_at:
+                return None
+            raw = m._raw()
+            slots = [Slot(t.index, t.role, n) for t, n in raw]
+            through = plan_expiry(REPLY_PRIMING + m._system_tokens, slots,
+                                  policy or m.policy, force=force)
+            return None if through is None else Plan(m._state, raw, through)
+
+    # -- the steps ----------------------------------------------------------------------
+
+    def _release(self) -> None:
+        """Give the fold lease back; if the store cannot take even that, the lease
+        expires by itself (the error that stopped the fold is the one raised)."""
+        m = self.memory
+        try:
+            m.store.release_lease(m.session_id, self.owner)
+        except StoreError as exc:
+            log.warning("convstate: could not release the fold lease of %r (%s); it "
+                        "expires in %.0f s", m.session_id, exc, m.lease_ttl)
+
+    def _record(self, plan: Plan) -> CompactionRecord:
+        m, batch = self.memory, plan.batch
+        return CompactionRecord(session_id=m.session_id, first_turn=batch[0].index,
+                                last_turn=batch[-1].index, extractor=m._extractor.name,
+                                tokens_before=m._assembler.fixed_tokens(plan.state)
+                                + sum(n for _, n in plan.raw))
+
+    def _failed(self, plan: Plan, exc: Exception) -> FoldOutcome:
+        """Log a failed extraction; the turns stay unfolded, retried after an exchange.
+        A known failure (ExtractionError) is a warning; anything else is a bug in the
+        extractor: logged at ERROR with its traceback, and raised by a strict memory."""
+        m, batch = self.memory, plan.batch
+        bug = not isinstance(exc, ExtractionError)
+        if bug:
+            log.error("convstate: extractor %r raised a %s folding turns %d-%d",
+                      m._extractor.name, type(exc).__name__, batch[0].index,
+                      batch[-1].index, exc_info=exc)
+            if m.strict:
+                raise exc
+        record = self._record(plan)
+        record.error = f"{'bug: ' if bug else ''}{type(exc).__name__}: {exc}"[:500]
+        record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
+        record.completion_tokens = getattr(exc, "completion_tokens", 0)
+        record.tokens_after = record.tokens_before
+        m.store.log(record)
+        with m._lock:
+            self.retry_at = m._last + _RETRY_AFTER_TURNS
+        if not bug:
+            log.warning("convstate: extraction failed for turns %d-%d (%s); the turns "
+                        "stay unfolded and are retried at the next fold", batch[0].index,
+                        batch[-1].index, record.error)
+        return FoldOutcome(record, None)
+
+    def _land(self, plan: Plan, extraction: Extraction) -> FoldOutcome:
+        """Fold the extraction and save it (version-checked)."""
+        m, state = self.memory, plan.state
+        record = self._record(plan)
+        new, stats = fold_report(state, extraction.delta, {t.index: t for t in plan.batch})
+        new.version = state.version + 1
+        new.folded_through = plan.through
+        record.extractor = extraction.extractor
+        record.version = new.version
+        record.prompt_tokens = extraction.prompt_tokens
+        record.completion_tokens = extraction.completion_tokens
+        record.model = extraction.model
+        record.notes = "; ".join(extraction.notes) or None
+        for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
+            setattr(record, name, getattr(stats, name))
+        block_tokens = m._assembler.render_block(new)[1]
+        record.tokens_after = REPLY_PRIMING + m._system_tokens + block_tokens + sum(
+            n for t, n in plan.raw if t.index > plan.through)
+        m.store.save_state(m.session_id, new.model_dump(mode="json"), state.version, record)
+        return FoldOutcome(record, new)
+
+    def _apply(self, outcome: FoldOutcome) -> CompactionRecord:
+        """Take a fold's outcome into the memory's view and tell ``on_fold``."""
+        m = self.memory
+        if outcome.state is not None:
+            with m._lock:
+                if outcome.state.version > m._state.version:
+                    m._set_state(outcome.state)
+        if m.on_fold is not None:
+            m.on_fold(outcome.record)
+        return outcome.record
+
+
+def _step(steps: Steps, answer: Extraction | Exception | None) -> tuple[bool, Any]:
+    """Advance the fold path: (False, the next plan) or (True, its result). A
+    StopIteration never crosses a thread (a Future cannot carry one)."""
+    try:
+        return False, (next(steps) if answer is None else steps.send(answer))
+    except StopIteration as done:
+        return True, done.value
