@@ -94,7 +94,7 @@ def test_inspect_and_migrate(tmp_path: Path) -> None:
     from convstate import ConversationMemory
 
     db = tmp_path / "ops.db"
-    assert run("migrate", "--store", str(db)).stdout.strip().endswith("schema version 1")
+    assert run("migrate", "--store", str(db)).stdout.strip().endswith("schema version 2")
     with ConversationMemory("case-1", store=db, context_window=1000) as mem:
         mem.add_messages(load_demo("zh")["messages"])
         mem.compact()

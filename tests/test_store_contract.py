@@ -17,6 +17,7 @@ from convstate import (
     SQLiteStore,
     VersionConflictError,
 )
+from convstate.store.migrations import MIGRATIONS
 
 PG = os.environ.get("CONVSTATE_TEST_PG_DSN")
 
@@ -103,6 +104,9 @@ def test_leases_exclude_other_owners_and_expire(store, sid) -> None:
 
 
 def test_a_memory_works_the_same_on_every_store(store, sid) -> None:
+    from convstate import Store
+
+    assert isinstance(store, Store)  # the protocol is what callers use, all of it
     mem = ConversationMemory(sid, store=store, context_window=600)
     for i in range(30):
         mem.add("user" if i % 2 == 0 else "assistant", f"第{i}轮 订单号 DD{1000000 + i}")
@@ -111,7 +115,7 @@ def test_a_memory_works_the_same_on_every_store(store, sid) -> None:
     again = ConversationMemory(sid, store=store, context_window=600)
     assert again.state == state and state.version >= 1
     assert [r.version for r in store.compactions(sid)] == list(range(1, state.version + 1))
-    assert store.schema_version() == 1
+    assert store.schema_version() == MIGRATIONS[-1].number
 
 
 def test_an_unreachable_postgresql_is_a_short_store_error() -> None:

@@ -13,17 +13,18 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import StoreError
+from .migrations import Dialect
 from .sql import SQLStore
 
 
 class PostgresStore(SQLStore):
     """A store in a PostgreSQL database: ``PostgresStore("postgresql://...")``.
 
-    Tables are created on first use; ``schema_version`` records the layout for later
-    migrations (``convstate migrate --store DSN``).
+    Tables are created, and later migrations applied, on first use (or with
+    ``convstate migrate --store DSN``); ``schema_version`` records each.
     """
 
-    serial_id, real_type = "BIGSERIAL PRIMARY KEY", "DOUBLE PRECISION"
+    dialect = Dialect(param="%s", serial_id="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION")
 
     def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8,
                  timeout: float = 5.0):
@@ -51,16 +52,15 @@ class PostgresStore(SQLStore):
     def _write(self, session_id: str) -> Iterator[Any]:
         try:
             with self._pool.connection() as conn, conn.transaction():
-                db = _Dialect(conn)
-                db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (session_id,))
-                yield db
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (session_id,))
+                yield conn
         except self._errors as exc:  # the transaction was rolled back
             raise self._failed("write", exc) from exc
 
-    def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _fetch(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
             with self._pool.connection() as conn:
-                return _Dialect(conn).execute(sql, args).fetchall()
+                return conn.execute(sql, args).fetchall()  # type: ignore[no-any-return]
         except self._errors as exc:
             raise self._failed("read", exc) from exc
 
@@ -73,12 +73,3 @@ class PostgresStore(SQLStore):
     def close(self) -> None:
         self._pool.close()
 
-
-class _Dialect:
-    """A psycopg connection that takes the shared ``?`` placeholders."""
-
-    def __init__(self, conn: Any):
-        self.conn = conn
-
-    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
-        return self.conn.execute(sql.replace("?", "%s"), args)

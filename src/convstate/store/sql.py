@@ -1,21 +1,21 @@
 """The store logic both SQL databases share; a dialect supplies connections, transactions
-and the few statements that differ. Queries are written with ``?`` placeholders and
-are always parameterized: a session id is data, never SQL."""
+and the few things that differ. Queries are always parameterized (a session id is data,
+never SQL): each bound parameter is a ``{p}`` marker, the driver's own placeholder."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
-from datetime import datetime
+from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import VersionConflictError
+from ..errors import StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
+from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
-SCHEMA_VERSION = 1
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at"
 
 
@@ -24,28 +24,36 @@ class SQLStore:
 
     # -- what a dialect provides --------------------------------------------------------
 
-    serial_id = "INTEGER PRIMARY KEY"  # the column type of an auto-increment id
-    real_type = "REAL"
+    dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY", real="REAL")
 
     def _write(self, session_id: str) -> AbstractContextManager[Any]:
         """A transaction that serializes writers of ``session_id``; yields a connection
         whose ``execute(sql, args)`` returns a cursor."""
         raise NotImplementedError
 
-    def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _fetch(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Rows of one read in the driver's own SQL."""
         raise NotImplementedError
+
+    def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return self._fetch(self.dialect.sql(sql), args)
+
+    @contextmanager
+    def _tx(self, session_id: str) -> Iterator[_Bound]:
+        with self._write(session_id) as conn:
+            yield _Bound(conn, self.dialect)
 
     # -- turns --------------------------------------------------------------------------
 
     def append(self, session_id: str, fields: dict[str, Any]) -> Turn:
         """Store a turn at the session's next index and return it."""
-        with self._write(session_id) as db:
-            idx = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns WHERE session_id=?",
-                             (session_id,)).fetchone()[0]
+        with self._tx(session_id) as db:
+            idx = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns "
+                             "WHERE session_id={p}", (session_id,)).fetchone()[0]
             turn = Turn(index=idx, **fields)
             db.execute(
                 "INSERT INTO turns (session_id, idx, role, content, name, tool_calls, "
-                "tool_call_id, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                "tool_call_id, created_at) VALUES ({p},{p},{p},{p},{p},{p},{p},{p})",
                 (session_id, idx, turn.role, turn.content, turn.name,
                  json.dumps(turn.tool_calls, ensure_ascii=False) if turn.tool_calls else None,
                  turn.tool_call_id, turn.created_at.isoformat()))
@@ -54,14 +62,15 @@ class SQLStore:
     def turns(self, session_id: str, after: int = -1, through: int | None = None) -> list[Turn]:
         """Turns with index in (after, through], oldest first."""
         upper = through if through is not None else 2**62
-        rows = self._read(f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id=? AND idx>? "
-                          "AND idx<=? ORDER BY idx", (session_id, after, upper))
+        rows = self._read(f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id={{p}} "
+                          "AND idx>{p} AND idx<={p} ORDER BY idx", (session_id, after, upper))
         return [Turn(index=r[0], role=r[1], content=r[2], name=r[3],
                      tool_calls=json.loads(r[4]) if r[4] else None, tool_call_id=r[5],
                      created_at=datetime.fromisoformat(r[6])) for r in rows]
 
     def turn_count(self, session_id: str) -> int:
-        return self._read("SELECT COUNT(*) FROM turns WHERE session_id=?", (session_id,))[0][0]
+        return self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
+                          (session_id,))[0][0]
 
     def sessions(self) -> list[str]:
         """Every session id that has a turn."""
@@ -73,48 +82,48 @@ class SQLStore:
     def load_state(self, session_id: str, version: int | None = None) -> dict[str, Any] | None:
         """The latest state (or the given version) as a dict; None if never saved."""
         if version is None:
-            rows = self._read("SELECT state FROM states WHERE session_id=? "
+            rows = self._read("SELECT state FROM states WHERE session_id={p} "
                               "ORDER BY version DESC LIMIT 1", (session_id,))
         else:
-            rows = self._read("SELECT state FROM states WHERE session_id=? AND version=?",
+            rows = self._read("SELECT state FROM states WHERE session_id={p} AND version={p}",
                               (session_id, version))
         return json.loads(rows[0][0]) if rows else None
 
     def state_version(self, session_id: str) -> int:
-        return self._read("SELECT COALESCE(MAX(version), 0) FROM states WHERE session_id=?",
+        return self._read("SELECT COALESCE(MAX(version), 0) FROM states WHERE session_id={p}",
                           (session_id,))[0][0]
 
     def versions(self, session_id: str) -> list[tuple[int, int, str]]:
         """(version, watermark, saved at) of every saved state, oldest first."""
         return [tuple(r) for r in self._read(  # type: ignore[misc]
-            "SELECT version, folded_through, created_at FROM states WHERE session_id=? "
+            "SELECT version, folded_through, created_at FROM states WHERE session_id={p} "
             "ORDER BY version", (session_id,))]
 
     def save_state(self, session_id: str, state: dict[str, Any], expected_version: int,
                    record: CompactionRecord) -> None:
         """Write state, watermark and log line together, if nobody saved in between."""
-        with self._write(session_id) as db:
+        with self._tx(session_id) as db:
             found = db.execute("SELECT COALESCE(MAX(version), 0) FROM states "
-                               "WHERE session_id=?", (session_id,)).fetchone()[0]
+                               "WHERE session_id={p}", (session_id,)).fetchone()[0]
             if found != expected_version:
                 raise VersionConflictError(session_id, expected_version, found)
             db.execute("INSERT INTO states (session_id, version, folded_through, state, "
-                       "created_at) VALUES (?,?,?,?,?)",
+                       "created_at) VALUES ({p},{p},{p},{p},{p})",
                        (session_id, state["version"], state["folded_through"],
                         json.dumps(state, ensure_ascii=False), record.created_at.isoformat()))
-            db.execute("INSERT INTO compactions (session_id, record) VALUES (?,?)",
+            db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
                        (session_id, record.model_dump_json()))
 
     # -- the compaction log ---------------------------------------------------------------
 
     def log(self, record: CompactionRecord) -> None:
         """Log a fold that did not change the state (a failed extraction)."""
-        with self._write(record.session_id) as db:
-            db.execute("INSERT INTO compactions (session_id, record) VALUES (?,?)",
+        with self._tx(record.session_id) as db:
+            db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
                        (record.session_id, record.model_dump_json()))
 
     def compactions(self, session_id: str) -> list[CompactionRecord]:
-        rows = self._read("SELECT record FROM compactions WHERE session_id=? ORDER BY id",
+        rows = self._read("SELECT record FROM compactions WHERE session_id={p} ORDER BY id",
                           (session_id,))
         return [CompactionRecord.model_validate_json(r[0]) for r in rows]
 
@@ -124,52 +133,65 @@ class SQLStore:
         """Take the session's fold lease for ``ttl`` seconds; False while another owner
         holds an unexpired one (a crashed holder's lease is taken over after it expires)."""
         now = time.time()
-        with self._write(session_id) as db:
-            row = db.execute("SELECT owner, expires FROM leases WHERE session_id=?",
+        with self._tx(session_id) as db:
+            row = db.execute("SELECT owner, expires FROM leases WHERE session_id={p}",
                              (session_id,)).fetchone()
             if row is not None and row[0] != owner and row[1] > now:
                 return False
-            db.execute("INSERT INTO leases (session_id, owner, expires) VALUES (?,?,?) "
+            db.execute("INSERT INTO leases (session_id, owner, expires) VALUES ({p},{p},{p}) "
                        "ON CONFLICT (session_id) DO UPDATE SET owner=excluded.owner, "
                        "expires=excluded.expires", (session_id, owner, now + ttl))
         return True
 
     def release_lease(self, session_id: str, owner: str) -> None:
         """Give the lease back (only its owner can)."""
-        with self._write(session_id) as db:
-            db.execute("DELETE FROM leases WHERE session_id=? AND owner=?", (session_id, owner))
+        with self._tx(session_id) as db:
+            db.execute("DELETE FROM leases WHERE session_id={p} AND owner={p}",
+                       (session_id, owner))
 
     def lease_holder(self, session_id: str) -> str | None:
-        rows = self._read("SELECT owner FROM leases WHERE session_id=? AND expires>?",
+        rows = self._read("SELECT owner FROM leases WHERE session_id={p} AND expires>{p}",
                           (session_id, time.time()))
         return rows[0][0] if rows else None
 
     # -- schema ---------------------------------------------------------------------------
 
-    def migrate(self) -> int:
-        """Create the tables if needed; return the schema version."""
-        with self._write("convstate:migrate") as db:
-            for statement in ddl(self.serial_id, self.real_type):
-                db.execute(statement)
-            if db.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
-                db.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+    def migrate(self, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+        """Apply the migrations this store has not had yet, in one transaction, and
+        return the schema version. A store from a newer convstate is a StoreError."""
+        with self._tx("convstate:migrate") as db:
+            db.execute(VERSION_TABLE)
+            current = db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version"
+                                 ).fetchone()[0]
+            known = max((m.number for m in migrations), default=0)
+            if current > known:
+                raise StoreError(f"this store has schema version {current}, written by a "
+                                 f"newer convstate (this one knows {known}): upgrade "
+                                 "convstate")
+            for m in sorted(migrations, key=lambda m: m.number):
+                if m.number <= current:
+                    continue
+                for statement in m.statements(self.dialect):
+                    db.execute(statement)
+                if m.number >= NAMED_FROM:
+                    db.execute("INSERT INTO schema_version (version, name, applied_at) "
+                               "VALUES ({p},{p},{p})",
+                               (m.number, m.name, datetime.now(UTC).isoformat()))
+                else:
+                    db.execute("INSERT INTO schema_version (version) VALUES ({p})",
+                               (m.number,))
         return self.schema_version()
 
     def schema_version(self) -> int:
+        """The number of the last migration this store has had."""
         return self._read("SELECT COALESCE(MAX(version), 0) FROM schema_version", ())[0][0]
 
 
-def ddl(serial_id: str, real: str) -> Iterator[str]:
-    """The tables, for a dialect's auto-increment id and float types."""
-    yield ("CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, idx INTEGER NOT NULL, "
-           "role TEXT NOT NULL, content TEXT, name TEXT, tool_calls TEXT, tool_call_id TEXT, "
-           "created_at TEXT NOT NULL, PRIMARY KEY (session_id, idx))")
-    yield ("CREATE TABLE IF NOT EXISTS states (session_id TEXT NOT NULL, "
-           "version INTEGER NOT NULL, folded_through INTEGER NOT NULL, state TEXT NOT NULL, "
-           "created_at TEXT NOT NULL, PRIMARY KEY (session_id, version))")
-    yield (f"CREATE TABLE IF NOT EXISTS compactions (id {serial_id}, "
-           "session_id TEXT NOT NULL, record TEXT NOT NULL)")
-    yield "CREATE INDEX IF NOT EXISTS compactions_session ON compactions (session_id, id)"
-    yield (f"CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, "
-           f"owner TEXT NOT NULL, expires {real} NOT NULL)")
-    yield "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+class _Bound:
+    """A connection whose ``execute`` takes ``{p}`` markers for bound parameters."""
+
+    def __init__(self, conn: Any, dialect: Dialect):
+        self.conn, self.dialect = conn, dialect
+
+    def execute(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        return self.conn.execute(self.dialect.sql(sql), args)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import StoreError
+from .migrations import Dialect
 from .sql import SQLStore
 
 T = TypeVar("T")
@@ -25,7 +26,7 @@ class SQLiteStore(SQLStore):
     instead of deadlocking; "database is locked" past the busy timeout is retried here.
     """
 
-    serial_id, real_type = "INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"
+    dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL")
 
     def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0,
                  readonly: bool = False):
@@ -80,7 +81,7 @@ class SQLiteStore(SQLStore):
                     raise self._failed("write", exc) from exc
                 raise
 
-    def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _fetch(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
             return self._retry(lambda: self._db.execute(sql, args).fetchall())
         except sqlite3.Error as exc:

@@ -1,0 +1,65 @@
+"""The SQL stores' schema, as numbered migrations (after simonw/llm's migrations.py).
+
+Each migration is applied once, in order, inside one transaction with the others that
+are due, and recorded in ``schema_version`` (number, name, time). A store written by a
+newer convstate (a number this one does not know) is refused, never guessed at. Add a
+migration by appending it to ``MIGRATIONS``; never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between the SQL databases: the placeholder of a bound parameter
+    (the driver's paramstyle) and two column types."""
+
+    param: str  # "?" (sqlite3) or "%s" (psycopg)
+    serial_id: str  # an auto-increment primary key
+    real: str  # a float
+
+    def sql(self, text: str) -> str:
+        """``text`` with each ``{p}`` marker as this driver's placeholder (only the
+        markers: a literal ``?`` or ``%`` elsewhere is left alone)."""
+        return text.replace("{p}", self.param)
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    name: str
+    statements: Callable[[Dialect], Iterator[str]]
+
+
+def _tables(d: Dialect) -> Iterator[str]:
+    yield ("CREATE TABLE IF NOT EXISTS turns (session_id TEXT NOT NULL, idx INTEGER NOT NULL, "
+           "role TEXT NOT NULL, content TEXT, name TEXT, tool_calls TEXT, tool_call_id TEXT, "
+           "created_at TEXT NOT NULL, PRIMARY KEY (session_id, idx))")
+    yield ("CREATE TABLE IF NOT EXISTS states (session_id TEXT NOT NULL, "
+           "version INTEGER NOT NULL, folded_through INTEGER NOT NULL, state TEXT NOT NULL, "
+           "created_at TEXT NOT NULL, PRIMARY KEY (session_id, version))")
+    yield (f"CREATE TABLE IF NOT EXISTS compactions (id {d.serial_id}, "
+           "session_id TEXT NOT NULL, record TEXT NOT NULL)")
+    yield "CREATE INDEX IF NOT EXISTS compactions_session ON compactions (session_id, id)"
+    yield (f"CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, "
+           f"owner TEXT NOT NULL, expires {d.real} NOT NULL)")
+
+
+def _named_versions(d: Dialect) -> Iterator[str]:
+    # schema_version held bare numbers; it now says what each migration was and when
+    yield "ALTER TABLE schema_version ADD COLUMN name TEXT"
+    yield "ALTER TABLE schema_version ADD COLUMN applied_at TEXT"
+    yield "UPDATE schema_version SET name = 'tables' WHERE version = 1"
+
+
+NAMED_FROM = 2  # from this migration on, schema_version has a name and a time
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "tables", _tables),
+    Migration(2, "named versions", _named_versions),
+)
+
+# The bookkeeping table exists before any migration (it records them).
+VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"

@@ -1,0 +1,85 @@
+"""Numbered migrations on a real SQLite file: an old store is upgraded in place with its
+data, each migration runs once and is recorded, and a store from a newer convstate is
+refused. (PostgreSQL runs the same code; its shared test database is not rewound here.)"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from convstate import ConversationMemory, SQLiteStore, StoreError
+from convstate.store.migrations import MIGRATIONS, Migration
+
+
+def old_store(path: Path) -> None:
+    """A store as convstate 0.1 wrote it: schema version 1, a bare number."""
+    db = sqlite3.connect(path)
+    for statement in MIGRATIONS[0].statements(SQLiteStore.dialect):
+        db.execute(statement)
+    db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    db.execute("INSERT INTO schema_version VALUES (1)")
+    db.execute("INSERT INTO turns VALUES ('s', 0, 'user', '订单号 DD20240315889', NULL, NULL, "
+               "NULL, '2026-01-01T00:00:00+00:00')")
+    db.commit()
+    db.close()
+
+
+def versions(path: Path) -> list[tuple]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT version, name, applied_at IS NOT NULL FROM schema_version "
+                          "ORDER BY version").fetchall()
+    finally:
+        db.close()
+
+
+def test_an_old_store_is_upgraded_in_place_and_keeps_its_turns(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    old_store(path)
+    store = SQLiteStore(path)
+    assert store.schema_version() == 2
+    assert versions(path) == [(1, "tables", False), (2, "named versions", True)]
+    mem = ConversationMemory("s", store=store)
+    assert [t.content for t in mem.history()] == ["订单号 DD20240315889"]
+
+
+def test_a_new_migration_runs_once_and_is_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    store = SQLiteStore(path)
+
+    def notes(d):
+        yield "CREATE TABLE notes (session_id TEXT NOT NULL, text TEXT NOT NULL)"
+
+    later = (*MIGRATIONS, Migration(3, "notes", notes))
+    assert store.migrate(later) == 3
+    assert store.migrate(later) == 3  # nothing twice ("table notes already exists")
+    assert versions(path)[-1] == (3, "notes", True)
+    store.close()
+
+
+def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "f.db"
+    store = SQLiteStore(path)
+
+    def broken(d):
+        yield "CREATE TABLE half (x INTEGER)"
+        yield "THIS IS NOT SQL"
+
+    with pytest.raises(StoreError):
+        store.migrate((*MIGRATIONS, Migration(3, "broken", broken)))
+    assert store.schema_version() == 2
+    assert "half" not in {r[0] for r in sqlite3.connect(path).execute(
+        "SELECT name FROM sqlite_master")}
+
+
+def test_a_store_from_a_newer_convstate_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    SQLiteStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO schema_version (version, name) VALUES (99, 'from the future')")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="newer convstate"):
+        SQLiteStore(path)
