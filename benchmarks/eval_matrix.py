@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from convstate.evaluation import EvalConfig, evaluate, load_dialogues
+from convstate.eval.run import EvalConfig, evaluate, load_dialogues
 
 # (label, file under the data folder, first K dialogues or None, windows)
 RUNS = [

@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from convstate.evaluation import EvalConfig, evaluate, load_dialogues
+from convstate.eval.run import EvalConfig, evaluate, load_dialogues
 
 SETS = [  # (label, file, first K, window)
     ("CrossWOZ@400", "crosswoz/crosswoz_test_subset.json", 30, 400),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from convstate.evaluation import DataError, EvalConfig, evaluate, load_dialogues, macro_f1
+from convstate.eval.run import DataError, EvalConfig, evaluate, load_dialogues, macro_f1
 
 FILLER = "关于配送和包装的问题，请再详细说明一下流程和时间安排，谢谢你们的耐心解答和帮助"
 

@@ -16,8 +16,8 @@ from convstate import (
     TokenCounter,
     fold,
 )
-from convstate.baselines import Truncation
 from convstate.cli import load_demo
+from convstate.eval.baselines import Truncation
 from convstate.render import block_rows, render
 
 DEMO = load_demo("zh")

@@ -13,6 +13,7 @@ from .delta import AnchorValue, FieldValue, StateDelta, delta_model
 from .errors import (
     ConfigError,
     ConvStateError,
+    DataError,
     ExtractionError,
     FieldTypeError,
     InvalidMessageError,
@@ -59,7 +60,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Anchor", "AnchorOf", "AnchorValue", "BaseExtractor", "Fact", "Item", "New", "Request",
     "Section", "CompactionRecord", "ConfigError", "ConvStateError",
-    "ConversationMemory", "ConversationState", "Cue", "Decision", "Extraction",
+    "ConversationMemory", "ConversationState", "Cue", "DataError", "Decision", "Extraction",
     "ExtractionError", "Extractor", "FieldEvent", "FieldTypeError", "FieldValue", "FoldStats",
     "Goal", "HistoryEntry", "HybridExtractor", "InMemoryStore", "IndexEntry",
     "InvalidMessageError", "Keyed", "LLMExtractor", "Label", "Latest", "MemoryConfig",

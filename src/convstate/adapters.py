@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .errors import ConfigError
 from .render import render
 from .state import ConversationState
 
@@ -20,7 +21,7 @@ def fill_template(template: str, state: ConversationState, format: str = "text",
                   lang: str | None = None) -> str:
     """``template`` with ``{state}`` replaced by the block (other braces are left alone)."""
     if "{state}" not in template:
-        raise ValueError("the template has no {state} placeholder")
+        raise ConfigError("template", "has no {state} placeholder")
     return template.replace("{state}", render(state, format, lang))
 
 

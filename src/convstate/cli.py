@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import sys
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,15 @@ def _console() -> Console:
     return Console(highlight=False, markup=False)
 
 
+def _advance(progress: Any, task: Any, done: int) -> None:
+    progress.update(task, completed=done)
+
+
 def load_demo(lang: str) -> dict[str, Any]:
     """The built-in after-sales conversation: {"system_prompt": ..., "messages": [...]}."""
     text = resources.files("convstate").joinpath(f"data/demo_{lang}.json").read_text("utf-8")
-    return json.loads(text)
+    demo: dict[str, Any] = json.loads(text)
+    return demo
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return args.run(args)
+        code: int = args.run(args)
+        return code
     except ConvStateError as exc:
         # one line whatever the terminal's width: scripts read it, people grep it
         Console(stderr=True, soft_wrap=True).print(
@@ -280,7 +287,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _run_eval(args: argparse.Namespace, url: str | None) -> int:
     from rich.table import Table
 
-    from .evaluation import EvalConfig, evaluate, load_dialogues
+    from .eval.run import EvalConfig, evaluate, load_dialogues
 
     out = _console()
     dialogues = load_dialogues(args.data, args.limit)
@@ -294,8 +301,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
             cfg = EvalConfig(window=window, extractor=args.extractor, llm_url=url,
                              llm_model=args.model, trigger_ratio=args.trigger,
                              target_ratio=args.target, block_share=args.block_share)
-            runs[window] = evaluate(dialogues, cfg,
-                                    lambda k, t=task: progress.update(t, completed=k))
+            runs[window] = evaluate(dialogues, cfg, partial(_advance, progress, task))
     result = runs[args.window]
     table = Table(title=f"{args.data.name}: {len(dialogues)} dialogues, window {args.window}, "
                         f"extractor {args.extractor}")
@@ -315,7 +321,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
         args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1), "utf-8")
         out.print(f"results: {args.out}")
     if args.plot:
-        from .plots import retention_by_window, tokens_by_turn
+        from .eval.plots import retention_by_window, tokens_by_turn
 
         args.plot.mkdir(parents=True, exist_ok=True)
         for path in (retention_by_window(runs, args.plot / "retention_by_window.png"),

@@ -75,7 +75,7 @@ class MemoryConfig:
         if isinstance(context_window, int) and reply_reserve is None:
             reply_reserve = default_reserve(context_window)
         policy = WindowPolicy(context_window=context_window,
-                              reply_reserve=reply_reserve,  # type: ignore[arg-type]
+                              reply_reserve=reply_reserve,
                               trigger_ratio=trigger_ratio, target_ratio=target_ratio,
                               keep_recent_turns=keep_recent_turns)
         return cls(policy=policy, **rest)

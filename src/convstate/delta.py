@@ -7,7 +7,7 @@ state itself: only what the expiring turns add or change.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Generic, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -36,7 +36,10 @@ T = TypeVar("T")
 
 # Every status an update by id may set, in any built-in section (the fold checks that
 # the item's own section allows it).
-UpdateStatus = Literal[tuple(sorted({s for spec in BUILT_IN for s in spec.updates}))]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    UpdateStatus = str
+else:
+    UpdateStatus = Literal[tuple(sorted({s for spec in BUILT_IN for s in spec.updates}))]
 
 
 class ItemUpdate(BaseModel):
@@ -103,8 +106,9 @@ def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
                                  "__module__": __name__}
     statuses = {u for s in state_model.sections() for u in s.updates}
     if statuses - set(get_args(UpdateStatus)):  # a section of its own with new statuses
+        status: Any = Literal[tuple(sorted(statuses))]
         update = create_model(f"{state_model.__name__}Update", __base__=ItemUpdate,
-                              status=(Literal[tuple(sorted(statuses))], ...))  # type: ignore[valid-type]
+                              status=(status, ...))
         namespace["__annotations__"] = {"updates": list[update]}  # type: ignore[valid-type]
         namespace["updates"] = Field(default_factory=list, max_length=MAX_ITEMS)
     for name, spec in specs.items():
@@ -112,12 +116,13 @@ def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
         if spec.shape == "anchor":
             fields[name] = (AnchorValue | None, Field(default=None, description=doc))
         elif spec.shape == "scalar":
-            fields[name] = (FieldValue[spec.value_type] | None,  # type: ignore[name-defined]
+            fields[name] = (_generic(FieldValue)[spec.value_type] | None,
                             Field(default=None, description=doc))
         else:
-            item = AnchorValue if spec.shape == "anchor_list" else FieldValue[spec.value_type]
-            fields[name] = (list[item], Field(default_factory=list, max_length=MAX_ITEMS,
-                                              description=doc))
+            item = AnchorValue if spec.shape == "anchor_list" else \
+                _generic(FieldValue)[spec.value_type]
+            fields[name] = (list[item], Field(default_factory=list,  # type: ignore[valid-type]
+                                              max_length=MAX_ITEMS, description=doc))
     # The state model's own fields come first in the schema and are listed as required
     # (null allowed, default None in Python): a model that must write each key
     # considers each field, where a small one would otherwise skip them all.
@@ -127,6 +132,11 @@ def delta_model(state_model: type[ConversationState]) -> type[StateDelta]:
     model = type(f"{state_model.__name__}Delta", (StateDelta, own), namespace)
     model.__state_model__ = state_model  # type: ignore[attr-defined]
     return model
+
+
+def _generic(model: type[BaseModel]) -> Any:
+    """A generic model, to parametrize with a type known only at run time."""
+    return cast(Any, model)
 
 
 def _require(names: list[str]) -> Any:

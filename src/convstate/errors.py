@@ -68,3 +68,7 @@ class ExtractionError(ConvStateError):
     def __init__(self, message: str, prompt_tokens: int = 0, completion_tokens: int = 0):
         super().__init__(message)
         self.prompt_tokens, self.completion_tokens = prompt_tokens, completion_tokens
+
+
+class DataError(ConvStateError, ValueError):
+    """An evaluation file does not follow the layout; names the dialogue and the field."""

@@ -128,10 +128,10 @@ def analyze(name: str, annotation: Any, metadata: list[Any], description: str | 
     """The FieldSpec of a custom field; ConfigError naming the field if its type is not
     one the fold can merge."""
     marks = {type(m): m for m in metadata}
-    rule = "set_once" if SetOnce in marks else "latest"
+    rule: Literal["latest", "set_once"] = "set_once" if SetOnce in marks else "latest"
     label, cue = marks.get(Label), marks.get(Cue)
     tp, _ = _strip_optional(annotation)
-    common = {"label": label, "description": description, "cue": cue}
+    common: dict[str, Any] = {"label": label, "description": description, "cue": cue}
     if tp is anchor_cls:
         kind = marks[AnchorOf].kind if AnchorOf in marks else (name if name in kinds else
                                                                 "other")

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import Section
+from .sections import Section, text_of
 from .state import Anchor, ConversationState, FieldEvent, Item, OpenTask, Sentiment
 from .turns import Turn
 
@@ -79,8 +79,8 @@ def fold_report(state: ConversationState, delta: StateDelta,
 
     for u in delta.updates:
         _apply_update(new, u.id, u.status, u.turn, sources, stats)
-    for spec in specs.values():
-        _fold_field(new, spec, getattr(delta, spec.name, None), sources, stats)
+    for field_spec in specs.values():
+        _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
     if sources:
         new.folded_through = max(new.folded_through, max(sources))
@@ -88,7 +88,7 @@ def fold_report(state: ConversationState, delta: StateDelta,
 
 
 def _order(item: Any) -> tuple[int, str]:
-    return (min(item.turns), getattr(item, "value", None) or getattr(item, "text", ""))
+    return (min(item.turns), text_of(item))
 
 
 def _cited(turns: list[int], sources: Mapping[int, Turn]) -> list[int]:
@@ -139,10 +139,10 @@ def _fold_section(state: ConversationState, spec: Section, given: list[Any],
                 item.closed_turn = max(_cited(n.turns, sources))
         if item is not None and spec.settle_by:
             settle.add(normalize(getattr(item, spec.settle_by)))
+    by = spec.settle_by or ""
     for value in sorted(settle):
         _settle(getattr(state, spec.name),
-                lambda i, v=value: normalize(getattr(i, spec.settle_by)) == v, stats,
-                turn_field=False)
+                lambda i, v=value: normalize(getattr(i, by)) == v, stats, turn_field=False)
     if spec.cap is not None:
         _cap(getattr(state, spec.name), spec, stats)
 
@@ -179,7 +179,8 @@ class _Keys:
     a state of m costs n + m, not n x m."""
 
     def __init__(self, state: ConversationState):
-        self.state, self.maps = state, {}
+        self.state = state
+        self.maps: dict[str, dict[Any, Any]] = {}
 
     def of(self, section: str) -> dict[Any, Any]:
         if section not in self.maps:
@@ -251,9 +252,10 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
         _merge_turns(old, turns)
         stats.deduplicated += 1
         return old
-    item = spec.item(id=_next_id(state, spec), text=text, turns=turns,
-                     speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
-                     **extra)
+    cls: Any = spec.item  # a text section's item: it has a text
+    item = cls(id=_next_id(state, spec), text=text, turns=turns,
+               speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
+               **extra)
     getattr(state, spec.name).append(item)
     known[key] = item
     stats.added += 1
@@ -286,7 +288,7 @@ def _settle(items: list[Any], same: Any, stats: FoldStats, turn_field: bool) -> 
 
 def _apply_update(state: ConversationState, item_id: str, status: str, turn: int,
                   sources: Mapping[int, Turn], stats: FoldStats) -> None:
-    item = state.find(item_id)
+    item: Any = state.find(item_id)  # every section's item has a status
     spec = next((s for s in state.sections() if s.owns(item_id)), None)
     if item is None or spec is None or status not in spec.updates:
         stats.reject(f"update {item_id}->{status} names no item that can take it")
@@ -306,9 +308,9 @@ def _apply_update(state: ConversationState, item_id: str, status: str, turn: int
         return
     if item.status == status:
         return
-    item.status = status  # type: ignore[attr-defined]
+    item.status = status
     if "closed_turn" in type(item).model_fields:
-        item.closed_turn = turn  # type: ignore[attr-defined]
+        item.closed_turn = turn
     if isinstance(item, Anchor):
         item.superseded_turn = turn
     stats.updated += 1
@@ -322,7 +324,7 @@ def _fold_sentiment(state: ConversationState, delta: StateDelta,
     prev = state.sentiment
     if prev is not None and s.turn <= prev.turn:
         return  # an older reading never replaces a newer one (keeps the fold idempotent)
-    trend = "stable"
+    trend: Literal["improving", "stable", "worsening"] = "stable"
     if prev is not None and s.score - prev.score > _SENTIMENT_STEP:
         trend = "improving"
     elif prev is not None and prev.score - s.score > _SENTIMENT_STEP:
@@ -339,9 +341,11 @@ def _field_anchors(delta: StateDelta, specs: dict[str, FieldSpec]) -> list[NewAn
         if spec.shape not in ("anchor", "anchor_list") or spec.kind is None:
             continue
         given = getattr(delta, spec.name, None)
-        values: list[AnchorValue] = given if isinstance(given, list) else [given] * bool(given)
-        out += [NewAnchor(kind=spec.kind, key=spec.anchor_key, value=v.value,  # type: ignore
-                          turns=v.turns) for v in values]
+        values: list[AnchorValue] = given if isinstance(given, list) else \
+            [given] if given else []
+        kind: Any = spec.kind  # checked against the anchor kinds when the field was defined
+        out += [NewAnchor(kind=kind, key=spec.anchor_key, value=v.value, turns=v.turns)
+                for v in values]
     return out
 
 

@@ -129,9 +129,14 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     specs = state.custom_fields()
     anchor_labels = {s.anchor_key: s.label_for(lang) for s in specs.values()
                      if s.shape in ("anchor", "anchor_list") and (s.label or s.description)}
-    by_turn = lambda i: (i.first_turn, i.id)  # noqa: E731
     last = max(state.folded_through, 0) + 1
-    recency = lambda turn: (turn or 0) / last  # noqa: E731 - in [0, 1): newer ranks higher
+
+    def by_turn(item: Any) -> tuple[int, str]:
+        return (item.first_turn, item.id)
+
+    def recency(turn: int | None) -> float:  # in [0, 1): newer ranks higher
+        return (turn or 0) / last
+
     rows: list[Row] = []
     position = dict(_POSITION)
     for spec in state.sections():
@@ -148,10 +153,10 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
                                 it.last_turn, it.owner, rank))
             else:
                 rows.append(Row(spec.name, "", it.text, it.speaker, it.last_turn, "", rank))
-    for name, spec in specs.items():
+    for name, field in specs.items():
         value = getattr(state, name)
-        if spec.shape not in ("anchor", "anchor_list") and value not in (None, []):
-            rows.append(Row("fields", spec.label_for(lang), describe(value), rank=RANK_FIELD))
+        if field.shape not in ("anchor", "anchor_list") and value not in (None, []):
+            rows.append(Row("fields", field.label_for(lang), describe(value), rank=RANK_FIELD))
     for e in state.conflicts():
         rows.append(Row("fields", specs[e.field].label_for(lang) if e.field in specs
                         else e.field, e.value, None, None, labels["conflict"], RANK_FIELD))

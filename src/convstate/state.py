@@ -178,7 +178,8 @@ class ConversationState(BaseModel):
         the user's); for an anchor field of your own, that field's value."""
         spec = self.custom_fields().get(key)
         if spec is not None and spec.shape == "anchor":
-            return getattr(self, key)
+            field: Anchor | None = getattr(self, key)
+            return field
         for want in ("key", "kind"):
             found = [a for a in self.active_anchors() if getattr(a, want) == key]
             if found:

@@ -41,10 +41,10 @@ def server_command(port: int, n_ctx: int = 8192) -> list[str]:
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
-def wait_ready(base_url: str, timeout: float = 120.0, proc: subprocess.Popen | None = None
+def wait_ready(base_url: str, timeout: float = 120.0, proc: subprocess.Popen[bytes] | None = None
                ) -> None:
     """Block until ``GET {base_url}/models`` answers; fail early if ``proc`` died."""
     deadline = time.monotonic() + timeout

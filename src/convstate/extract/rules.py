@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..delta import (
     FieldValue,
@@ -25,6 +25,7 @@ from ..delta import (
     StateDelta,
 )
 from ..normalize import normalize
+from ..sections import AnchorKind
 from ..state import IndexEntry
 from ..turns import Turn
 from .base import BaseExtractor, Extraction
@@ -41,7 +42,7 @@ _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
-ANCHOR_PATTERNS: list[tuple[str, str, re.Pattern[str], int]] = [
+ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("email", "email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
     ("other", "tracking_number", re.compile(
         r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
@@ -243,7 +244,8 @@ class RuleExtractor(BaseExtractor):
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
-            delta = delta_model.model_construct(**dict(delta), **_cued(turns, delta_model))
+            values: dict[str, Any] = {**dict(delta), **_cued(turns, delta_model)}
+            delta = delta_model.model_construct(**values)
         return Extraction(delta=delta, extractor=self.name, notes=notes)
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
@@ -260,7 +262,7 @@ class RuleExtractor(BaseExtractor):
             elif m := PREFERENCE.search(text):
                 cue = m.group(0).lower()
                 dislike = any(w in cue for w in ("不喜欢", "讨厌", "hate", "dislike"))
-                polarity = "dislike" if dislike else "like"
+                polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
                                                        turns=at))
@@ -295,7 +297,7 @@ def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
             if name != "anchors" or item.kind in ("constraint", "negative_constraint")]
 
 
-def detect_language(text: str) -> str | None:
+def detect_language(text: str) -> Literal["zh", "en"] | None:
     """'zh' when Chinese characters make up a fair share of the letters, else 'en'."""
     cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
     if cjk + latin == 0:
@@ -391,7 +393,7 @@ def _keywords(text: str) -> set[str]:
 
 
 def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntry],
-                    matches: Callable[[str, str | None], bool], status: str,
+                    matches: Callable[[str, str | None], bool], status: Any,
                     delta: StateDelta, turn: int) -> bool:
     """Close the open items of this batch, and the open index entries, whose (text, owner)
     ``matches``: the batch's in place, the index's as updates by id. Say whether any was."""
@@ -501,7 +503,8 @@ def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
     weights = range(1, len(recent) + 1)
     score = sum(w * s for w, (_, s, _) in zip(weights, recent, strict=True)) / sum(weights)
     score = max(-1.0, min(1.0, round(score, 2)))
-    label = "negative" if score <= -0.2 else "positive" if score >= 0.2 else "neutral"
+    label: Literal["positive", "neutral", "negative"] = \
+        "negative" if score <= -0.2 else "positive" if score >= 0.2 else "neutral"
     last_turn, _, words = readings[-1]
     return NewSentiment(label=label, score=score, reason=", ".join(dict.fromkeys(words)),
                         turn=last_turn)

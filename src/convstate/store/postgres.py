@@ -60,7 +60,7 @@ class PostgresStore(SQLStore):
     def _fetch(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
             with self._pool.connection() as conn:
-                return conn.execute(sql, args).fetchall()  # type: ignore[no-any-return]
+                return conn.execute(sql, args).fetchall()
         except self._errors as exc:
             raise self._failed("read", exc) from exc
 

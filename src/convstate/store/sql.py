@@ -69,8 +69,8 @@ class SQLStore:
                      created_at=datetime.fromisoformat(r[6])) for r in rows]
 
     def turn_count(self, session_id: str) -> int:
-        return self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
-                          (session_id,))[0][0]
+        return int(self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
+                              (session_id,))[0][0])
 
     def sessions(self) -> list[str]:
         """Every session id that has a turn."""
@@ -90,12 +90,12 @@ class SQLStore:
         return json.loads(rows[0][0]) if rows else None
 
     def state_version(self, session_id: str) -> int:
-        return self._read("SELECT COALESCE(MAX(version), 0) FROM states WHERE session_id={p}",
-                          (session_id,))[0][0]
+        return int(self._read("SELECT COALESCE(MAX(version), 0) FROM states "
+                              "WHERE session_id={p}", (session_id,))[0][0])
 
     def versions(self, session_id: str) -> list[tuple[int, int, str]]:
         """(version, watermark, saved at) of every saved state, oldest first."""
-        return [tuple(r) for r in self._read(  # type: ignore[misc]
+        return [(int(r[0]), int(r[1]), str(r[2])) for r in self._read(
             "SELECT version, folded_through, created_at FROM states WHERE session_id={p} "
             "ORDER BY version", (session_id,))]
 
@@ -184,7 +184,8 @@ class SQLStore:
 
     def schema_version(self) -> int:
         """The number of the last migration this store has had."""
-        return self._read("SELECT COALESCE(MAX(version), 0) FROM schema_version", ())[0][0]
+        return int(self._read("SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                              ())[0][0])
 
 
 class _Bound:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .memory import ConversationMemory
-from .tokens import TokenCounter
-from .window import Slot, WindowPolicy, plan_expiry
+from ..memory import ConversationMemory
+from ..tokens import TokenCounter
+from ..window import Slot, WindowPolicy, plan_expiry
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 
@@ -45,7 +45,8 @@ class Truncation(Method):
     name = "truncation"
 
     def __init__(self, budget: int, counter: TokenCounter):
-        self.budget, self.counter, self.turns = budget, counter, []
+        self.budget, self.counter = budget, counter
+        self.turns: list[dict[str, Any]] = []
 
     def add(self, message: dict[str, Any]) -> None:
         self.turns.append(message)
@@ -108,7 +109,8 @@ class RollingSummary(Method):
                  summary_budget: int):
         self.policy, self.counter, self.summarize = policy, counter, summarizer
         self.summary_budget = summary_budget
-        self.summary, self.raw = "", []  # raw: (index, message, tokens)
+        self.summary = ""
+        self.raw: list[tuple[int, dict[str, Any], int]] = []  # (index, message, tokens)
         self.next_index = 0
         self.prompt_tokens = 0
 

@@ -23,6 +23,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from ..errors import DataError
+from ..extract.rules import RuleExtractor, sentiment_of
+from ..fold import fold
+from ..memory import ConversationMemory
+from ..normalize import normalize
+from ..sections import text_of
+from ..state import ConversationState
+from ..store.sqlite import InMemoryStore
+from ..tokens import TokenCounter
+from ..turns import Turn
+from ..window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, default_reserve
 from .baselines import (
     SYSTEM_PROMPT,
     Convstate,
@@ -33,23 +44,8 @@ from .baselines import (
     extractive_summarizer,
     llm_summarizer,
 )
-from .errors import ConvStateError
-from .extract.rules import RuleExtractor, sentiment_of
-from .fold import fold
-from .memory import ConversationMemory
-from .normalize import normalize
-from .sections import text_of
-from .state import ConversationState
-from .store.sqlite import InMemoryStore
-from .tokens import TokenCounter
-from .turns import Turn
-from .window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, default_reserve
 
 METHODS = ("convstate", "truncation", "sliding_window", "rolling_summary")
-
-
-class DataError(ConvStateError, ValueError):
-    """A dialogue file does not follow the layout; names the dialogue and the field."""
 
 
 # -- the data layout -------------------------------------------------------------------
@@ -99,7 +95,7 @@ class Dialogue(BaseModel):
         texts = {t.idx: t.text for t in self.turns}
         for k, a in enumerate(self.gold.anchors or []):
             for m in a.mentions or []:
-                text = texts.get(m.get("turn"), "")
+                text = texts.get(m.get("turn", -1), "")
                 if "start" in m and text[m["start"]:m.get("end")] != m.get("text"):
                     raise ValueError(f"gold.anchors[{k}].mentions: span {m.get('start')}-"
                                      f"{m.get('end')} of turn {m.get('turn')} is not "
@@ -280,7 +276,8 @@ def open_task_counts(d: Dialogue) -> tuple[int, int, int, int]:
     At each gold turn the turns so far are extracted and folded afresh, so this scores
     the tracking itself, not how far the window has folded."""
     gold = gold_open_tasks(d)
-    turns = [Turn(index=t.idx, role=_message(t)["role"], content=t.text) for t in d.turns]
+    turns = [Turn.model_validate({"index": t.idx, "role": _message(t)["role"],
+                                  "content": t.text}) for t in d.turns]
     counts = [0, 0, 0, 0]
     for at, slots in sorted(gold.items()):
         seen = [t for t in turns if t.index <= at]
@@ -306,7 +303,7 @@ def sentiment_pairs(d: Dialogue) -> list[tuple[str, str]]:
     """(gold, predicted) per user turn with a gold label; the rule lexicon's reading."""
     per_turn = (d.gold.sentiment or {}).get("per_user_turn") or []
     texts = {t.idx: t.text for t in d.turns}
-    out = []
+    out: list[tuple[str, str]] = []
     for row in per_turn:
         if row.get("turn") not in texts or row.get("label") not in _GOLD_SENTIMENT:
             continue
@@ -348,7 +345,7 @@ class EvalConfig:
 def _extractor(cfg: EvalConfig) -> Any:
     if cfg.extractor == "rules":
         return None
-    from .extract.llm import HybridExtractor, LLMExtractor
+    from ..extract.llm import HybridExtractor, LLMExtractor
 
     llm = LLMExtractor(base_url=cfg.llm_url, model=cfg.llm_model, timeout=120)
     return llm if cfg.extractor == "llm" else HybridExtractor(llm)
@@ -397,8 +394,9 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
         for m in methods:
             tally = score_context(d, contexts[m.name], first_fold)
             totals[m.name].merge(tally)
-            extra = {"context_tokens": curves[m.name][-1], "peak_tokens": max(curves[m.name]),
-                     "context_tokens_by_turn": curves[m.name]}
+            extra: dict[str, Any] = {
+                "context_tokens": curves[m.name][-1], "peak_tokens": max(curves[m.name]),
+                "context_tokens_by_turn": curves[m.name]}
             if isinstance(m, Convstate):
                 where = loss_of(d, mem)
                 precise, lines = block_precision(d, mem.render())
