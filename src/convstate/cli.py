@@ -23,7 +23,8 @@ from .delta import delta_model
 from .errors import ConfigError, ConvStateError
 from .extract import Extractor, RuleExtractor
 from .memory import ConversationMemory
-from .render import FORMATS, render
+from .registry import EXTRACTORS, FORMATS
+from .render import render
 from .state import ConversationState
 from .store import open_store
 from .store.base import CompactionRecord
@@ -73,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--window", type=int, default=1200, help="context window in tokens")
     demo.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS,
                       help="recent user turns kept raw")
-    demo.add_argument("--format", choices=FORMATS, default="text")
+    demo.add_argument("--format", choices=FORMATS.names(), default="text")
     demo.add_argument("--llm", default=None, metavar="local|URL",
                       help="extract with an LLM too (hybrid): 'local' starts the bundled "
                            "model, or an OpenAI-compatible base URL")
@@ -90,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("file", type=Path)
     comp.add_argument("--window", type=int, default=8192)
     comp.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS)
-    comp.add_argument("--format", choices=FORMATS, default="text")
+    comp.add_argument("--format", choices=FORMATS.names(), default="text")
     comp.add_argument("--system", default=None, help="original system prompt to put first")
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
     comp.set_defaults(run=_compress)
@@ -110,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
                         "annotations (docs/DATA.md)")
     ev.add_argument("data", type=Path)
     ev.add_argument("--window", type=int, default=1000)
-    ev.add_argument("--extractor", choices=("rules", "llm", "hybrid"), default="rules")
+    ev.add_argument("--extractor", choices=EXTRACTORS.names(), default="rules")
     ev.add_argument("--llm", default=None, metavar="local|URL",
                     help="the model for llm/hybrid extraction and the rolling summary")
     ev.add_argument("--model", default="local")

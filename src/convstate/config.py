@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ConfigError
-from .render import FORMATS, LABELS
+from .registry import FORMATS
+from .render import LABELS
 from .state import ConversationState
 from .store.base import CompactionRecord
 from .turns import DEFAULT_MAX_TURN_CHARS
@@ -51,7 +52,7 @@ class MemoryConfig:
         if self.system_prompt is not None and not isinstance(self.system_prompt, str):
             raise ConfigError("system_prompt", "expected a string or None")
         if self.state_format not in FORMATS:
-            raise ConfigError("state_format", f"expected one of {FORMATS}")
+            raise ConfigError("state_format", f"expected one of {FORMATS.names()}")
         if self.lang is not None and self.lang not in LABELS:
             raise ConfigError("lang", f"expected one of {tuple(LABELS)} or None")
         budget = self.state_budget

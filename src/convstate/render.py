@@ -17,15 +17,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from .errors import ConfigError
 from .fields import describe
+from .registry import FORMATS
 from .state import Anchor, ConversationState, OpenTask
 from .tokens import TokenCounter
 
-Format = Literal["text", "markdown", "xml", "json"]
-FORMATS: tuple[str, ...] = ("text", "markdown", "xml", "json")
 # Where the blocks that are not sections stand among the sections' positions (the order
 # rows appear in, not the order they leave: that is the rank).
 _POSITION = {"fields": 20, "sentiment": 50}
@@ -86,8 +85,7 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     ``block_rows(state, lang)`` when the caller has them already (they are per state).
     Resolved and superseded items are never shown.
     """
-    if format not in FORMATS:
-        raise ConfigError("format", f"expected one of {FORMATS}, got {format!r}")
+    formatter = FORMATS.get(format)  # ConfigError for an unknown one
     lang = lang or state.language or "en"
     if lang not in LABELS:
         raise ConfigError("lang", f"expected one of {tuple(LABELS)}, got {lang!r}")
@@ -96,7 +94,7 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
                                   and not (isinstance(r.value, str) and r.value in shown_text))]
     if not rows:
         return ""
-    labels, formatter = _labels(type(state), lang), _FORMATTERS[format]
+    labels = _labels(type(state), lang)
 
     def draw(kept: list[Row], dropped: int) -> str:
         return formatter(kept, labels, dropped, provenance)
@@ -308,4 +306,6 @@ def _json(rows: list[Row], labels: dict[str, str], dropped: int, provenance: boo
                                 sort_keys=True, separators=(",", ":")))
 
 
-_FORMATTERS = {"text": _text, "markdown": _markdown, "xml": _xml, "json": _json}
+for _name, _formatter in (("text", _text), ("markdown", _markdown), ("xml", _xml),
+                          ("json", _json)):
+    FORMATS.register(_name, _formatter)

@@ -28,6 +28,7 @@ from ..extract.rules import RuleExtractor, sentiment_of
 from ..fold import fold
 from ..memory import ConversationMemory
 from ..normalize import normalize
+from ..registry import EXTRACTORS
 from ..sections import text_of
 from ..state import ConversationState
 from ..store.sqlite import InMemoryStore
@@ -343,12 +344,8 @@ class EvalConfig:
 
 
 def _extractor(cfg: EvalConfig) -> Any:
-    if cfg.extractor == "rules":
-        return None
-    from ..extract.llm import HybridExtractor, LLMExtractor
-
-    llm = LLMExtractor(base_url=cfg.llm_url, model=cfg.llm_model, timeout=120)
-    return llm if cfg.extractor == "llm" else HybridExtractor(llm)
+    return EXTRACTORS.get(cfg.extractor)(base_url=cfg.llm_url, model=cfg.llm_model,
+                                         timeout=120)
 
 
 def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,

@@ -9,11 +9,33 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..registry import EXTRACTORS
 from .base import BaseExtractor, Extraction, Extractor
 from .rules import RuleExtractor
 
 __all__ = ["BaseExtractor", "Extraction", "Extractor", "HybridExtractor", "LLMExtractor",
            "RuleExtractor", "default_extractor"]
+
+
+def _llm(**options: Any) -> Extractor:
+    from .llm import LLMExtractor
+
+    return LLMExtractor(**options)
+
+
+def _hybrid(**options: Any) -> Extractor:
+    from .llm import HybridExtractor, LLMExtractor
+
+    return HybridExtractor(LLMExtractor(**options))
+
+
+def _rules(**options: Any) -> Extractor:
+    return RuleExtractor()  # offline: an LLM's options do not apply
+
+
+EXTRACTORS.register("rules", _rules)
+EXTRACTORS.register("llm", _llm)
+EXTRACTORS.register("hybrid", _hybrid)
 
 
 def default_extractor() -> Extractor:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..registry import STORES
 from .base import CompactionRecord, Store
 from .sqlite import InMemoryStore, SQLiteStore
 
@@ -12,13 +13,23 @@ __all__ = ["CompactionRecord", "InMemoryStore", "PostgresStore", "SQLiteStore", 
 
 
 def open_store(target: str, readonly: bool = False) -> Store:
-    """A store from a path or a DSN: ``postgresql://...`` opens PostgreSQL, anything else
-    a SQLite file (``readonly``: opened only to look, never created or changed)."""
-    if target.startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresStore
+    """A store from a path or a URL: the URL's scheme names a registered store
+    (``postgresql://...`` opens PostgreSQL), a plain path a SQLite file (``readonly``:
+    opened only to look, never created or changed)."""
+    scheme = target.split("://", 1)[0] if "://" in target else "sqlite"
+    store: Store = STORES.get(scheme)(target, readonly)
+    return store
 
-        return PostgresStore(target)
-    return SQLiteStore(target, readonly=readonly)
+
+def _postgres(target: str, readonly: bool) -> Store:
+    from .postgres import PostgresStore
+
+    return PostgresStore(target)
+
+
+STORES.register("sqlite", lambda target, readonly: SQLiteStore(target, readonly=readonly))
+STORES.register("postgresql", _postgres)
+STORES.register("postgres", _postgres)
 
 
 def __getattr__(name: str) -> Any:
