@@ -19,7 +19,7 @@ from convstate import (
     LLMExtractor,
 )
 from convstate.cli import load_demo
-from convstate.render import LABELS
+from convstate.render import block_words
 
 MESSAGES = load_demo("zh")["messages"][:24]
 
@@ -115,7 +115,7 @@ def test_the_extractor_never_sends_a_block_or_an_already_folded_turn(server_fact
     server = server_factory("ok")
     mem = drive(HybridExtractor(LLMExtractor(base_url=server.base_url, model="scripted")),
                 load_demo("zh")["messages"])
-    titles = [LABELS[lang]["title"] for lang in LABELS]
+    titles = [block_words(lang)["title"] for lang in ("zh", "en")]
     sent_turns: list[int] = []
     history = {t.index: t.text for t in mem.history()}
     for body in server.bodies:

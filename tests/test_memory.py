@@ -7,7 +7,7 @@ from conftest import RecordingExtractor
 
 from convstate import ConversationMemory, ExtractionError, InMemoryStore, SQLiteStore
 from convstate.normalize import normalize
-from convstate.render import LABELS
+from convstate.render import block_words
 
 
 def long_conversation(n_pairs: int = 100) -> tuple[list[dict], set[str]]:
@@ -64,7 +64,7 @@ def test_200_turns_through_a_2000_token_window(store_kind, tmp_path) -> None:
     # each turn reached the extractor exactly once, in order, and only turns
     assert rec.seen == list(range(folded + 1))
     assert len(rec.calls) >= 5
-    titles = [LABELS[lang]["title"] for lang in LABELS]
+    titles = [block_words(lang)["title"] for lang in ("zh", "en")]
     for turns, _ in rec.calls:
         for t in turns:
             assert not any(title in (t.content or "") for title in titles)

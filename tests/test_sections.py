@@ -39,10 +39,10 @@ class NewComplaint(New):
     text: str
 
 
-COMPLAINTS = Section("complaints", Complaint, NewComplaint, prefix="C",
-                     labels={"en": "Complaints", "zh": "投诉"}, position=35,
+COMPLAINTS = Section("complaints", Complaint, NewComplaint, prefix="C", position=35,
                      rank=lambda c: 75.0, speakers=frozenset({"user"}),
-                     instruction="complaints (what the user complains about, verbatim)")
+                     instruction="complaints (what the user complains about, verbatim)",
+                     labels={"en": "Complaints", "zh": "投诉"})
 
 
 class ComplaintState(ConversationState):
@@ -123,8 +123,8 @@ def test_a_section_spec_must_match_its_field_and_have_a_live_status() -> None:
         text: str
 
     with pytest.raises(TypeError, match="status"):
-        Section("x", Stateless, NewComplaint, prefix="X", labels={"en": "X"}, position=1,
-                rank=lambda i: 1.0, instruction="x")
+        Section("x", Stateless, NewComplaint, prefix="X", position=1,
+                rank=lambda i: 1.0, instruction="x", labels={"en": "X"})
 
     with pytest.raises(FieldTypeError, match="grumbles"):
         class Misnamed(ConversationState):

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .layout import first_shown, next_start, recent_start
-from .render import LABELS, RANK_BEFORE_RAW, Row, block_rows, render
+from .registry import LANGUAGES
+from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render
 from .state import ConversationState
 from .tokens import REPLY_PRIMING
 from .window import Entry, cut_entry, fit_raw
@@ -65,7 +66,7 @@ class Assembler:
         if state.is_empty() or budget <= MESSAGE_OVERHEAD:
             return "", 0
         lang = lang or mem.lang or state.language or "en"
-        rows = self.rows_of(state, lang) if lang in LABELS else None
+        rows = self.rows_of(state, lang) if lang in LANGUAGES else None
         if first_rows and rows is not None:
             rows = [r for r in rows if r.rank >= RANK_BEFORE_RAW]
         text = render(state, format or mem.state_format, lang,
@@ -95,7 +96,7 @@ class Assembler:
             lang = mem.lang or state.language or "en"
             rows = self.rows_of(state, lang)
             costs = [(r.turn, mem.counter.count(f"{r.value}") + 3) for r in rows]
-            overhead = mem.counter.count(LABELS[lang]["title"]) + 6 * len(
+            overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
             # calibrated on the whole block, rendered anyway for the fold trigger
             whole = self.block_at(state, 10**9, [])[1] - overhead

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ConfigError
-from .registry import FORMATS
-from .render import LABELS
+from .registry import FORMATS, LANGUAGES
 from .state import ConversationState
 from .store.base import CompactionRecord
 from .turns import DEFAULT_MAX_TURN_CHARS
@@ -53,8 +52,8 @@ class MemoryConfig:
             raise ConfigError("system_prompt", "expected a string or None")
         if self.state_format not in FORMATS:
             raise ConfigError("state_format", f"expected one of {FORMATS.names()}")
-        if self.lang is not None and self.lang not in LABELS:
-            raise ConfigError("lang", f"expected one of {tuple(LABELS)} or None")
+        if self.lang is not None and self.lang not in LANGUAGES:
+            raise ConfigError("lang", f"expected one of {LANGUAGES.names()} or None")
         budget = self.state_budget
         if budget is None:
             budget = int(self.policy.budget * BLOCK_SHARE)

@@ -62,7 +62,8 @@ class NewSentiment(BaseModel):
 class StateDelta(BaseModel):
     """What a batch of expiring turns adds to the state."""
 
-    language: Literal["zh", "en"] | None = None
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(?:-[A-Za-z0-9]+)?$",
+                                   description="A language code with a pack (convstate.lang)")
     anchors: list[NewAnchor] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_tasks: list[NewTask] = Field(default_factory=list, max_length=MAX_ITEMS)
     requests: list[NewRequest] = Field(default_factory=list, max_length=MAX_ITEMS)

@@ -57,10 +57,16 @@ class AnchorOf:
 
 @dataclass(frozen=True)
 class Label:
-    """How the field is named in the rendered block, per language."""
+    """How the field is named in the rendered block, per language code:
+    ``Label(en="Refund", zh="退款", fr="Remboursement")``."""
 
-    en: str | None = None
-    zh: str | None = None
+    names: tuple[tuple[str, str], ...] = ()
+
+    def __init__(self, **names: str):
+        object.__setattr__(self, "names", tuple(sorted(names.items())))
+
+    def get(self, lang: str) -> str | None:
+        return dict(self.names).get(lang)
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ class FieldSpec:
         return self.kind if self.kind and self.kind != "other" else self.name
 
     def label_for(self, lang: str) -> str:
-        named = getattr(self.label, lang, None) if self.label else None
+        named = self.label.get(lang) if self.label else None
         return named or self.description or self.name
 
 

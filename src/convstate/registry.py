@@ -24,7 +24,7 @@ from .errors import ConfigError
 T = TypeVar("T")
 log = logging.getLogger("convstate")
 GROUP = "convstate.plugins"
-_BUILT_IN = ("convstate.render", "convstate.extract", "convstate.store")
+_BUILT_IN = ("convstate.lang", "convstate.render", "convstate.extract", "convstate.store")
 _loaded = False
 _loading = threading.Lock()
 
@@ -34,6 +34,7 @@ class Registry(Generic[T]):
 
     def __init__(self, kind: str):
         self.kind = kind
+        self.version = 0  # counts registrations: what is built from the items can tell
         self._items: dict[str, T] = {}
 
     def register(self, name: str, item: T) -> T:
@@ -41,7 +42,13 @@ class Registry(Generic[T]):
         if not isinstance(name, str) or not name:
             raise ConfigError(self.kind, f"a {self.kind} needs a non-empty name")
         self._items[name] = item
+        self.version += 1
         return item
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (nothing if it is not there)."""
+        if self._items.pop(name, None) is not None:
+            self.version += 1
 
     def get(self, name: str) -> T:
         """The item registered as ``name``; ConfigError naming the known ones."""
@@ -86,3 +93,5 @@ FORMATS: Registry[Callable[..., str]] = Registry("format")
 EXTRACTORS: Registry[Callable[..., Any]] = Registry("extractor")
 # Store factory by URL scheme ("sqlite" for a plain path): (target, readonly) -> a Store.
 STORES: Registry[Callable[[str, bool], Any]] = Registry("store")
+# Language packs by code ("en", "zh"): see convstate.lang.
+LANGUAGES: Registry[Any] = Registry("lang")

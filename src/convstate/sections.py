@@ -64,7 +64,8 @@ class Section:
     ``text``: fields it shares with ``item`` are copied over). The fold assigns ids
     ``prefix`` + number, deduplicates by normalized text (and owner), and lets an
     update by id set any status but the live one. ``labels`` title the section in the
-    block, per language; ``position`` orders the block; ``rank`` scores a row's
+    block, per language code (a built-in section's title is in each language pack);
+    ``position`` orders the block; ``rank`` scores a row's
     importance (higher stays longer under a budget, see render). ``instruction`` tells
     an LLM what to return; ``asks`` names the section's live items when they are shown
     to it for updates (None: not shown). ``speakers``: who may state one (None: anyone);
@@ -83,10 +84,10 @@ class Section:
     item: type[Item]
     new: type[New]
     prefix: str
-    labels: Mapping[str, str]
     position: int
     rank: Callable[[Any], float]
     instruction: str
+    labels: Mapping[str, str] = field(default_factory=dict)
     asks: str | None = None
     speakers: frozenset[str] | None = None
     quoted_by: Callable[[Any], str | None] | None = None
@@ -168,7 +169,6 @@ def _anchor_rank(a: Anchor) -> float:
 
 ANCHORS = Section(
     "anchors", Anchor, NewAnchor, prefix="A", position=10, rank=_anchor_rank,
-    labels={"en": "Exact values", "zh": "关键信息"},
     instruction="anchors (order ids, phones, emails, amounts, dates, times, addresses, "
     "names; the user's hard and negative constraints), each value copied verbatim from a "
     "turn it cites, with its subject (the named place, business or product it is about, "
@@ -197,7 +197,6 @@ OPEN_TASKS = Section(
     # the assistant's commitments must be its own words: a model cannot invent a promise
     quoted_by=lambda t: "assistant" if t.owner == "assistant" else None,
     rank=lambda t: 76.0 if t.owner == "assistant" else 68.0,
-    labels={"en": "Open tasks", "zh": "待办事项"},
     instruction="open_tasks with owner (an assistant task only from the assistant's words)")
 
 
@@ -219,7 +218,6 @@ class NewRequest(New):
 REQUESTS = Section(
     "requests", Request, NewRequest, prefix="Q", position=90, asks="question",
     speakers=frozenset({"user"}), rank=lambda r: 45.0,
-    labels={"en": "Unanswered questions", "zh": "未答问题"},
     instruction="requests (the user's questions and asks)")
 
 
@@ -240,7 +238,7 @@ class NewGoal(New):
 
 GOALS = Section(
     "goals", Goal, NewGoal, prefix="G", position=40, asks="goal", rank=lambda g: 70.0,
-    labels={"en": "Goals", "zh": "用户目标"}, instruction="goals")
+    instruction="goals")
 
 
 class Decision(Item):
@@ -258,7 +256,6 @@ class NewDecision(New):
 
 DECISIONS = Section(
     "decisions", Decision, NewDecision, prefix="D", position=60, rank=lambda d: 62.0,
-    labels={"en": "Decisions", "zh": "已定事项"},
     instruction="decisions (what was chosen or agreed, naming what was chosen)")
 
 
@@ -287,7 +284,7 @@ class NewPreference(New):
 
 PREFERENCES = Section(
     "preferences", Preference, NewPreference, prefix="P", position=70, rank=lambda p: 56.0,
-    settle_by="topic", labels={"en": "Preferences", "zh": "偏好"},
+    settle_by="topic",
     instruction="preferences (with a short topic)")
 
 
@@ -317,7 +314,6 @@ FACTS = Section(
     # below every exact value and commitment; importance moves a fact between
     # preferences and goals, and the user's own facts weigh a little more
     rank=lambda f: 40.0 + 25.0 * f.importance + (3.0 if f.speaker == "user" else 0.0),
-    labels={"en": "Facts", "zh": "事实"},
     instruction="facts (statements worth remembering that fit no other section: what "
     "people say about themselves, with names, numbers or dates; verbatim, with an "
     "importance from 0 to 1)")

@@ -99,7 +99,8 @@ class ConversationState(BaseModel):
 
     version: int = 0
     folded_through: int = -1
-    language: Literal["zh", "en"] | None = None
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(?:-[A-Za-z0-9]+)?$",
+                                   description="A language code with a pack (convstate.lang)")
     # sections, in the order lookups and an extractor's index list them
     anchors: Annotated[list[Anchor], ANCHORS] = Field(default_factory=list)
     open_tasks: Annotated[list[OpenTask], OPEN_TASKS] = Field(default_factory=list)

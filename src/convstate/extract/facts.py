@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from ..lang import Cues
 from ..normalize import normalize
 from ..sections import NewAnchor, NewFact
 from ..turns import Turn
@@ -21,12 +22,7 @@ from ..turns import Turn
 _I = re.IGNORECASE
 SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
 EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z\u3400-\u9fff])")
-FIRST_PERSON = re.compile(
-    r"我|本人|咱|\b(?i:my|mine|me|myself|we|we're|we've|our|us)\b"
-    r"|(?<![\w'’])I(?:'m|’m|'ve|’ve|'d|’d)?(?![\w'’])")  # "I" the pronoun: upper case
-QUESTION = re.compile(r"[?？]\s*$|[吗么呢]\s*[？?。]?\s*$"
-                      r"|^(?:what|where|when|which|who|how|why|is|are|do|does|did|can|could|"
-                      r"would|will|should)\b", _I)
+C = Cues()  # every language pack's cues
 MIN_CHARS = 8  # shorter than this says nothing ("I see.", "好的")
 MAX_CHARS = 300  # a fact is a sentence, not a paragraph
 MIN_AROUND = 6  # characters a value-bearing sentence must add to its values
@@ -57,13 +53,14 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
     out: list[NewFact] = []
     for s in sentences(turn.content):
         core = s.rstrip("。.!！;； ")
-        if not MIN_CHARS <= len(core) <= MAX_CHARS or QUESTION.search(s) \
+        if not MIN_CHARS <= len(core) <= MAX_CHARS or C.question.search(s) \
+                or C.question_start.search(s) \
                 or _NOT_PROSE.search(s) or any(t and t in s for t in taken):
             continue
         values = [a for a in anchors if a.value in s and a.kind not in
                   ("constraint", "negative_constraint")]
         exact = any(a.kind != "name" for a in values)
-        personal = turn.role == "user" and bool(FIRST_PERSON.search(s))
+        personal = turn.role == "user" and bool(C.first_person.search(s))
         around = len(normalize(s)) - sum(len(normalize(a.value)) for a in values)
         if not (personal or values) or around < MIN_AROUND:
             continue

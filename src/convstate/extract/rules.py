@@ -24,6 +24,9 @@ from ..delta import (
     NewTask,
     StateDelta,
 )
+from ..lang import Cues, detect_language
+from ..lang.en import NUMBER_WORDS as EN_NUMBERS
+from ..lang.zh import NUMBER_WORDS as ZH_NUMBERS
 from ..normalize import normalize
 from ..sections import AnchorKind
 from ..state import IndexEntry
@@ -36,8 +39,8 @@ _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _LANGS = r"(English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean)"
-_EN_NUM = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_ZH_NUM = r"[零一二两三四五六七八九十百千万半]"
+_EN_NUM = EN_NUMBERS
+_ZH_NUM = ZH_NUMBERS
 _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
@@ -113,87 +116,18 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
 ]
 _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
 
-# Clause-level cues. A clause takes the first category that matches, in this order.
-NEGATIVE = re.compile(
-    r"不要(?!紧)|别(?!的|人|急)|不接受|不需要|不用(?!谢)|拒绝|千万别|不想要|不可以"
-    r"|(?:你们|你|您|请|千万)不能|不能(?:接受|超过|晚于|迟于|再)"
-    # English: a directive ("Don't call", "please never"), not a statement ("I don't
-    # know", "why don't you", "I've never been") or a reassurance ("don't worry")
-    r"|^(?:and\s+|but\s+|so\s+)?(?:please\s+)?(?:don'?t|do not|never)\b(?!\s+(?:worry|mind)\b)"
-    r"|\b(?:please|you|you guys)\s+(?:don'?t|do not|never|must not|mustn'?t|can'?t|cannot)\b"
-    r"(?!\s+(?:worry|mind)\b)"
-    r"|\bI\s+(?:don'?t|do not)\s+want\b|\b(?:won'?t|will not) accept|\brefuse to"
-    r"|\bnot interested in\b"
-    r"|\bno\s+(?:exchange|replacement|store credit|calls?|emails?|substitut\w*)\b", _I)
-CONSTRAINT = re.compile(
-    r"必须|一定要|一定得|只能|只要|务必|预算|不超过|最多|至少|最晚|以内|今天内|今天之内"
-    # English: a requirement, not a guess ("must have been") or a figure of speech
-    # ("I have to say"); "only" and "within" only with what they limit
-    r"|\b(?:must|have to|has to)\b(?!\s+(?:have|be)\s+been)"
-    r"(?!\s+(?:say|admit|agree|be honest|thank|tell you)\b)"
-    r"|\b(?:need it by|at most|no more than|at least|budget|no later than)\b"
-    r"|\bonly\s+(?:want|need|accept|take|pay|use|eat|drink|fly|travel|book)\b"
-    r"|\bwithin\s+(?:\d|an?\s|one|two|three|the\s+(?:next|same))", _I)
-PREFERENCE = re.compile(
-    r"(不喜欢|讨厌|更喜欢|喜欢|偏好|倾向于?|最好是?)"
-    r"|\b(I (?:really )?(?:prefer|like|love|hate|dislike)|I'?d rather|I would rather)\b", _I)
-GOAL = re.compile(
-    r"我想要?|我要|我希望|希望|我需要|想要|请帮我|帮我"
-    r"|\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
-    r"|help me)\b", _I)
-GOAL_STOP = re.compile(r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)", _I)
-USER_COMMIT = re.compile(r"我(?:会|回头|等下|等会|稍后|马上|这就)(?!永远|一直|never)"
-                         r"|\bI(?:'ll| will)\b(?!\s+(?:never|always|be\b))", _I)
-ASSISTANT_COMMIT = re.compile(
-    r"我(?:们)?(?:会|将|来|这边会|马上|稍后|立即|立刻|这就)|(?:马上|立即|立刻|稍后)(?:为|帮)您"
-    r"|(?:为|帮)您(?:申请|处理|加急|安排|登记|提交|催促|联系|反馈|核实|查询|办理|跟进)"
-    r"|\b(?:I(?:'ll| will)|we(?:'ll| will)|let me|I'?m going to|I am going to)\b"
-    r"(?!\s+(?:never|always|be\s+(?:happy|glad)|explain|try to explain|know)\b)", _I)
-ASK_USER = re.compile(
-    r"请(?:您)?(?:提供|上传|发送|发一下|拍|告诉|确认)|麻烦您(?:提供|上传|发|拍)"
-    r"|\b(?:please (?:provide|send|upload|share|confirm)|could you (?:send|provide|share))\b",
-    _I)
-DONE = re.compile(
-    r"已(?:经)?(?:为您|帮您|给您)?(?:提交|处理|完成|安排|加急|退款|发送|办理|登记|申请|催促|联系"
-    r"|核实|发出|退回|寄出|上传|发给|提供)|(?:办|处理|弄|搞)好了|完成了|发给你了|发过去了"
-    r"|\b(?:has been|have been|I'?ve|I have|we'?ve)\s+\w+ed\b|\b(?:done|completed)\b"
-    r"|\b(?:is|are)\s+(?:now\s+)?(?:\w+ed|sent)\b",
-    _I)
-DECISION = re.compile(
-    r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|我选|选择了"
-    r"|\b(?:let'?s go with|let'?s do|(?:is|are|been|booking|reservation)\s+confirmed"
-    r"|I confirm|agreed|I agree|we'?ll go with|I'?ll take|I'?ll go with|deal|sounds good"
-    r"|go ahead)\b", _I)
-ASKS = re.compile(  # a question without a question mark (common in chat)
-    r"请问|多少|什么|哪里|哪儿|哪个|哪些|几点|几个|是否|有没有|能不能|可不可以|怎么|如何|吗\s*$"
-    r"|^(?:what|where|when|which|who|how|is there|are there|can you|could you|do you|does)\b",
-    _I)
-QUESTION = re.compile(r"[?？]\s*$|[吗么呢]\s*[？?。]?\s*$")
-
-# Sentiment lexicon: (pattern, weight). Negative phrases are matched first and masked,
-# so that "不满意" / "not happy" never count as the positive "满意" / "happy".
-SENTIMENT_NEG = re.compile(
-    r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语|受够|离谱"
-    r"|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱|"
-    r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible|awful"
-    r"|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious|fed up|useless"
-    r"|horrible|complain\w*)\b", _I)
-SENTIMENT_POS = re.compile(
-    r"满意|谢谢|感谢|太好了|不错|开心|很棒|真棒|辛苦了|给力|靠谱"
-    r"|\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome|wonderful"
-    r"|satisfied|helpful|love it)\b", _I)
-_INTENSE = re.compile(r"非常|特别|真的|太|极其|[!！]{2,}|\b(?:very|so|really|extremely)\b", _I)
+# Clause-level cues, from every language pack (convstate.lang). A clause takes the first
+# category that matches, in this order: question, negative, constraint, preference,
+# completion, commitment, goal; a decision may be any of them. Sentiment: negative
+# phrases are matched first and masked, so that "不满意" / "not happy" never count as the
+# positive "满意" / "happy".
+C = Cues()
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
 SUBSTANTIVE_CHARS = 200  # a reply this long that asks nothing answers the question before
 _MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
-_OFFER = re.compile(r"可以|能否|是否|\b(?:can|could)\b", _I)
-_STOP_BIGRAMS = re.compile(
-    r"为您|帮您|给您|我们|已经|您的|我会|马上|稍后|一下|the|and|your|you|will")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 
 
 @dataclass
@@ -239,7 +173,7 @@ class RuleExtractor(BaseExtractor):
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
-            elif turn.role == "assistant" and turn.content and not QUESTION.search(turn.content):
+            elif turn.role == "assistant" and turn.content and not C.question.search(turn.content):
                 _answer_requests(turn, {a.kind for a in anchors}, delta, open_requests)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
@@ -251,35 +185,35 @@ class RuleExtractor(BaseExtractor):
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         if role == "user":
-            if (QUESTION.search(text) or ASKS.search(text)) and not NEGATIVE.search(text):
+            if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 delta.requests.append(NewRequest(text=text, turns=at))
-            elif NEGATIVE.search(text):
+            elif C.negative.search(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
-            elif CONSTRAINT.search(text) and not _budget_amount(c.turn, text, delta):
+            elif C.constraint.search(text) and not _budget_amount(c.turn, text, delta):
                 delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
                                                turns=at))
-            elif m := PREFERENCE.search(text):
+            elif m := C.preference.search(text):
                 cue = m.group(0).lower()
-                dislike = any(w in cue for w in ("不喜欢", "讨厌", "hate", "dislike"))
+                dislike = bool(C.dislike.search(cue))
                 polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
                                                        turns=at))
-            elif DONE.search(text) and _close(text, "user", delta, index, c.turn.index):
+            elif C.done.search(text) and _close(text, "user", delta, index, c.turn.index):
                 pass
-            elif USER_COMMIT.search(text) and not question:
+            elif C.user_commit.search(text) and not question:
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
-            elif (m := GOAL.search(text)) and not GOAL_STOP.search(text[m.start():]):
+            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]):
                 delta.goals.append(NewGoal(text=text, turns=at))
         elif role == "assistant":
-            if DONE.search(text) and _close(text, "assistant", delta, index, c.turn.index):
+            if C.done.search(text) and _close(text, "assistant", delta, index, c.turn.index):
                 pass
-            elif ASK_USER.search(text):
+            elif C.ask_user.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
-            elif ASSISTANT_COMMIT.search(text) and not question and not _OFFER.search(text):
+            elif C.assistant_commit.search(text) and not question and not C.offer.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
-        if role in ("user", "assistant") and DECISION.search(text) and not question:
+        if role in ("user", "assistant") and C.decision.search(text) and not question:
             delta.decisions.append(NewDecision(text=text, turns=at))
 
 
@@ -295,14 +229,6 @@ def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
     return [getattr(item, "text", None) or item.value for name, n in before.items()
             for item in getattr(delta, name)[n:]
             if name != "anchors" or item.kind in ("constraint", "negative_constraint")]
-
-
-def detect_language(text: str) -> Literal["zh", "en"] | None:
-    """'zh' when Chinese characters make up a fair share of the letters, else 'en'."""
-    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    if cjk + latin == 0:
-        return None
-    return "zh" if cjk * 3 >= latin else "en"
 
 
 def find_anchors(turn: Turn) -> list[NewAnchor]:
@@ -374,7 +300,7 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
             continue
         for part in EN_SENTENCE.split(turn.content):
             for sentence in SENTENCE.findall(part):
-                question = bool(QUESTION.search(sentence))
+                question = bool(C.question.search(sentence))
                 for m in _CLAUSE.finditer(sentence):
                     text = m.group(0).strip().rstrip(_TRAILING)
                     if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
@@ -382,7 +308,7 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
 
 
 def _keywords(text: str) -> set[str]:
-    text = _STOP_BIGRAMS.sub(" ", text.lower())
+    text = C.stop_words.sub(" ", text.lower())
     # An English word (cut to a 6-letter stem: expedite/expedited) weighs as two
     # Chinese bigrams, so one shared content word can close a task.
     words = {w[:6] for w in re.findall(r"[a-z]{4,}", text)}
@@ -438,7 +364,7 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
     if asked:
         _close_matching(
             delta.open_tasks, index,
-            lambda t, o: o == "user" and bool(ASK_USER.search(t))
+            lambda t, o: o == "user" and bool(C.ask_user.search(t))
             and any(p.search(t) for p in asked),
             "done", delta, turn)
 
@@ -461,19 +387,16 @@ def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, Fie
     return out
 
 
-_QWORDS = re.compile(r"请问|多少|什么|哪里|哪个|哪些|是否|有没有|能不能|一下|是不是|呢|吗|"
-                     r"\b(?:what|where|when|which|how|the|is|are|can|could|you|your)\b", _I)
-
 
 def _answer_requests(turn: Turn, kinds: set[str], delta: StateDelta, index: list[IndexEntry]
                      ) -> None:
     """An assistant turn answers the open questions it shares a content word with, or
     whose value it gives (a phone number for "电话是多少")."""
-    words = _keywords(_QWORDS.sub(" ", turn.content or ""))
+    words = _keywords(C.question_words.sub(" ", turn.content or ""))
     asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
     _close_matching(
         delta.requests, index,
-        lambda t, _: bool(words & _keywords(_QWORDS.sub(" ", t)))
+        lambda t, _: bool(words & _keywords(C.question_words.sub(" ", t)))
         or any(p.search(t) for p in asked),
         "answered", delta, turn.index)
     if len(turn.content or "") >= SUBSTANTIVE_CHARS:  # a full reply to the turn before
@@ -490,11 +413,11 @@ def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
         if turn.role != "user" or not turn.content:
             continue
         text = turn.content
-        neg = SENTIMENT_NEG.findall(text)
-        pos = SENTIMENT_POS.findall(SENTIMENT_NEG.sub(" ", text))
+        neg = C.sentiment_neg.findall(text)
+        pos = C.sentiment_pos.findall(C.sentiment_neg.sub(" ", text))
         if not neg and not pos:
             continue
-        boost = 1 + 0.5 * min(len(_INTENSE.findall(text)), 2)
+        boost = 1 + 0.5 * min(len(C.intense.findall(text)), 2)
         n, p = len(neg) * boost, len(pos)
         readings.append((turn.index, (p - n) / (p + n + 1), neg + pos))
     if not readings:

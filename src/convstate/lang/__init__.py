@@ -1,0 +1,86 @@
+"""Language packs: everything convstate knows about a language, in one module each.
+
+A pack (``LanguagePack``) holds the block's words (title, section titles, speakers), the
+rule extractor's cue lexicons (what a negative constraint, a goal, a commitment, a
+question... sounds like), its number words, and what its letters look like (for
+detection). The rule extractor matches the cues of every pack at once, so a conversation
+that mixes languages is read whole. Adding a language is one module that builds a pack
+and registers it: ``LANGUAGES.register(pack.code, pack)`` (a plugin can, see registry).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..registry import LANGUAGES
+
+
+@dataclass(frozen=True)
+class LanguagePack:
+    """One language. ``cues`` map a cue's name to a regex source (matched ignoring
+    case); ``labels`` the block's words; ``letters`` a character class of the language's
+    letters and ``weight`` what one of them counts for in detection; ``numbers`` its
+    number words (a regex source)."""
+
+    code: str
+    letters: str
+    labels: Mapping[str, str]
+    cues: Mapping[str, str] = field(default_factory=dict)
+    numbers: str = ""
+    weight: float = 1.0
+
+
+def pack(code: str) -> LanguagePack:
+    """The pack of language ``code``; ConfigError naming the known ones."""
+    found: LanguagePack = LANGUAGES.get(code)
+    return found
+
+
+_compiled: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def cue(name: str) -> re.Pattern[str]:
+    """The cue ``name`` of every pack that has one, as one pattern (ignoring case);
+    one that matches nothing when no pack has it. Rebuilt when a pack is added."""
+    key = (name, LANGUAGES.version)
+    if key not in _compiled:
+        sources = [p.cues[name] for p in _packs() if name in p.cues]
+        _compiled[key] = re.compile("|".join(f"(?:{s})" for s in sources) or r"(?!)",
+                                    re.IGNORECASE)
+    return _compiled[key]
+
+
+class Cues:
+    """Every pack's cues by attribute: ``Cues().negative`` is ``cue("negative")``."""
+
+    def __getattr__(self, name: str) -> re.Pattern[str]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return cue(name)
+
+
+def detect_language(text: str) -> str | None:
+    """The pack whose letters weigh most in ``text`` (ties: the pack registered first);
+    None when no pack's letters occur."""
+    best, best_score = None, 0.0
+    for p in _packs():
+        score = len(re.findall(p.letters, text)) * p.weight
+        if score > best_score:
+            best, best_score = p.code, score
+    return best
+
+
+def _packs() -> list[LanguagePack]:
+    return [LANGUAGES.get(code) for code in LANGUAGES.names()]
+
+
+def _register_built_ins() -> None:
+    from . import en, zh
+
+    for p in (zh.PACK, en.PACK):  # zh first: a tie between the two is Chinese
+        LANGUAGES.register(p.code, p)
+
+
+_register_built_ins()
