@@ -216,3 +216,16 @@ def test_low_ranked_rows_never_take_the_place_of_an_earlier_raw_turn() -> None:
         contexts.append([m for m in ctx if m["role"] != "system"])
     with_facts, without = contexts
     assert len(with_facts) >= len(without) - 1  # at most the cut start of one turn
+
+
+def test_a_fact_never_brings_back_a_replaced_value() -> None:
+    turns = make_turns(("user", "My phone is 415-555-0132, call me there after lunch."),
+                       ("assistant", "Noted."),
+                       ("user", "Sorry, my phone is now 628-555-0199 since last week."))
+    state = fold(ConversationState(), RuleExtractor().extract(turns, []).delta,
+                 {t.index: t for t in turns})
+    assert state.anchor("phone").value == "628-555-0199"
+    assert {f.text: f.status for f in state.facts}[
+        "My phone is 415-555-0132, call me there after lunch"] == "faded"
+    block = render(state)
+    assert "628-555-0199" in block and "415-555-0132" not in block

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .layout import first_shown, next_start, recent_start
 from .registry import LANGUAGES
-from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render
+from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
 from .state import ConversationState
 from .tokens import REPLY_PRIMING
 from .window import Entry, cut_entry, fit_raw
@@ -38,18 +38,20 @@ class Assembler:
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
         self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
         self._rows: tuple[tuple[int, str], list[Row]] | None = None
+        self._dropped = 0  # rows the last block left out: where the next search starts
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
-                 first_rows: bool = False) -> tuple[str, int]:
+                 keep_from: float | None = None) -> tuple[str, int]:
         """The block of ``state`` within ``budget`` tokens, less what the ``shown`` raw
         turns hold verbatim, and its cost as a system message ('' for nothing to say).
-        ``first_rows``: only the rows that come before earlier raw turns."""
+        ``keep_from``: rows ranked at least this are never dropped (the block may then
+        pass ``budget``)."""
         mem = self.memory
         key = (state.version, budget, shown[0][0] if shown else None,
-               shown[-1][0] if shown else None, first_rows)
+               shown[-1][0] if shown else None, keep_from)
         if state is mem._state and key in self._blocks:
             return self._blocks[key]
-        out = self.render_block(state, budget=budget, shown=shown, first_rows=first_rows)
+        out = self.render_block(state, budget=budget, shown=shown, keep_from=keep_from)
         if state is mem._state:
             if len(self._blocks) >= _BLOCK_CACHE:  # one entry per shown range: bounded
                 self._blocks.clear()  # even when no fold comes to reset it
@@ -58,7 +60,7 @@ class Assembler:
 
     def render_block(self, state: ConversationState, format: str | None = None,
                      lang: str | None = None, budget: int | None = None,
-                     shown: list[Entry] | None = None, first_rows: bool = False
+                     shown: list[Entry] | None = None, keep_from: float | None = None
                      ) -> tuple[str, int]:
         """The state block and its token cost as a system message ('' for no state)."""
         mem = self.memory
@@ -67,13 +69,12 @@ class Assembler:
             return "", 0
         lang = lang or mem.lang or state.language or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
-        if first_rows and rows is not None:
-            rows = [r for r in rows if r.rank >= RANK_BEFORE_RAW]
-        text = render(state, format or mem.state_format, lang,
-                      budget=budget - MESSAGE_OVERHEAD, counter=mem.counter,
-                      keep_anchors=False, shown_from=shown[0][0] if shown else None,
-                      shown_text="\n".join(str(msg.get("content") or "")
-                                            for _, msg, _ in shown or []), rows=rows)
+        text, self._dropped = render_dropping(
+            state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
+            counter=mem.counter, keep_anchors=False, keep_from=keep_from,
+            shown_from=shown[0][0] if shown else None,
+            shown_text="\n".join(str(msg.get("content") or "") for _, msg, _ in shown or []),
+            rows=rows, guess=self._dropped or None)
         if mem.redact is not None:  # the model sees masked values; the store keeps all
             text = mem.redact(text)
         return text, mem.counter.message({"role": "system", "content": text}) if text else 0
@@ -130,12 +131,12 @@ class Assembler:
             if p >= first:
                 break
             raw = sum(e[2] for e in entries[p:])
-            left = room - raw - self.block_at(state, mem.state_budget, entries[p:],
-                                              first_rows=True)[1]
-            if left >= 0:  # the rows that matter fit: the rest fill the room left
-                text, tokens = self.block_at(state, min(mem.state_budget, room - raw),
-                                             entries[p:])
+            budget = min(mem.state_budget, room - raw)
+            # the rows that come before raw turns, whole; the rest in the room left
+            text, tokens = self.block_at(state, budget, entries[p:], RANK_BEFORE_RAW)
+            if tokens <= budget:
                 return text, self.filled(entries, p, room - raw - tokens)
+            left = room - raw - tokens
             while left < 0 and p < first:  # show fewer turns, as many as the overshoot
                 q = next_start(entries, p)
                 left += sum(e[2] for e in entries[p:q])

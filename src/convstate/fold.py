@@ -79,6 +79,7 @@ def fold_report(state: ConversationState, delta: StateDelta,
 
     for u in delta.updates:
         _apply_update(new, u.id, u.status, u.turn, sources, stats)
+    _fade_stale_facts(new, stats)
     for field_spec in specs.values():
         _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
@@ -284,6 +285,19 @@ def _settle(items: list[Any], same: Any, stats: FoldStats, turn_field: bool) -> 
             if turn_field:
                 item.superseded_turn = winner.last_turn
             stats.superseded += 1
+
+
+def _fade_stale_facts(state: ConversationState, stats: FoldStats) -> None:
+    """A fact quoting a value that was since replaced (the old phone number) fades: the
+    block never shows a superseded value again through a sentence that holds it."""
+    if "facts" not in type(state).model_fields:
+        return
+    live = {a.value for a in state.anchors if a.status == "active"}
+    stale = {a.value for a in state.anchors if a.status == "superseded"} - live
+    for fact in state.facts:
+        if fact.status == "active" and any(v in fact.text for v in stale):
+            fact.status = "faded"
+            stats.updated += 1
 
 
 def _apply_update(state: ConversationState, item_id: str, status: str, turn: int,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .fields import describe
@@ -61,18 +62,31 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
            budget: int | None = None, counter: TokenCounter | None = None,
            keep_anchors: bool = True, shown_from: int | None = None,
            shown_text: str = "", provenance: bool = False,
-           rows: list[Row] | None = None) -> str:
+           rows: list[Row] | None = None, keep_from: float | None = None) -> str:
     """Render the live part of ``state`` as ``format`` with labels in ``lang``.
 
     With ``budget`` (tokens), the lowest-ranked rows leave first and the block says how
     many left. Your own fields and the exact values the user stated are kept whatever
-    the budget, unless ``keep_anchors`` is False. ``shown_from`` is the first turn the
-    same context carries raw: items stated there or later are left out (the raw turns
-    hold them verbatim), and so is every value that ``shown_text`` (those turns' text)
-    holds. ``provenance`` adds speaker and turn to text and markdown rows. ``rows``:
+    the budget, unless ``keep_anchors`` is False; ``keep_from``: keep every row ranked
+    at least this instead (the block may then pass the budget). ``shown_from`` is the
+    first turn the same context carries raw: items stated there or later are left out
+    (the raw turns hold them verbatim), and so is every value that ``shown_text`` (those
+    turns' text) holds. ``provenance`` adds speaker and turn to text and markdown rows. ``rows``:
     ``block_rows(state, lang)`` when the caller has them already (they are per state).
     Resolved and superseded items are never shown.
     """
+    return render_dropping(state, format, lang, budget, counter, keep_anchors, shown_from,
+                           shown_text, provenance, rows, keep_from)[0]
+
+
+def render_dropping(state: ConversationState, format: str = "text", lang: str | None = None,
+                    budget: int | None = None, counter: TokenCounter | None = None,
+                    keep_anchors: bool = True, shown_from: int | None = None,
+                    shown_text: str = "", provenance: bool = False,
+                    rows: list[Row] | None = None, keep_from: float | None = None,
+                    guess: int | None = None) -> tuple[str, int]:
+    """``render``, and how many rows it left out; ``guess``: a likely count to search
+    from (the last one, for a block rendered again and again)."""
     formatter = FORMATS.get(format)  # ConfigError for an unknown one
     lang = lang or state.language or "en"
     pack(lang)  # ConfigError for a language no pack provides
@@ -80,7 +94,7 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
             if r.turn is None or ((shown_from is None or r.turn < shown_from)
                                   and not (isinstance(r.value, str) and r.value in shown_text))]
     if not rows:
-        return ""
+        return "", 0
     labels = _labels(type(state), lang)
 
     def draw(kept: list[Row], dropped: int) -> str:
@@ -88,24 +102,56 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
 
     full = draw(rows, 0)
     counter = counter or TokenCounter()
-    if budget is None or counter.count(full) <= budget:
-        return full
-    floor = RANK_USER_ANCHOR if keep_anchors else float("inf")
+    total = counter.count(full) if budget is not None else 0
+    if budget is None or total <= budget:
+        return full, 0
+    floor = keep_from if keep_from is not None else \
+        RANK_USER_ANCHOR if keep_anchors else float("inf")
     order = sorted((k for k, r in enumerate(rows) if r.rank < floor),
                    key=lambda k: (rows[k].rank, rows[k].turn or 0, k))
     if not order:
-        return full
-    # Binary search for the fewest dropped rows that fit: dropping more never lengthens
-    # the block, so a logarithmic number of renders suffices even for a large state.
-    lo, hi = 1, len(order)
-    while lo < hi:
+        return full, 0
+    # The fewest dropped rows that fit: dropping more never lengthens the block, so a
+    # search from a guess (the rows' share of the characters) takes few renders.
+    if guess is None:
+        size = {k: len(_q(r.value)) + len(r.label) + 4 for k, r in enumerate(rows)}
+        over, guess = (total - budget) * sum(size.values()) / total, 0
+        while guess < len(order) and over > 0:
+            over -= size[order[guess]]
+            guess += 1
+    k = _fewest(len(order), lambda m: counter.count(
+        draw(_without(rows, order[:m]), m)) <= budget, guess)
+    kept = _without(rows, order[:k])
+    return (draw(kept, k), k) if kept else ("", k)
+
+
+def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
+    """The smallest k in [1, n] with ``fits(k)`` (n when none does), for a ``fits`` that
+    stays true once true: galloping out from ``guess``, then a binary search."""
+    guess, step = min(max(guess, 1), n), 1
+    if fits(guess):
+        lo, hi = guess, guess  # hi fits; look below for one that does not
+        while True:
+            lo = hi - step
+            if lo < 1 or not fits(lo):
+                lo = max(lo, 0)
+                break
+            hi, step = lo, step * 2
+    else:
+        lo, hi = guess, guess  # lo does not fit; look above for one that does
+        while True:
+            hi = lo + step
+            if hi >= n or fits(hi):
+                hi = min(hi, n)
+                break
+            lo, step = hi, step * 2
+    while hi - lo > 1:  # lo does not fit (0: nothing dropped), hi fits (or is n)
         mid = (lo + hi) // 2
-        if counter.count(draw(_without(rows, order[:mid]), mid)) <= budget:
+        if fits(mid):
             hi = mid
         else:
-            lo = mid + 1
-    kept = _without(rows, order[:lo])
-    return draw(kept, lo) if kept else ""
+            lo = mid
+    return hi
 
 
 def block_rows(state: ConversationState, lang: str) -> list[Row]:
@@ -198,7 +244,14 @@ def _unbroken(text: str) -> str:
 
 
 def _q(value: Any) -> str:
+    if isinstance(value, str):  # most values: quoted once, not once per draft of a block
+        return _quoted(value)
     return _unbroken(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+
+@lru_cache(maxsize=8192)
+def _quoted(text: str) -> str:
+    return _unbroken(json.dumps(text, ensure_ascii=False))
 
 
 def _source(r: Row, labels: dict[str, str]) -> str:
