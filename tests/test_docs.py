@@ -48,6 +48,7 @@ def test_readme_python_runs_in_order(tmp_path: Path) -> None:
     assert "SR-20240315-889" in out.stdout
     assert "I don't want an exchange" in out.stdout
     assert (tmp_path / "support.db").exists()
+    assert "['I want to complain: order SR-7 came broken.'] open" in out.stdout
 
 
 def test_quickstart_example(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from .lang import language_field
 from .sections import (
     BUILT_IN,
     MAX_ITEMS,
@@ -62,8 +63,7 @@ class NewSentiment(BaseModel):
 class StateDelta(BaseModel):
     """What a batch of expiring turns adds to the state."""
 
-    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(?:-[A-Za-z0-9]+)?$",
-                                   description="A language code with a pack (convstate.lang)")
+    language: str | None = language_field()
     anchors: list[NewAnchor] = Field(default_factory=list, max_length=MAX_ITEMS)
     open_tasks: list[NewTask] = Field(default_factory=list, max_length=MAX_ITEMS)
     requests: list[NewRequest] = Field(default_factory=list, max_length=MAX_ITEMS)

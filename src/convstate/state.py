@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from .errors import FieldTypeError
 from .fields import FieldSpec, analyze, describe
+from .lang import language_field
 from .normalize import normalize
 from .sections import (
     ANCHOR_KINDS,
@@ -99,8 +100,7 @@ class ConversationState(BaseModel):
 
     version: int = 0
     folded_through: int = -1
-    language: str | None = Field(default=None, pattern=r"^[a-z]{2,3}(?:-[A-Za-z0-9]+)?$",
-                                   description="A language code with a pack (convstate.lang)")
+    language: str | None = language_field()
     # sections, in the order lookups and an extractor's index list them
     anchors: Annotated[list[Anchor], ANCHORS] = Field(default_factory=list)
     open_tasks: Annotated[list[OpenTask], OPEN_TASKS] = Field(default_factory=list)
