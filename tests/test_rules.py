@@ -223,6 +223,18 @@ def test_quoted_words_are_kept_whole() -> None:
         (a.key, a.value) for a in anchors]
 
 
+@pytest.mark.parametrize("text, quotes", [
+    ("When I sneeze, say: 'Here is a tissue for you'", ["Here is a tissue for you"]),
+    ("'Don't go where the path may lead, go instead' - Emerson",
+     ["Don't go where the path may lead, go instead"]),
+    ("It's John's car and it's Mary's too, isn't it?", []),
+    ("He said 'ok' and left.", []),  # too short to be worth a quote
+])
+def test_single_quoted_words_are_kept_and_apostrophes_are_not_quotes(text, quotes) -> None:
+    anchors = find_anchors(Turn(index=0, role="user", content=text))
+    assert [a.value for a in anchors if a.key == "quote"] == quotes
+
+
 def test_a_turn_gives_at_most_a_bounded_number_of_values_and_says_how_many_not() -> None:
     text = "，".join(f"订单号 DD{20240000000 + i}" for i in range(500))
     ex = RuleExtractor().extract([Turn(index=3, role="user", content=text)], [])

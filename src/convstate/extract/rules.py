@@ -51,7 +51,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
         r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
-        r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"), 1),
+        r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
+        # or in single quotes, opened after a space and closed before one (an apostrophe
+        # inside a word, as in "Don't", neither opens nor closes)
+        r"|(?:^|(?<=[\s:(]))'((?:[^'\n]|(?<=\w)'(?=\w)){12,300}?)'(?=[\s.,;:!?)]|$)"), -1),
     ("order_id", "order_id", re.compile(
         r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
         r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
