@@ -224,9 +224,9 @@ def test_quoted_words_are_kept_whole() -> None:
 
 
 @pytest.mark.parametrize("text, quotes", [
-    ("When I sneeze, say: 'Here is a tissue for you'", ["Here is a tissue for you"]),
+    ("When I sneeze, say: 'Here is a tissue for you'", ["'Here is a tissue for you'"]),
     ("'Don't go where the path may lead, go instead' - Emerson",
-     ["Don't go where the path may lead, go instead"]),
+     ["'Don't go where the path may lead, go instead'"]),
     ("It's John's car and it's Mary's too, isn't it?", []),
     ("He said 'ok' and left.", []),  # too short to be worth a quote
 ])

@@ -52,9 +52,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
-        # or in single quotes, opened after a space and closed before one (an apostrophe
-        # inside a word, as in "Don't", neither opens nor closes)
-        r"|(?:^|(?<=[\s:(]))'((?:[^'\n]|(?<=\w)'(?=\w)){12,300}?)'(?=[\s.,;:!?)]|$)"), -1),
+        # or in single quotes, marks included (they tell a quote from apostrophes):
+        # opened after a space and closed before one ("Don't" neither opens nor closes)
+        r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
     ("order_id", "order_id", re.compile(
         r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
         r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
