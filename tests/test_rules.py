@@ -46,12 +46,21 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("I moved to 100 Masonic Avenue last year", ("address", "100 Masonic Avenue")),
     ("on the 12th of this month", ("date", "12th of this month")),
     ("maybe Friday next week", ("date", "Friday next week")),
+    ("联系电话是88204686！", ("phone", "88204686")),
+    ("酒店位于北京丰台区广安路1号。", ("address", "北京丰台区广安路1号")),
+    ("它的门票是免费的。", ("amount", "免费")),
 ])
 def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     found = anchors_of(text)
     assert expected in found
     for _, value in found:
         assert value in text  # verbatim
+
+
+def test_a_free_service_is_not_a_price_and_a_bare_number_not_a_phone() -> None:
+    for text in ("免费停车，免费WiFi", "房间号是20240315", "编号68086818"):
+        anchors = find_anchors(Turn(index=0, role="assistant", content=text))
+        assert [a.kind for a in anchors if a.kind in ("amount", "phone")] == [], text
 
 
 def test_an_email_is_not_also_an_address() -> None:
