@@ -27,7 +27,7 @@ def completion(arguments: str) -> dict[str, Any]:
 
 
 class FakeOpenAI:
-    """Behaviours: 'ok', 'gated' (waits for ``gate``), 'timeout', '500', '429',
+    """Behaviours: 'ok', 'gated' (waits for ``gate``), 'timeout', '500', '429', '429-long',
     'truncated', 'invalid', 'invent', or a dict (sent as the tool call's arguments)."""
 
     def __init__(self, *script: str | dict[str, Any], delay: float = 3.0):
@@ -67,6 +67,9 @@ class FakeOpenAI:
         if step == "429":
             return self.send(h, 429, {"error": {"message": "slow down", "type": "rate_limit"}},
                              {"retry-after-ms": "10"})
+        if step == "429-long":  # asks for two minutes
+            return self.send(h, 429, {"error": {"message": "slow down", "type": "rate_limit"}},
+                             {"retry-after": "120"})
         arguments = {
             "ok": json.dumps(GOOD_DELTA),
             "truncated": '{"anchors": [{"kind": "order_id", "key": "ord',

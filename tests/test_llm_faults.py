@@ -151,3 +151,39 @@ def test_the_fallback_is_an_extractor(server_factory) -> None:
     with pytest.raises(ExtractionError):
         LLMExtractor(base_url=server.base_url, model="scripted", max_retries=0,
                      fallback=None).extract(make_turns(("user", "hi")), [])
+
+
+def test_one_deadline_per_fold_across_retries_sync_and_async(server_factory) -> None:
+    import asyncio
+    import time
+
+    from convstate.extract.llm import LLMExtractor as LLM
+
+    server = server_factory("timeout", delay=5.0)  # every request hangs for 5 s
+    llm = LLM(base_url=server.base_url, model="scripted", timeout=2, max_retries=5,
+              deadline=3, fallback=None)
+    turns = make_turns(("user", "I need a new charger."))
+    for run in (lambda: llm.extract(turns, []),
+                lambda: asyncio.run(llm.aextract(turns, []))):
+        t0 = time.monotonic()
+        with pytest.raises(ExtractionError):
+            run()
+        assert time.monotonic() - t0 < 4.5  # not 5 tries x 2 s, not the server's 5 s
+    assert LLM(base_url=server.base_url, model="x", timeout=10, max_retries=2).deadline == 30
+
+
+def test_a_long_retry_after_is_capped_and_never_passes_the_deadline(server_factory) -> None:
+    import time
+
+    server = server_factory("429-long", "ok")
+    llm = LLMExtractor(base_url=server.base_url, model="scripted", timeout=2, deadline=5,
+                       fallback=None)
+    t0 = time.monotonic()
+    with pytest.raises(ExtractionError, match="RateLimitError"):
+        llm.extract(make_turns(("user", "I need a new charger.")), [])
+    assert time.monotonic() - t0 < 2 and len(server.bodies) == 1  # 120 s > what is left
+
+    server = server_factory("500", "ok")  # a fault worth a retry within the deadline
+    out = LLMExtractor(base_url=server.base_url, model="scripted", timeout=2, deadline=10,
+                       fallback=None).extract(make_turns(("user", "hi there")), [])
+    assert out.extractor == "llm" and len(server.bodies) == 2

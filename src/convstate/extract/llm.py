@@ -2,20 +2,27 @@
 
 The request holds the expiring turns as quoted JSON data (index, speaker, text) and a
 compact index of existing item ids: never a rendered block, never an earlier state.
-API faults (timeouts, 429, 5xx) are retried by the openai client; a reply that does not
-validate is retried by instructor with the validation error fed back. After the last
-try, the ``fallback`` extractor folds the batch (the rule extractor by default), or with
-``fallback=None`` the batch stays unfolded for the next fold.
+API faults (timeouts, connection errors, 429, 5xx) are retried here, with backoff or the
+server's ``Retry-After`` (capped), all within one wall-clock ``deadline`` per fold; a
+reply that does not validate is retried by instructor with the validation error fed
+back. After the last try, the ``fallback`` extractor folds the batch (the rule extractor
+by default), or with ``fallback=None`` the batch stays unfolded for the next fold.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import os
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import instructor
+import openai
 from openai import AsyncOpenAI, OpenAI
 
 from ..delta import StateDelta
@@ -25,6 +32,7 @@ from ..turns import Turn
 from .base import BaseExtractor, Extraction, Extractor, as_extractor
 from .rules import RuleExtractor
 
+RETRY_AFTER_CAP = 10.0  # seconds: a server asking for a longer pause is not waited for
 MODES = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON,
          "md_json": instructor.Mode.MD_JSON}
 FALLBACKS = ("rules", "defer")  # the names: RuleExtractor(), None
@@ -53,7 +61,8 @@ class LLMExtractor(BaseExtractor):
     Give an ``openai.OpenAI`` client, or ``base_url`` / ``api_key`` / ``model``
     (defaults: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``CONVSTATE_MODEL``).
     ``max_retries`` counts both the client's retries of API faults and instructor's
-    retries of invalid replies; ``timeout`` is per call, in seconds. ``fallback``: the
+    retries of invalid replies; ``timeout`` is per request and ``deadline`` per fold (all
+    tries and pauses; default ``timeout * (max_retries + 1)``), in seconds. ``fallback``: the
     extractor that answers after the last failed try (``"rules"``, the default, is
     ``RuleExtractor()``; ``None`` or ``"defer"`` leaves the turns for a later fold).
     """
@@ -64,7 +73,7 @@ class LLMExtractor(BaseExtractor):
                  base_url: str | None = None, api_key: str | None = None,
                  mode: str = "tools", timeout: float = 60.0, max_retries: int = 2,
                  fallback: str | Extractor | None = "rules", temperature: float = 0.0,
-                 max_tokens: int = 1500,
+                 max_tokens: int = 1500, deadline: float | None = None,
                  response_model: type[StateDelta] = StateDelta):
         if mode not in MODES:
             raise ConfigError("mode", f"expected one of {tuple(MODES)}, got {mode!r}")
@@ -75,6 +84,11 @@ class LLMExtractor(BaseExtractor):
             raise ConfigError("max_retries", "expected a non-negative integer")
         if not timeout or timeout <= 0:
             raise ConfigError("timeout", "expected a positive number of seconds")
+        if deadline is not None and not deadline > 0:
+            raise ConfigError("deadline", "expected a positive number of seconds")
+        # one fold's wall-clock limit across connect, read, retries and pauses
+        self.deadline = float(deadline) if deadline is not None else \
+            float(timeout) * (max_retries + 1)
         self.model = model or os.environ.get("CONVSTATE_MODEL") or "gpt-4o-mini"
         self.mode = mode
         self.fallback: Extractor | None = (
@@ -88,6 +102,8 @@ class LLMExtractor(BaseExtractor):
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
             timeout=self.timeout, max_retries=max_retries)
+        # API faults are retried here, within the deadline, not inside the client
+        self._sync_client = self.client.with_options(max_retries=0)
 
     def request(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] | None = None) -> list[dict[str, str]]:
@@ -115,25 +131,45 @@ class LLMExtractor(BaseExtractor):
 
     def propose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] | None = None) -> Extraction:
-        """Ask the model once (with retries); raise ExtractionError if it never validates.
-
-        The reply must validate as ``delta_model`` (default: ``response_model``)."""
+        """Ask the model (with retries, within the deadline); raise ExtractionError if it
+        never validates. The reply must validate as ``delta_model`` (default:
+        ``response_model``)."""
         call = _Call(self, turns, index, delta_model)
-        try:
-            delta = call.client(self.client).chat.completions.create(**call.kwargs)
-        except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
-            raise call.error(exc) from exc
-        return call.result(delta)
+        end = time.monotonic() + self.deadline
+        for attempt in itertools.count():
+            left = end - time.monotonic()
+            try:
+                create = call.client(self._sync_client).chat.completions.create
+                delta = _within(left, partial(create, **call.kwargs,
+                                              timeout=min(self.timeout, left)))
+                return call.result(delta)
+            except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
+                pause = _pause(exc, attempt, self.max_retries, end)
+                if pause is None:
+                    raise call.error(exc) from exc
+                time.sleep(pause)
+        raise AssertionError("unreachable")
 
     async def apropose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                        delta_model: type[StateDelta] | None = None) -> Extraction:
         """``propose`` with the async OpenAI client, for event loops."""
         call = _Call(self, turns, index, delta_model)
-        try:
-            delta = await call.client(self.async_client).chat.completions.create(**call.kwargs)
-        except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
-            raise call.error(exc) from exc
-        return call.result(delta)
+        end = time.monotonic() + self.deadline
+        for attempt in itertools.count():
+            left = end - time.monotonic()
+            try:
+                if left <= 0:
+                    raise TimeoutError("the fold's deadline passed")
+                delta = await asyncio.wait_for(
+                    call.client(self.async_client).chat.completions.create(
+                        **call.kwargs, timeout=min(self.timeout, left)), left)
+                return call.result(delta)
+            except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
+                pause = _pause(exc, attempt, self.max_retries, end)
+                if pause is None:
+                    raise call.error(exc) from exc
+                await asyncio.sleep(pause)
+        raise AssertionError("unreachable")
 
     async def aclose(self) -> None:
         """Close the async client (its connections belong to the running event loop)."""
@@ -147,7 +183,7 @@ class LLMExtractor(BaseExtractor):
         if self._async_client is None:
             self._async_client = AsyncOpenAI(
                 base_url=str(self.client.base_url), api_key=self.client.api_key,
-                timeout=self.timeout, max_retries=self.max_retries)
+                timeout=self.timeout, max_retries=0)
         return self._async_client
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
@@ -194,7 +230,7 @@ class _Call:
         self.kwargs = {
             "model": llm.model, "response_model": delta_model or llm.response_model,
             "messages": llm.request(turns, index, delta_model),
-            "max_retries": llm.max_retries, "timeout": llm.timeout,
+            "max_retries": llm.max_retries,
             "temperature": llm.temperature, "max_tokens": llm.max_tokens}
 
     def client(self, openai_client: Any) -> Any:
@@ -217,6 +253,61 @@ class _Call:
     def result(self, delta: StateDelta) -> Extraction:
         return Extraction(delta=delta, extractor=self.llm.name, prompt_tokens=self.prompt,
                           completion_tokens=self.completion, model=self.llm.model)
+
+
+def _within(left: float, call: Callable[[], Any]) -> Any:
+    """``call()``, or TimeoutError once ``left`` seconds pass (the request goes on in its
+    thread until its own timeout; its answer is dropped)."""
+    if left <= 0:
+        raise TimeoutError("the fold's deadline passed")
+    out: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(call())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            errors.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(left)
+    if worker.is_alive():
+        raise TimeoutError("the fold's deadline passed")
+    if errors:
+        raise errors[0]
+    return out[0]
+
+
+def _pause(exc: BaseException, attempt: int, max_retries: int, end: float) -> float | None:
+    """Seconds to wait before trying again after ``exc``, or None to give up: only API
+    faults (timeouts, connection errors, 429, 5xx) are tried again, after the server's
+    Retry-After (at most RETRY_AFTER_CAP) or a backoff, and never past the deadline."""
+    if attempt >= max_retries:
+        return None
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, openai.APIError):
+        cause = getattr(cause, "last_exception", None) or cause.__cause__
+    if isinstance(cause, openai.APIStatusError):
+        if cause.status_code != 429 and cause.status_code < 500:
+            return None
+        pause = _retry_after(cause.response.headers)
+    elif isinstance(cause, openai.APITimeoutError | openai.APIConnectionError):
+        pause = None
+    else:
+        return None
+    pause = min(RETRY_AFTER_CAP, pause if pause is not None else 0.5 * 2 ** attempt)
+    return pause if time.monotonic() + pause < end else None
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The pause a server asks for, in seconds (``retry-after-ms`` or ``retry-after``)."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return float(headers.get(name)) * scale
+        except (TypeError, ValueError):
+            continue
+    return None
 
 
 def _quote(text: str) -> str:
