@@ -178,6 +178,33 @@ def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
     assert mem.state.folded_through >= 0 and ex.seen == list(range(mem.state.folded_through + 1))
 
 
+def test_a_backlog_is_folded_in_batches_no_larger_than_the_window() -> None:
+    class Flaky(RecordingExtractor):
+        fail = True
+
+        def extract(self, turns, index, delta_model=None):
+            if self.fail:
+                raise ExtractionError("model down")
+            return super().extract(turns, index)
+
+    ex = Flaky()
+    mem = ConversationMemory("s", store=InMemoryStore(), extractor=ex, context_window=600)
+    msgs, _ = long_conversation(60)  # an outage: far more than one window piles up
+    for m in msgs:
+        mem.add_message(m)
+        mem.context()
+    assert mem.state.folded_through == -1
+    ex.fail = False
+    mem.compact()
+    batches = [turns for turns, _ in ex.calls]
+    assert len(batches) >= 3  # one per window, not one request with everything
+    for turns in batches:
+        tokens = mem.counter.messages([t.message() for t in turns])
+        assert tokens <= mem.policy.budget or len(turns) <= 2, tokens
+    assert ex.seen == list(range(mem.state.folded_through + 1))  # each once, in order
+    assert mem.state.folded_through >= len(msgs) - 6
+
+
 def test_keep_recent_larger_than_the_history_folds_nothing() -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), context_window=1000,
                              keep_recent_turns=50)

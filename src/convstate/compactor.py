@@ -26,7 +26,7 @@ from .state import ConversationState
 from .store.base import CompactionRecord
 from .tokens import REPLY_PRIMING
 from .turns import Turn
-from .window import Slot, WindowPolicy, plan_expiry
+from .window import Slot, WindowPolicy, bounded_batch, plan_expiry
 
 if TYPE_CHECKING:
     from .memory import ConversationMemory
@@ -35,6 +35,7 @@ log = logging.getLogger("convstate")
 
 _CONFLICT_RETRIES = 3
 _RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
+MAX_BATCHES = 16  # folds one call may run through a backlog (the rest wait for the next)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,33 @@ class Compactor:
         return None
 
     def run(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
-        """Drive the fold path with the extractor's ``extract``."""
+        """Fold batch after batch while a fold is due (at most MAX_BATCHES); the last
+        record, or None when nothing was due."""
+        last = None
+        for _ in range(MAX_BATCHES):
+            record = self.run_one(force, policy)
+            if record is None:
+                break
+            last = record
+            if record.error is not None:
+                break
+        return last
+
+    async def arun(self, force: bool, policy: WindowPolicy | None
+                   ) -> CompactionRecord | None:
+        """``run`` with the extractor's ``aextract``."""
+        last = None
+        for _ in range(MAX_BATCHES):
+            record = await self.arun_one(force, policy)
+            if record is None:
+                break
+            last = record
+            if record.error is not None:
+                break
+        return last
+
+    def run_one(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+        """Drive the fold path once with the extractor's ``extract``."""
         m, steps = self.memory, self.steps(force, policy)
         done, value = _step(steps, None)
         while not done:
@@ -116,9 +143,10 @@ class Compactor:
             done, value = _step(steps, answer)
         return value  # type: ignore[no-any-return]
 
-    async def arun(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
-        """Drive the fold path with the extractor's ``aextract``; store and tokenizer
-        work runs in a worker thread."""
+    async def arun_one(self, force: bool, policy: WindowPolicy | None
+                       ) -> CompactionRecord | None:
+        """Drive the fold path once with the extractor's ``aextract``; store and
+        tokenizer work runs in a worker thread."""
         m, steps = self.memory, self.steps(force, policy)
         done, value = await asyncio.to_thread(_step, steps, None)
         while not done:
@@ -192,7 +220,10 @@ class Compactor:
             slots = [Slot(t.index, t.role, n) for t, n in raw]
             through = plan_expiry(REPLY_PRIMING + m._system_tokens, slots,
                                   policy or m.policy, force=force)
-            return None if through is None else Plan(m._state, raw, through)
+            if through is None:
+                return None
+            # a backlog (after an outage, or a long compact) goes in window-sized batches
+            return Plan(m._state, raw, bounded_batch(slots, through, m.policy.budget))
 
     # -- the steps ----------------------------------------------------------------------
 

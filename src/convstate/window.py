@@ -109,6 +109,21 @@ def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
     return slots[expired - 1].index if expired else None
 
 
+def bounded_batch(slots: list[Slot], through: int, limit: int) -> int:
+    """The last turn of the first batch of a fold up to ``through`` that holds at most
+    ``limit`` tokens, cut in front of a user turn (at least one exchange, however long):
+    a backlog is folded in batches an extractor can read, never in one request larger
+    than its window."""
+    cuts = [p for p in _cut_points(slots, 0) if slots[p - 1].index <= through]
+    used, best = 0, None
+    for p in cuts:
+        used = sum(s.tokens for s in slots[:p])
+        if used > limit and best is not None:
+            break
+        best = p
+    return slots[best - 1].index if best else through
+
+
 def _cut_points(slots: list[Slot], keep_users: int) -> list[int]:
     """Positions p > 0 where slots[:p] may expire: slots[p] is a user turn (or p is the
     end) and at least ``keep_users`` user turns stay raw."""
