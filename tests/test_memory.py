@@ -149,15 +149,18 @@ def test_stale_writer_gets_a_conflict_and_writes_nothing(tmp_path) -> None:
     assert len(store.compactions("s")) == 1
 
 
+class Flaky(RecordingExtractor):
+    """Down (a known failure) until ``fail`` is cleared."""
+
+    fail = True
+
+    def extract(self, turns, index, delta_model=None):
+        if self.fail:
+            raise ExtractionError("model down")
+        return super().extract(turns, index)
+
+
 def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
-    class Flaky(RecordingExtractor):
-        fail = True
-
-        def extract(self, turns, index, delta_model=None):
-            if self.fail:
-                raise ExtractionError("model down")
-            return super().extract(turns, index)
-
     ex = Flaky()
     mem = ConversationMemory("s", store=InMemoryStore(), extractor=ex, context_window=600)
     msgs, _ = long_conversation(20)
@@ -179,14 +182,6 @@ def test_an_extractor_failure_loses_nothing_and_is_retried() -> None:
 
 
 def test_a_backlog_is_folded_in_batches_no_larger_than_the_window() -> None:
-    class Flaky(RecordingExtractor):
-        fail = True
-
-        def extract(self, turns, index, delta_model=None):
-            if self.fail:
-                raise ExtractionError("model down")
-            return super().extract(turns, index)
-
     ex = Flaky()
     mem = ConversationMemory("s", store=InMemoryStore(), extractor=ex, context_window=600)
     msgs, _ = long_conversation(60)  # an outage: far more than one window piles up

@@ -81,6 +81,19 @@ class Compactor:
     # -- the one fold path --------------------------------------------------------------
 
     def steps(self, force: bool, policy: WindowPolicy | None) -> Steps:
+        """Fold batch after batch while a fold is due (at most MAX_BATCHES, stopping at a
+        failure); the last record, or None when nothing was due."""
+        last = None
+        for _ in range(MAX_BATCHES):
+            record = yield from self._fold_once(force, policy)
+            if record is None:
+                break
+            last = record
+            if record.error is not None:
+                break
+        return last
+
+    def _fold_once(self, force: bool, policy: WindowPolicy | None) -> Steps:
         """Plan, lease, yield the plan for extraction, land or log, apply; after another
         writer's fold, reload and plan again."""
         m = self.memory
@@ -104,33 +117,7 @@ class Compactor:
         return None
 
     def run(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
-        """Fold batch after batch while a fold is due (at most MAX_BATCHES); the last
-        record, or None when nothing was due."""
-        last = None
-        for _ in range(MAX_BATCHES):
-            record = self.run_one(force, policy)
-            if record is None:
-                break
-            last = record
-            if record.error is not None:
-                break
-        return last
-
-    async def arun(self, force: bool, policy: WindowPolicy | None
-                   ) -> CompactionRecord | None:
-        """``run`` with the extractor's ``aextract``."""
-        last = None
-        for _ in range(MAX_BATCHES):
-            record = await self.arun_one(force, policy)
-            if record is None:
-                break
-            last = record
-            if record.error is not None:
-                break
-        return last
-
-    def run_one(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
-        """Drive the fold path once with the extractor's ``extract``."""
+        """Drive the fold path with the extractor's ``extract``."""
         m, steps = self.memory, self.steps(force, policy)
         done, value = _step(steps, None)
         while not done:
@@ -143,10 +130,9 @@ class Compactor:
             done, value = _step(steps, answer)
         return value  # type: ignore[no-any-return]
 
-    async def arun_one(self, force: bool, policy: WindowPolicy | None
-                       ) -> CompactionRecord | None:
-        """Drive the fold path once with the extractor's ``aextract``; store and
-        tokenizer work runs in a worker thread."""
+    async def arun(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+        """Drive the fold path with the extractor's ``aextract``; store and tokenizer
+        work runs in a worker thread."""
         m, steps = self.memory, self.steps(force, policy)
         done, value = await asyncio.to_thread(_step, steps, None)
         while not done:
