@@ -56,7 +56,9 @@ def test_a_config_is_frozen_validated_and_shared() -> None:
     from convstate import ConfigError
 
     config = MemoryConfig(policy=WindowPolicy(context_window=1000, reply_reserve=200))
-    assert config.state_budget == int(800 * 0.85) and config.strict in (True, False)
+    assert config.state_budget == int(800 * 0.85)
+    assert config.strict is True  # CONVSTATE_STRICT=1 (conftest), read when not given
+    assert MemoryConfig(strict=False).strict is False
     with pytest.raises(FrozenInstanceError):
         config.lang = "zh"  # type: ignore[misc]
     with pytest.raises(ConfigError, match="state_format"):

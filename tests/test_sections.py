@@ -126,6 +126,10 @@ def test_a_section_spec_must_match_its_field_and_have_a_live_status() -> None:
         Section("x", Stateless, NewComplaint, prefix="X", position=1,
                 rank=lambda i: 1.0, instruction="x", labels={"en": "X"})
 
+    with pytest.raises(TypeError, match="resolved"):  # a stale status it does not have
+        Section("x", Complaint, NewComplaint, prefix="X", position=1, rank=lambda i: 1.0,
+                instruction="x", stale="resolved ")
+
     with pytest.raises(FieldTypeError, match="grumbles"):
         class Misnamed(ConversationState):
             grumbles: Annotated[list[Complaint], COMPLAINTS] = Field(default_factory=list)

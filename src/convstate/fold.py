@@ -79,7 +79,7 @@ def fold_report(state: ConversationState, delta: StateDelta,
 
     for u in delta.updates:
         _apply_update(new, u.id, u.status, u.turn, sources, stats)
-    _fade_stale_facts(new, stats)
+    _fade_stale(new, stats)
     for field_spec in specs.values():
         _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
@@ -94,10 +94,6 @@ def _order(item: Any) -> tuple[int, str]:
 
 def _cited(turns: list[int], sources: Mapping[int, Turn]) -> list[int]:
     return sorted({i for i in turns if i in sources})
-
-
-def _said_by(role: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
-    return any(sources[i].role == role for i in turns if i in sources)
 
 
 def _quotes(role: str, text: str, turns: list[int], sources: Mapping[int, Turn]) -> bool:
@@ -287,17 +283,19 @@ def _settle(items: list[Any], same: Any, stats: FoldStats, turn_field: bool) -> 
             stats.superseded += 1
 
 
-def _fade_stale_facts(state: ConversationState, stats: FoldStats) -> None:
-    """A fact quoting a value that was since replaced (the old phone number) fades: the
-    block never shows a superseded value again through a sentence that holds it."""
-    if "facts" not in type(state).model_fields:
-        return
+def _fade_stale(state: ConversationState, stats: FoldStats) -> None:
+    """Items of a section with a ``stale`` status that quote a value since replaced
+    take that status: the block never shows a superseded value again through them."""
+    specs = [s for s in state.sections() if s.stale is not None]
     live = {a.value for a in state.anchors if a.status == "active"}
     stale = {a.value for a in state.anchors if a.status == "superseded"} - live
-    for fact in state.facts:
-        if fact.status == "active" and any(v in fact.text for v in stale):
-            fact.status = "faded"
-            stats.updated += 1
+    if not specs or not stale:
+        return
+    for spec in specs:
+        for item in getattr(state, spec.name):
+            if spec.is_live(item) and any(v in text_of(item) for v in stale):
+                item.status = spec.stale
+                stats.updated += 1
 
 
 def _apply_update(state: ConversationState, item_id: str, status: str, turn: int,

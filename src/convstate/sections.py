@@ -72,7 +72,9 @@ class Section:
     ``quoted_by(new)``: whose words its text must be, in a cited turn ("any": anyone's;
     None: not checked); ``settle_by``: items with the same (normalized) value of this
     field supersede each other, the latest stated wins; ``cap=(n, status)``: at most n
-    live items, the least important and oldest take ``status`` first (kept, not shown).
+    live items, the least important and oldest take ``status`` first (kept, not shown);
+    ``stale``: the status an item takes when its text quotes a value that was since
+    replaced (the old phone number), so the block never shows it again that way.
 
     A state of your own adds a section with a field
     ``complaints: Annotated[list[Complaint], COMPLAINTS]``, where ``COMPLAINTS`` is a
@@ -93,6 +95,7 @@ class Section:
     quoted_by: Callable[[Any], str | None] | None = None
     settle_by: str | None = None
     cap: tuple[int, str] | None = None
+    stale: str | None = None
     live: str = field(init=False)
     statuses: tuple[str, ...] = field(init=False)
 
@@ -102,6 +105,9 @@ class Section:
             raise TypeError(f"{self.item.__name__} needs a status Literal with a default")
         object.__setattr__(self, "statuses", get_args(info.annotation))
         object.__setattr__(self, "live", info.default)
+        for status in (self.stale, self.cap[1] if self.cap else None):
+            if status is not None and status not in self.statuses:
+                raise TypeError(f"{self.item.__name__} has no status {status!r}")
 
     @property
     def updates(self) -> frozenset[str]:
@@ -310,7 +316,7 @@ MAX_LIVE_FACTS = 200  # beyond this, the least important and oldest facts fade (
 
 FACTS = Section(
     "facts", Fact, NewFact, prefix="F", position=80, quoted_by=lambda f: "any",
-    cap=(MAX_LIVE_FACTS, "faded"),
+    cap=(MAX_LIVE_FACTS, "faded"), stale="faded",
     # below every exact value and commitment; importance moves a fact between
     # preferences and goals, and the user's own facts weigh a little more
     rank=lambda f: 40.0 + 25.0 * f.importance + (3.0 if f.speaker == "user" else 0.0),

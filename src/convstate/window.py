@@ -114,10 +114,12 @@ def bounded_batch(slots: list[Slot], through: int, limit: int) -> int:
     ``limit`` tokens, cut in front of a user turn (at least one exchange, however long):
     a backlog is folded in batches an extractor can read, never in one request larger
     than its window."""
-    cuts = [p for p in _cut_points(slots, 0) if slots[p - 1].index <= through]
-    used, best = 0, None
-    for p in cuts:
-        used = sum(s.tokens for s in slots[:p])
+    used, start, best = 0, 0, None
+    for p in _cut_points(slots, 0):
+        if slots[p - 1].index > through:
+            break
+        used += sum(s.tokens for s in slots[start:p])  # running: linear in the backlog
+        start = p
         if used > limit and best is not None:
             break
         best = p

@@ -25,10 +25,10 @@ from ..delta import (
     StateDelta,
 )
 from ..lang import Cues, detect_language
-from ..lang.en import NUMBER_WORDS as EN_NUMBERS
-from ..lang.zh import NUMBER_WORDS as ZH_NUMBERS
+from ..lang.en import NUMBER_WORDS as _EN_NUM
+from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
-from ..sections import AnchorKind
+from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
 from .base import BaseExtractor, Extraction
@@ -39,8 +39,6 @@ _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _LANGS = r"(English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean)"
-_EN_NUM = EN_NUMBERS
-_ZH_NUM = ZH_NUMBERS
 _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
@@ -225,7 +223,8 @@ class RuleExtractor(BaseExtractor):
             delta.decisions.append(NewDecision(text=text, turns=at))
 
 
-_TEXT_SECTIONS = ("anchors", "open_tasks", "requests", "goals", "decisions", "preferences")
+# the sections a clause may go to (a fact is what fits none of them)
+_TEXT_SECTIONS = tuple(s.name for s in BUILT_IN if s is not FACTS)
 
 
 def _sizes(delta: StateDelta) -> dict[str, int]:
@@ -234,7 +233,7 @@ def _sizes(delta: StateDelta) -> dict[str, int]:
 
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
     """What the clauses of one turn gave other sections (a constraint, a goal...)."""
-    return [getattr(item, "text", None) or item.value for name, n in before.items()
+    return [text_of(item) for name, n in before.items()
             for item in getattr(delta, name)[n:]
             if name != "anchors" or item.kind in ("constraint", "negative_constraint")]
 
