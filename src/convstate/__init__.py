@@ -7,7 +7,14 @@ compact system block. The full history stays in a durable store.
 
 from typing import Any
 
-from .adapters import as_system_message, fill_template, to_anthropic, to_langchain
+from .adapters import (
+    as_system_message,
+    fill_template,
+    from_anthropic,
+    from_langchain,
+    to_anthropic,
+    to_langchain,
+)
 from .config import MemoryConfig
 from .delta import AnchorValue, FieldValue, StateDelta, delta_model
 from .errors import (
@@ -41,7 +48,7 @@ from .state import (
     StateDiff,
 )
 from .store import CompactionRecord, InMemoryStore, SQLiteStore, Store
-from .tokens import TokenCounter
+from .tokens import Counter, TokenCounter
 from .turns import Turn
 from .window import WindowPolicy
 
@@ -70,5 +77,5 @@ __all__ = [
     "TokenCounter", "Turn", "TurnTooLargeError", "Usage", "VersionConflictError",
     "WindowPolicy",
     "as_system_message", "delta_model", "fill_template", "fold", "fold_report", "render",
-    "to_anthropic", "to_langchain",
+    "to_anthropic", "to_langchain", "from_anthropic", "from_langchain", "Counter",
 ]

@@ -14,7 +14,6 @@ from .layout import first_shown, next_start, recent_start
 from .registry import LANGUAGES
 from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
 from .state import ConversationState
-from .tokens import REPLY_PRIMING
 from .window import Entry, cut_entry, fit_raw
 
 if TYPE_CHECKING:
@@ -112,7 +111,7 @@ class Assembler:
     def layout(self) -> tuple[str, list[dict[str, Any]]]:
         """The block and the raw messages of the context (see layout.py)."""
         mem = self.memory
-        state, room = mem._state, mem.policy.budget - REPLY_PRIMING - mem._system_tokens
+        state, room = mem._state, mem.policy.budget - mem.priming - mem._system_tokens
         entries: list[Entry] = [(t.index, msg, n) for t, msg, n in mem._recent]
         # shown raw whatever the block: every unfolded turn, and the last
         # keep_recent_turns user turns (the conversation as it stands)
@@ -160,7 +159,7 @@ class Assembler:
         """Tokens of a context but its raw turns, with the whole block (within its cap)."""
         mem = self.memory
         block = self.block_at(state or mem._state, mem.state_budget, [])[1]
-        return REPLY_PRIMING + mem._system_tokens + block
+        return mem.priming + mem._system_tokens + block
 
     def assemble(self) -> list[dict[str, Any]]:
         """[system prompt] + [state block] + raw turns."""

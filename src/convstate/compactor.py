@@ -24,7 +24,6 @@ from .extract.base import Extraction
 from .fold import fold_report
 from .state import ConversationState
 from .store.base import CompactionRecord
-from .tokens import REPLY_PRIMING
 from .turns import Turn
 from .window import Slot, WindowPolicy, bounded_batch, plan_expiry
 
@@ -204,7 +203,7 @@ class Compactor:
                 return None
             raw = m._raw()
             slots = [Slot(t.index, t.role, n) for t, n in raw]
-            through = plan_expiry(REPLY_PRIMING + m._system_tokens, slots,
+            through = plan_expiry(m.priming + m._system_tokens, slots,
                                   policy or m.policy, force=force)
             if through is None:
                 return None
@@ -269,10 +268,11 @@ class Compactor:
         record.completion_tokens = extraction.completion_tokens
         record.model = extraction.model
         record.notes = "; ".join(extraction.notes) or None
+        record.fallback = extraction.fell_back
         for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
             setattr(record, name, getattr(stats, name))
         block_tokens = m._assembler.render_block(new)[1]
-        record.tokens_after = REPLY_PRIMING + m._system_tokens + block_tokens + sum(
+        record.tokens_after = m.priming + m._system_tokens + block_tokens + sum(
             n for t, n in plan.raw if t.index > plan.through)
         m.store.save_state(m.session_id, new.model_dump(mode="json"), state.version, record)
         return FoldOutcome(record, new)

@@ -18,6 +18,7 @@ from .errors import ConfigError
 from .registry import FORMATS, LANGUAGES
 from .state import ConversationState
 from .store.base import CompactionRecord
+from .tokens import Counter
 from .turns import DEFAULT_MAX_TURN_CHARS
 from .window import BLOCK_SHARE, WindowPolicy, default_reserve
 
@@ -41,6 +42,8 @@ class MemoryConfig:
     background: bool = False
     lease_ttl: float = 120.0
     strict: bool | None = None
+    token_counter: Counter | None = None
+    tool_call_content: str | None = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, WindowPolicy):
@@ -59,6 +62,11 @@ class MemoryConfig:
             budget = int(self.policy.budget * BLOCK_SHARE)
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
             raise ConfigError("state_budget", "expected a positive integer")
+        if self.token_counter is not None and not isinstance(self.token_counter, Counter):
+            raise ConfigError("token_counter", "expected an object with count(text) and "
+                              "message(msg) (see convstate.tokens.Counter)")
+        if self.tool_call_content is not None and not isinstance(self.tool_call_content, str):
+            raise ConfigError("tool_call_content", "expected a string or None")
         if not isinstance(self.lease_ttl, int | float) or self.lease_ttl <= 0:
             raise ConfigError("lease_ttl", "expected a positive number of seconds")
         strict = os.environ.get("CONVSTATE_STRICT") == "1" if self.strict is None \

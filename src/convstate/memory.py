@@ -24,7 +24,7 @@ from .extract.base import Extractor, as_extractor
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
 from .store.sqlite import SQLiteStore
-from .tokens import REPLY_PRIMING, TokenCounter
+from .tokens import Counter, count_messages, counter_for, reply_priming
 from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
 from .window import (
     KEEP_RECENT_TURNS,
@@ -41,10 +41,12 @@ Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
 
 @dataclass
 class Usage:
-    """What extraction cost a session: folds landed and failed, tokens, and a cost."""
+    """What extraction cost a session: folds landed (``fell_back`` of them by a fallback
+    after the extractor failed) and failed, tokens, and a cost."""
 
     folds: int = 0
     failed: int = 0
+    fell_back: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
@@ -63,6 +65,12 @@ class ConversationMemory:
     An extractor's known failure (``ExtractionError``) leaves the turns for a later fold;
     any other exception is a bug, logged at ERROR with its traceback and counted as a
     failed fold, or raised with ``strict=True`` (default: ``CONVSTATE_STRICT=1``).
+
+    Tokens are counted with ``token_counter`` (any ``convstate.tokens.Counter``; by
+    default tiktoken's for ``model``, with a warning when the model is not an OpenAI one
+    and the counts are estimates). A tool-call turn without content is given to the model
+    with ``tool_call_content`` ('' by default; None keeps it null). Without ``store``
+    the history goes to the SQLite file ``convstate.db`` (or ``$CONVSTATE_DB``).
     """
 
     def __init__(
@@ -88,6 +96,8 @@ class ConversationMemory:
         background: bool = False,
         lease_ttl: float = 120.0,
         strict: bool | None = None,
+        token_counter: Counter | None = None,
+        tool_call_content: str | None = "",
     ):
         config = MemoryConfig.from_options(
             context_window=context_window, reply_reserve=reply_reserve,
@@ -95,7 +105,8 @@ class ConversationMemory:
             keep_recent_turns=keep_recent_turns, model=model, system_prompt=system_prompt,
             state_format=state_format, lang=lang, state_budget=state_budget,
             max_turn_chars=max_turn_chars, state_model=state_model, on_fold=on_fold,
-            redact=redact, background=background, lease_ttl=lease_ttl, strict=strict)
+            redact=redact, background=background, lease_ttl=lease_ttl, strict=strict,
+            token_counter=token_counter, tool_call_content=tool_call_content)
         self._start(session_id, store, extractor, config)
 
     @classmethod
@@ -124,15 +135,18 @@ class ConversationMemory:
         self.lease_ttl, self.strict = config.lease_ttl, bool(config.strict)
         self.state_model = config.state_model
         self.delta_model = delta_model(config.state_model)
-        self.counter = TokenCounter(config.model)
+        self.counter: Counter = config.token_counter or counter_for(config.model)
+        self.priming = reply_priming(self.counter)
         self._system_tokens = (self.counter.message(self._system_message())
                                if self.system_prompt else 0)
-        if self._system_tokens + REPLY_PRIMING >= self.policy.budget // 2:
+        if self._system_tokens + self.priming >= self.policy.budget // 2:
             raise ConfigError("system_prompt", f"{self._system_tokens} tokens leave too little "
                               f"of a {self.policy.budget}-token budget")
         self._own_store = store is None or isinstance(store, str | Path)
         if store is None:
             store = os.environ.get("CONVSTATE_DB", "convstate.db")
+            log.info("convstate: session %r is stored in the SQLite file %s (the default; "
+                     "pass store= or set CONVSTATE_DB)", session_id, os.path.abspath(store))
         self.store: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
         self.extractor: Extractor = extractor or default_extractor()
         self._extractor = as_extractor(self.extractor)
@@ -249,6 +263,7 @@ class ConversationMemory:
         for r in self.compactions():
             total.folds += r.error is None
             total.failed += r.error is not None
+            total.fell_back += r.error is None and r.fallback is not None
             total.prompt_tokens += r.prompt_tokens
             total.completion_tokens += r.completion_tokens
             if prices and r.model in prices:
@@ -266,7 +281,7 @@ class ConversationMemory:
         if messages is None:
             with self._lock:
                 messages = self._assembler.assemble()
-        return self.counter.messages(messages)
+        return count_messages(self.counter, messages)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background fold in flight; True when none is left running."""
@@ -338,7 +353,7 @@ class ConversationMemory:
     def _take(self, turns: list[Turn]) -> None:
         for t in turns:
             if t.index > self._last:
-                message = t.message()
+                message = t.message(self.config.tool_call_content)
                 self._recent.append((t, message, self.counter.message(message)))
                 self._last = t.index
 
@@ -390,7 +405,8 @@ class ConversationMemory:
         while through >= 0:  # the folded turns a context may show again, newest last
             tail = self.store.turns(self.session_id, after=max(through - back, -1),
                                     through=through)
-            if (sum(self.counter.message(t.message()) for t in tail) > self.policy.budget
+            if (sum(self.counter.message(t.message(self.config.tool_call_content))
+                    for t in tail) > self.policy.budget
                     or through - back < 0):
                 break
             back *= 4

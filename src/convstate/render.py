@@ -24,7 +24,7 @@ from .fields import describe
 from .lang import pack
 from .registry import FORMATS
 from .state import Anchor, ConversationState, OpenTask
-from .tokens import TokenCounter
+from .tokens import Counter, TokenCounter
 
 # Where the blocks that are not sections stand among the sections' positions (the order
 # rows appear in, not the order they leave: that is the rank).
@@ -59,7 +59,7 @@ class Row:
 
 
 def render(state: ConversationState, format: str = "text", lang: str | None = None,
-           budget: int | None = None, counter: TokenCounter | None = None,
+           budget: int | None = None, counter: Counter | None = None,
            keep_anchors: bool = True, shown_from: int | None = None,
            shown_text: str = "", provenance: bool = False,
            rows: list[Row] | None = None, keep_from: float | None = None) -> str:
@@ -80,7 +80,7 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
 
 
 def render_dropping(state: ConversationState, format: str = "text", lang: str | None = None,
-                    budget: int | None = None, counter: TokenCounter | None = None,
+                    budget: int | None = None, counter: Counter | None = None,
                     keep_anchors: bool = True, shown_from: int | None = None,
                     shown_text: str = "", provenance: bool = False,
                     rows: list[Row] | None = None, keep_from: float | None = None,

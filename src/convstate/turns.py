@@ -10,9 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InvalidMessageError, TurnTooLargeError
 
-Role = Literal["system", "user", "assistant", "tool"]
-ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+Role = Literal["system", "developer", "user", "assistant", "tool"]
+ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool")
 DEFAULT_MAX_TURN_CHARS = 2_000_000
+FIELDS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
+# What the OpenAI SDK puts on a reply besides the message itself: dropped when stored
+# (a refusal's text becomes the content when there is none).
+REPLY_FIELDS = frozenset({"annotations", "refusal", "audio", "function_call",
+                          "reasoning", "reasoning_content"})
 
 
 class Turn(BaseModel):
@@ -22,7 +27,10 @@ class Turn(BaseModel):
 
     index: int = Field(description="Position of the turn in its session, from 0.")
     role: Role
-    content: str | None = None
+    content: str | None = Field(default=None, description=(
+        "The text: the content, or the text parts of a content list joined by newlines."))
+    parts: list[dict[str, Any]] | None = Field(
+        default=None, description="The content as the caller gave it, when a list of parts.")
     name: str | None = None
     tool_calls: list[dict[str, Any]] | None = Field(
         default=None, description="OpenAI tool calls of an assistant turn."
@@ -39,9 +47,13 @@ class Turn(BaseModel):
             return json.dumps(self.tool_calls, ensure_ascii=False, sort_keys=True)
         return ""
 
-    def message(self) -> dict[str, Any]:
-        """The turn as an OpenAI chat message dict."""
-        msg: dict[str, Any] = {"role": self.role, "content": self.content}
+    def message(self, null_content: str | None = None) -> dict[str, Any]:
+        """The turn as an OpenAI chat message dict, content parts as given; a tool call
+        without content has ``null_content`` (a context uses '': many servers refuse
+        null)."""
+        content: Any = self.parts if self.parts is not None else self.content
+        msg: dict[str, Any] = {"role": self.role,
+                               "content": null_content if content is None else content}
         if self.name is not None:
             msg["name"] = self.name
         if self.tool_calls is not None:
@@ -54,13 +66,23 @@ class Turn(BaseModel):
 def check_message(
     msg: Any, max_chars: int = DEFAULT_MAX_TURN_CHARS
 ) -> dict[str, Any]:
-    """Validate an OpenAI-style message dict; return the fields a Turn stores.
+    """Validate an OpenAI-style message (a dict, an OpenAI SDK message object or its
+    dump, or a LangChain message); return the fields a Turn stores.
 
     Raises InvalidMessageError naming the field, before anything is written.
     """
+    if type(msg).__module__.startswith("langchain_core."):  # a LangChain message object
+        from .adapters import from_langchain
+        msg = from_langchain([msg])[0]
+    elif not isinstance(msg, dict) and callable(getattr(msg, "model_dump", None)):
+        msg = msg.model_dump(exclude_none=True)  # an OpenAI SDK message
     if not isinstance(msg, dict):
         raise InvalidMessageError("message", f"expected a dict, got {type(msg).__name__}")
-    unknown = set(msg) - {"role", "content", "name", "tool_calls", "tool_call_id"}
+    if REPLY_FIELDS & msg.keys():
+        if not msg.get("content") and isinstance(msg.get("refusal"), str):
+            msg = dict(msg, content=msg["refusal"])
+        msg = {k: v for k, v in msg.items() if k not in REPLY_FIELDS}
+    unknown = set(msg) - FIELDS
     if unknown:
         raise InvalidMessageError(sorted(unknown)[0], "unknown message field")
     if "role" not in msg:
@@ -68,8 +90,10 @@ def check_message(
     role = msg["role"]
     if role not in ROLES:
         raise InvalidMessageError("role", f"unknown role {role!r}; expected one of {ROLES}")
-    content = msg.get("content")
+    content, parts = msg.get("content"), None
     tool_calls = msg.get("tool_calls")
+    if isinstance(content, list):
+        parts, content = content, _parts_text(content)
     if content is not None and not isinstance(content, str):
         raise InvalidMessageError(
             "content", f"expected a string, got {type(content).__name__}"
@@ -92,11 +116,13 @@ def check_message(
     if name is not None and not isinstance(name, str):
         raise InvalidMessageError("name", f"expected a string, got {type(name).__name__}")
     _check_text({"content": content, "name": name, "tool_call_id": msg.get("tool_call_id"),
-                 "tool_calls": _as_json(tool_calls) if tool_calls is not None else None},
+                 "tool_calls": _as_json(tool_calls) if tool_calls is not None else None,
+                 "parts": _as_json(parts, "content") if parts is not None else None},
                 max_chars)
     return {
         "role": role,
         "content": content,
+        "parts": parts,
         "name": name,
         "tool_calls": tool_calls,
         "tool_call_id": msg.get("tool_call_id"),
@@ -114,11 +140,26 @@ def _check_tool_calls(tool_calls: Any) -> None:
             raise InvalidMessageError(f"tool_calls[{i}].function", "needs a function name")
 
 
-def _as_json(tool_calls: list[Any]) -> str:
+def _parts_text(parts: list[Any]) -> str:
+    """The text parts of a content list, joined (what an extractor reads)."""
+    if not parts:
+        raise InvalidMessageError("content", "an empty list of parts")
+    texts = []
+    for i, part in enumerate(parts):
+        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+            raise InvalidMessageError(f"content[{i}]", "each part needs a string type")
+        if part["type"] == "text":
+            if not isinstance(part.get("text"), str):
+                raise InvalidMessageError(f"content[{i}].text", "a text part needs its text")
+            texts.append(part["text"])
+    return "\n".join(texts)
+
+
+def _as_json(value: list[Any], field: str = "tool_calls") -> str:
     try:
-        return json.dumps(tool_calls, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
-        raise InvalidMessageError("tool_calls", f"not JSON: {exc}") from None
+        raise InvalidMessageError(field, f"not JSON: {exc}") from None
 
 
 def _check_text(fields: dict[str, Any], max_chars: int) -> None:

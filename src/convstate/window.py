@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
-from .tokens import TokenCounter
+from .tokens import Counter, truncate
 
 MIN_WINDOW = 256
 Entry = tuple[int, dict[str, Any], int]  # a turn as a context takes it: (index, message, tokens)
@@ -146,7 +146,7 @@ class Fitted:
 
 
 def fit_raw(turns: list[Entry], available: int,
-            counter: TokenCounter) -> Fitted:
+            counter: Counter) -> Fitted:
     """Keep the newest whole turn groups that fit in ``available`` tokens.
 
     ``turns`` holds (index, message, tokens). A group is a turn, or an assistant tool call
@@ -190,7 +190,7 @@ def notice_message(omitted: list[int]) -> dict[str, Any]:
             f"({span}) are left out of this context; they are kept in the store."}
 
 
-def _notice_tokens(counter: TokenCounter, needed: bool) -> int:
+def _notice_tokens(counter: Counter, needed: bool) -> int:
     return counter.message(notice_message([10**9, 10**9])) if needed else 0
 
 
@@ -204,7 +204,7 @@ def _groups(turns: list[Entry]) -> list[list[Any]]:
     return groups
 
 
-def cut_entry(entry: Entry, room: int, counter: TokenCounter
+def cut_entry(entry: Entry, room: int, counter: Counter
               ) -> Entry | None:
     """A plain turn cut (with a visible marker) to ``room`` tokens; None when nothing of
     it fits or it is a tool call or result (those are never cut apart)."""
@@ -216,7 +216,7 @@ def cut_entry(entry: Entry, room: int, counter: TokenCounter
 
 
 def _shrink(group: list[Entry], room: int,
-            counter: TokenCounter) -> tuple[list[Any], list[int]]:
+            counter: Counter) -> tuple[list[Any], list[int]]:
     """Cut the group's messages, largest first, until the group fits in ``room`` tokens
     (a tool call's results are cut together with it, never dropped from it)."""
     group = list(group)
@@ -232,7 +232,7 @@ def _shrink(group: list[Entry], room: int,
         marker = f"\n…[convstate: turn #{index} cut here; the full text is kept in the store]"
         keep = room - others - (tokens - counter.count(content)) - counter.count(marker)
         while True:  # a cut can merge with the marker into one more token: shrink to fit
-            cut_msg = dict(msg, content=counter.truncate(content, max(keep, 0)) + marker)
+            cut_msg = dict(msg, content=truncate(counter, content, max(keep, 0)) + marker)
             size = counter.message(cut_msg)
             if others + size <= room or keep <= 0:
                 break

@@ -7,6 +7,7 @@ is not an extraction-quality model.
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import time
 import urllib.request
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -57,6 +59,17 @@ def wait_ready(base_url: str, timeout: float = 120.0, proc: subprocess.Popen[byt
         except OSError:
             time.sleep(0.5)
     raise TimeoutError(f"no answer from {base_url} after {timeout:.0f} s")
+
+
+def served_prompt_tokens(base_url: str, messages: list[dict[str, Any]],
+                         timeout: float = 300.0) -> int:
+    """The server's own count of a request's prompt (``usage.prompt_tokens`` of a
+    one-token completion): the check of any counter against what the model sees."""
+    body = json.dumps({"model": "local", "messages": messages, "max_tokens": 1}).encode()
+    req = urllib.request.Request(f"{base_url}/chat/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return int(json.load(r)["usage"]["prompt_tokens"])
 
 
 class LocalServer:

@@ -30,6 +30,8 @@ class CompactionRecord(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     notes: str | None = Field(default=None, description="e.g. a fallback after LLM faults.")
+    fallback: str | None = Field(default=None, description=(
+        "Why the extractor failed when a fallback extractor folded the turns instead."))
     error: str | None = Field(default=None, description="Why the fold did not land.")
 
 

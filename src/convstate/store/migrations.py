@@ -55,10 +55,16 @@ def _named_versions(d: Dialect) -> Iterator[str]:
     yield "UPDATE schema_version SET name = 'tables' WHERE version = 1"
 
 
+def _content_parts(d: Dialect) -> Iterator[str]:
+    # a content given as a list of parts (text, images) is kept as the caller gave it
+    yield "ALTER TABLE turns ADD COLUMN parts TEXT"
+
+
 NAMED_FROM = 2  # from this migration on, schema_version has a name and a time
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables", _tables),
     Migration(2, "named versions", _named_versions),
+    Migration(3, "content parts", _content_parts),
 )
 
 # The bookkeeping table exists before any migration (it records them).

@@ -16,7 +16,11 @@ from ..turns import Turn
 from .base import CompactionRecord
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
-_TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at"
+_TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
+
+
+def _json(value: list[Any] | None) -> str | None:
+    return json.dumps(value, ensure_ascii=False) if value else None
 
 
 class SQLStore:
@@ -52,11 +56,10 @@ class SQLStore:
                              "WHERE session_id={p}", (session_id,)).fetchone()[0]
             turn = Turn(index=idx, **fields)
             db.execute(
-                "INSERT INTO turns (session_id, idx, role, content, name, tool_calls, "
-                "tool_call_id, created_at) VALUES ({p},{p},{p},{p},{p},{p},{p},{p})",
-                (session_id, idx, turn.role, turn.content, turn.name,
-                 json.dumps(turn.tool_calls, ensure_ascii=False) if turn.tool_calls else None,
-                 turn.tool_call_id, turn.created_at.isoformat()))
+                f"INSERT INTO turns (session_id, {_TURN_COLUMNS}) "
+                "VALUES ({p},{p},{p},{p},{p},{p},{p},{p},{p})",
+                (session_id, idx, turn.role, turn.content, turn.name, _json(turn.tool_calls),
+                 turn.tool_call_id, turn.created_at.isoformat(), _json(turn.parts)))
         return turn
 
     def turns(self, session_id: str, after: int = -1, through: int | None = None) -> list[Turn]:
@@ -66,7 +69,8 @@ class SQLStore:
                           "AND idx>{p} AND idx<={p} ORDER BY idx", (session_id, after, upper))
         return [Turn(index=r[0], role=r[1], content=r[2], name=r[3],
                      tool_calls=json.loads(r[4]) if r[4] else None, tool_call_id=r[5],
-                     created_at=datetime.fromisoformat(r[6])) for r in rows]
+                     created_at=datetime.fromisoformat(r[6]),
+                     parts=json.loads(r[7]) if r[7] else None) for r in rows]
 
     def turn_count(self, session_id: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
