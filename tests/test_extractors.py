@@ -71,6 +71,30 @@ def test_a_hybrid_composes_any_two_extractors() -> None:
     assert out.extractor == "hybrid"
 
 
+class Silent:
+    """A model that answers with nothing, as a tiny one often does."""
+
+    name = "silent"
+
+    def extract(self, turns, index, delta_model=StateDelta):
+        return Extraction(delta=delta_model(), extractor=self.name)
+
+
+def test_a_hybrid_never_holds_less_than_the_rules() -> None:
+    turns = make_turns(("user", "I want a refund to my card, it must be done today. "
+                                "This is terrible, I am angry!"),
+                       ("assistant", "I will check the refund for you."))
+    ruled = RuleExtractor().extract(turns, []).delta
+    out = HybridExtractor(Silent()).extract(turns, [])
+    filled = [n for n in type(ruled).model_fields
+              if n not in ("anchors", "language") and getattr(ruled, n) not in (None, [])]
+    assert {"goals", "sentiment"} <= set(filled)  # the rules found these
+    for name in filled:
+        assert getattr(out.delta, name) == getattr(ruled, name), name
+    assert any("left" in n and "rules' items kept" in n for n in out.notes)
+    assert out.fell_back is None  # the model answered: not a fallback
+
+
 def test_a_bug_is_logged_with_its_traceback_and_counted(caplog) -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), extractor=Buggy(),
                              context_window=400, strict=False)

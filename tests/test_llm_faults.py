@@ -43,7 +43,7 @@ def drive(extractor, messages=MESSAGES) -> ConversationMemory:
     for m in messages:
         mem.add_message(m)
         ctx = mem.context()  # must never raise
-        assert mem.counter.messages(ctx) <= mem.policy.budget
+        assert mem.tokens(ctx) <= mem.policy.budget
     assert [t.message() for t in mem.history()] == messages  # nothing lost
     return mem
 
@@ -59,8 +59,10 @@ def test_fault_is_retried_then_folded_by_the_rules(server_factory, fault, words)
     mem = drive(HybridExtractor(llm))
     log = mem.compactions()
     assert log and all(r.error is None for r in log)
+    u = mem.usage()  # every fold landed, each by the rules after the model failed
+    assert (u.folds, u.fell_back, u.failed) == (len(log), len(log), 0)
     for r in log:
-        assert r.extractor == "rules (llm fallback)"
+        assert r.extractor == "rules (llm fallback)" and words in r.fallback
         assert "llm failed" in r.notes and words in r.notes
     # retried: more requests than folds (instructor re-asks with the error fed back)
     assert len(server.bodies) >= 2 * len(log)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 import os
 import threading
 import time
@@ -31,6 +32,11 @@ from ..state import ConversationState, IndexEntry
 from ..turns import Turn
 from .base import BaseExtractor, Extraction, Extractor, as_extractor
 from .rules import RuleExtractor
+
+# instructor logs each failed call at ERROR; with no logging configured Python prints that
+# to stderr. convstate reports the failure itself (fold log, fallback notes), so
+# instructor's records only go where the application's logging sends them.
+logging.getLogger("instructor").addHandler(logging.NullHandler())
 
 RETRY_AFTER_CAP = 10.0  # seconds: a server asking for a longer pause is not waited for
 MODES = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON,
@@ -346,17 +352,25 @@ class HybridExtractor(BaseExtractor):
         await self.rules.aclose()
 
     def _merge(self, ruled: Extraction, proposed: Extraction) -> Extraction:
-        """The model's delta with the rules' anchors added (and the rules' values for
-        fields the model left empty); a fallback's answer keeps its own name."""
+        """The model's delta with the rules' anchors added, and the rules' items of every
+        section the model left empty (a small model often answers with little): the
+        hybrid never holds less than the rules alone. A fallback's answer is its own."""
         if proposed.fell_back is not None:
             return proposed
-        update = {"anchors": ruled.delta.anchors + proposed.delta.anchors,
-                  "language": ruled.delta.language or proposed.delta.language}
-        for name in type(ruled.delta).model_fields.keys() - StateDelta.model_fields.keys():
-            if getattr(proposed.delta, name) in (None, []):  # the rules' cue, if the LLM
-                update[name] = getattr(ruled.delta, name)   # left a field empty
+        update: dict[str, Any] = {"anchors": ruled.delta.anchors + proposed.delta.anchors,
+                                  "language": ruled.delta.language or proposed.delta.language}
+        kept = []
+        for name in type(ruled.delta).model_fields.keys() - update.keys():
+            theirs = getattr(ruled.delta, name)
+            if getattr(proposed.delta, name) in (None, []) and theirs not in (None, []):
+                update[name] = theirs
+                kept.append(name)
+        notes = ruled.notes + proposed.notes
+        if kept:
+            notes.append("the model left " + ", ".join(sorted(kept)) + " empty: the rules' "
+                         "items kept")
         delta = proposed.delta.model_copy(update=update)
         return Extraction(delta=delta, extractor=self.name,
                           prompt_tokens=proposed.prompt_tokens,
                           completion_tokens=proposed.completion_tokens, model=proposed.model,
-                          notes=ruled.notes + proposed.notes)
+                          notes=notes)
