@@ -8,8 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import convstate
 from convstate import ConversationMemory
 from convstate.cli import load_demo, schema_files
+from convstate.store.migrations import MIGRATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,12 +22,14 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
                                                                 "PATH": "/usr/bin:/bin"})
 
 
-def test_demo_keeps_every_exact_value_in_a_small_window() -> None:
-    out = run("demo")
+def test_demo_keeps_every_exact_value_in_a_small_window(tmp_path: Path) -> None:
+    out = run("demo", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "48/48" in text and text.count("fold v") >= 3
-    block = text.split("state block")[1].split("where each")[0]
+    # the block and the token summary come last, where a terminal leaves them in view
+    block = re.split(r"─+ tokens ─+", text.split("state block")[1])[0]
+    assert text.rstrip().splitlines()[-1].startswith("stored in")
     where = dict(re.findall(r'^\w+: (".*?") -> (.+)$', text, re.M))
     for value in ("DD20240315889", "139-8765-4321", "我不要换货", "500元", "必须今天处理完"):
         place = where[json.dumps(value, ensure_ascii=False)]
@@ -33,7 +37,7 @@ def test_demo_keeps_every_exact_value_in_a_small_window() -> None:
         assert (place == "block") == (f'"{value}"' in block), value
     # the changed phone: the old number is no longer in the block, only in the state JSON
     assert "13812345678" not in block
-    state = json.loads(text.split("state JSON")[1].split("\n", 1)[1])
+    state = json.loads(text.split("state JSON")[1].split("\n", 1)[1].split("\n─")[0])
     old = [a for a in state["anchors"] if a["value"] == "13812345678"]
     assert old and old[0]["status"] == "superseded"
     m = re.search(r"context: (\d+) tokens \(peak (\d+), budget (\d+).*full history: (\d+)",
@@ -41,14 +45,24 @@ def test_demo_keeps_every_exact_value_in_a_small_window() -> None:
     assert m, text
     context, peak, budget, full = map(int, m.groups())
     assert peak <= budget < full and context < full
+    # the demo's store file opens in `convstate inspect`, with the session it names
+    session, store = re.search(r"convstate inspect (\S+) --store (\S+)", text).groups()
+    shown = run("inspect", session, "--store", store, cwd=tmp_path)
+    assert shown.returncode == 0 and "compaction log" in shown.stdout, shown.stderr
+    assert "state JSON" not in run("demo", "--window", "4000", cwd=tmp_path).stdout
 
 
-def test_demo_in_english() -> None:
-    out = run("demo", "--lang", "en", "--format", "xml", "--window", "600")
+def test_version() -> None:
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"convstate {convstate.__version__}"
+
+
+def test_demo_in_english(tmp_path: Path) -> None:
+    out = run("demo", "--lang", "en", "--format", "xml", "--window", "600", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "<conversation_state" in out.stdout and "SR-20240315-889" in out.stdout
     assert "(628) 555-0199" in out.stdout
-    text = run("demo", "--lang", "en", "--window", "400").stdout
+    text = run("demo", "--lang", "en", "--window", "400", cwd=tmp_path).stdout
     assert '- [assistant] "' in text  # printed as data: rich reads no markup in the block
 
 
@@ -94,7 +108,8 @@ def test_inspect_and_migrate(tmp_path: Path) -> None:
     from convstate import ConversationMemory
 
     db = tmp_path / "ops.db"
-    assert run("migrate", "--store", str(db)).stdout.strip().endswith("schema version 2")
+    assert run("migrate", "--store", str(db)).stdout.strip().endswith(
+        f"schema version {len(MIGRATIONS)}")
     with ConversationMemory("case-1", store=db, context_window=1000) as mem:
         mem.add_messages(load_demo("zh")["messages"])
         mem.compact()

@@ -40,15 +40,21 @@ def test_readme_commands_run(command: str, tmp_path: Path) -> None:
     assert out.stdout.strip()
 
 
-def test_readme_python_runs_in_order(tmp_path: Path) -> None:
-    code = "\n".join(blocks("python"))
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    assert "SR-20240315-889" in out.stdout
-    assert "I don't want an exchange" in out.stdout
+def test_every_readme_python_block_runs_as_written(tmp_path: Path) -> None:
+    # each block on its own (as a reader pastes it), in order, in one folder
+    outputs = []
+    for k, code in enumerate(blocks("python")):
+        out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, f"README python block {k + 1}:\n{out.stderr}"
+        outputs.append(out.stdout)
+    stdout = "\n".join(outputs)
+    assert "SR-20240315-889" in stdout
+    assert "I don't want an exchange" in stdout
     assert (tmp_path / "support.db").exists()
-    assert "['I want to complain: order SR-7 came broken.'] open" in out.stdout
+    assert "['I want to complain: order SR-7 came broken.'] open" in stdout
+    assert "Never promise a refund date. ['user', 'assistant']" in stdout
+    assert "\n14\n" in stdout
 
 
 def test_quickstart_example(tmp_path: Path) -> None:

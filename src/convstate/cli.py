@@ -6,19 +6,27 @@ import argparse
 import importlib
 import importlib.util
 import json
-import logging
 import os
 import re
 import sys
+from datetime import datetime
 from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.text import Text
 
+from . import __version__
 from .delta import delta_model
 from .errors import ConfigError, ConvStateError
 from .extract import Extractor, RuleExtractor
@@ -28,7 +36,7 @@ from .render import render
 from .state import ConversationState
 from .store import open_store
 from .store.base import CompactionRecord
-from .store.sqlite import InMemoryStore
+from .store.sqlite import InMemoryStore, SQLiteStore
 from .window import BLOCK_SHARE, KEEP_RECENT_TURNS, MIN_WINDOW, TARGET_RATIO, TRIGGER_RATIO
 
 
@@ -67,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="convstate", description=__doc__)
+    p.add_argument("--version", action="version", version=f"convstate {__version__}")
     sub = p.add_subparsers(metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="fold the built-in after-sales conversation offline")
@@ -79,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="extract with an LLM too (hybrid): 'local' starts the bundled "
                            "model, or an OpenAI-compatible base URL")
     demo.add_argument("--model", default=None, help="model name for --llm URL")
+    demo.add_argument("--store", default="convstate-demo.db",
+                      help="the SQLite file the demo writes (open it with convstate inspect)")
+    demo.add_argument("--json", action="store_true", help="print the state JSON too")
     demo.set_defaults(run=_demo)
 
     serve = sub.add_parser("serve-local", help="serve the bundled SmolLM2 model on 127.0.0.1 "
@@ -159,7 +171,6 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
     out = _console()
     extractor: Extractor = RuleExtractor()
     if base_url:
-        logging.getLogger("instructor").setLevel(logging.CRITICAL)  # the log says it once
         from .extract.llm import HybridExtractor, LLMExtractor
 
         extractor = HybridExtractor(LLMExtractor(base_url=base_url, model=model))
@@ -177,39 +188,49 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
                if r.prompt_tokens else "") + (f" [{r.notes}]" if r.notes else "")
             + (f" [error: {r.error}]" if r.error else ""))
 
+    # a new session per run, in a file `convstate inspect` can open afterwards
+    session = f"demo-{args.lang}-{datetime.now():%Y%m%d-%H%M%S}"
     mem = ConversationMemory(
-        f"demo-{args.lang}", store=InMemoryStore(), context_window=args.window,
+        session, store=SQLiteStore(args.store), context_window=args.window,
         system_prompt=demo["system_prompt"], keep_recent_turns=args.keep,
         state_format=args.format, on_fold=on_fold, extractor=extractor)
     peak = 0
-    with Progress(TextColumn("[bold]turns"), BarColumn(), MofNCompleteColumn(),
-                  console=out, transient=False) as progress:
+    # the spinner and the clock keep moving while a slow (LLM) fold runs
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=out,
+                  transient=False) as progress:
         task = progress.add_task("turns", total=len(messages))
-        for msg in messages:
+        for k, msg in enumerate(messages):
             mem.add_message(msg)
+            progress.update(task, description=f"turn {k}: context (folds when due)")
             peak = max(peak, mem.tokens(mem.context()))
             progress.advance(task)
+        progress.update(task, description="turns")
     context = mem.context()
     full = [{"role": "system", "content": demo["system_prompt"]}] + [
         t.message() for t in mem.history()]
-    out.rule("state block")
-    out.print(mem.render())
+    if args.json:
+        out.rule("state JSON")
+        out.print_json(mem.state.model_dump_json())
     out.rule("where each exact value is (mem.where)")
     places = {"raw": "raw turns", "block": "block", "state": "state only"}
     for a in mem.state.active_anchors():
         where = mem.where(a.value)
         out.print(f"{a.key}: {json.dumps(a.value, ensure_ascii=False)} -> "
                   f"{places.get(where, where)}")
+    out.rule("state block")
+    out.print(mem.render())
     out.rule("tokens")
+    if base_url:
+        u = mem.usage()
+        out.print(f"extractor usage: {u.folds} folds ({u.fell_back} of them by the rules "
+                  f"after the model failed; {u.failed} failed), "
+                  f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens")
     out.print(f"context: {mem.tokens(context)} tokens (peak {peak}, budget "
               f"{mem.policy.budget} of a {mem.policy.context_window} window); full history: "
               f"{mem.tokens(full)} tokens in {len(full) - 1} turns")
-    if base_url:
-        u = mem.usage()
-        out.print(f"extractor usage: {u.folds} folds ({u.failed} failed), "
-                  f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens")
-    out.rule("state JSON")
-    out.print_json(mem.state.model_dump_json())
+    out.print(f"stored in {args.store}: convstate inspect {session} --store {args.store}")
+    mem.close()
     return 0
 
 
@@ -246,14 +267,15 @@ def _inspect(args: argparse.Namespace) -> int:
     for v, wm, at in store.versions(args.session):
         versions.add_row(str(v), str(wm), str(at))
     out.print(versions)
-    log = Table(title="compaction log")
-    for col in ("turns", "extractor", "version", "tokens", "+added", "merged", "rejected",
-                "extractor tokens", "notes / error"):
-        log.add_column(col)
+    log = Table(title="compaction log (items: +added ~merged x rejected)")
+    for col in ("turns", "v", "context", "items", "extractor"):
+        log.add_column(col, no_wrap=True)
+    log.add_column("notes / error", ratio=1)
     for r in store.compactions(args.session):
-        log.add_row(f"#{r.first_turn}-#{r.last_turn}", r.extractor, str(r.version or "-"),
-                    f"{r.tokens_before}->{r.tokens_after}", str(r.added), str(r.deduplicated),
-                    str(r.rejected), f"{r.prompt_tokens}+{r.completion_tokens}",
+        spent = f" {r.prompt_tokens}+{r.completion_tokens}" if r.prompt_tokens else ""
+        log.add_row(f"#{r.first_turn}-#{r.last_turn}", str(r.version or "-"),
+                    f"{r.tokens_before}->{r.tokens_after}",
+                    f"+{r.added} ~{r.deduplicated} x{r.rejected}", r.extractor + spent,
                     Text(_printable((r.error or r.notes or "")[:60])))
     out.print(log)
     out.rule("state")
@@ -311,9 +333,9 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
                "context_tokens", "history_tokens",
                "extractor_prompt_tokens", "duplicates", "rejected_anchors",
                "sentiment_accuracy", "sentiment_macro_f1")
-    table.add_column("metric")
-    for method in result["summary"]:
-        table.add_column(method, justify="right")
+    table.add_column("metric", no_wrap=True)
+    for method in result["summary"]:  # two-line headers: the table fits 80 columns
+        table.add_column(method.replace("_", "\n"), justify="right", no_wrap=True)
     for metric in metrics:
         table.add_row(metric, *[_cell(s.get(metric)) for s in result["summary"].values()])
     out.print(table)
