@@ -57,9 +57,13 @@ def test_tool_fields_round_trip(store, sid) -> None:
     calls = [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
     store.append(sid, {"role": "assistant", "content": None, "tool_calls": calls})
     store.append(sid, {"role": "tool", "content": "ok", "tool_call_id": "c1", "name": "f"})
-    a, b = store.turns(sid)
+    parts = [{"type": "text", "text": "看图"}, {"type": "image_url",
+                                              "image_url": {"url": "data:image/png;base64,AA"}}]
+    store.append(sid, {"role": "developer", "content": "看图", "parts": parts})
+    a, b, c = store.turns(sid)
     assert a.tool_calls == calls and a.content is None
     assert (b.tool_call_id, b.name) == ("c1", "f")
+    assert (c.role, c.content, c.parts) == ("developer", "看图", parts)
 
 
 def test_concurrent_appends_never_share_an_index(store, sid) -> None:

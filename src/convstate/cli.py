@@ -153,7 +153,9 @@ def _demo(args: argparse.Namespace) -> int:
     if args.llm == "local":
         from .extract.local import LocalServer
 
-        with LocalServer() as server:
+        with _console().status("starting the local model (llama.cpp)..."):
+            server = LocalServer().__enter__()
+        with server:
             return _run_demo(args, server.base_url, "local")
     return _run_demo(args, args.llm, args.model)
 
