@@ -66,6 +66,19 @@ def test_tool_fields_round_trip(store, sid) -> None:
     assert (c.role, c.content, c.parts) == ("developer", "看图", parts)
 
 
+def test_erase_removes_one_session_everywhere(store, sid) -> None:
+    other = sid + "-other"
+    for s in (sid, other):
+        store.append(s, {"role": "user", "content": "13912345678"})
+        store.save_state(s, {"version": 1, "folded_through": 0}, 0,
+                         CompactionRecord(session_id=s))
+    assert store.acquire_lease(sid, "me", 30)
+    assert store.erase(sid) == 1
+    assert (store.turn_count(sid), store.load_state(sid), store.compactions(sid)) == (0, None, [])
+    assert store.lease_holder(sid) is None and sid not in store.sessions()
+    assert store.turn_count(other) == 1 and store.load_state(other)["version"] == 1
+
+
 def test_concurrent_appends_never_share_an_index(store, sid) -> None:
     def write(k: int) -> None:
         for i in range(20):

@@ -32,6 +32,7 @@ from .extract import BaseExtractor, Extraction, Extractor, RuleExtractor
 from .fields import AnchorOf, Cue, Keyed, Label, Latest, SetOnce
 from .fold import FoldStats, fold, fold_report
 from .memory import ConversationMemory, Usage
+from .oneshot import compress
 from .render import render
 from .sections import Fact, Item, New, Request, Section
 from .state import (
@@ -77,5 +78,5 @@ __all__ = [
     "TokenCounter", "Turn", "TurnTooLargeError", "Usage", "VersionConflictError",
     "WindowPolicy",
     "as_system_message", "delta_model", "fill_template", "fold", "fold_report", "render",
-    "to_anthropic", "to_langchain", "from_anthropic", "from_langchain", "Counter",
+    "to_anthropic", "to_langchain", "from_anthropic", "from_langchain", "Counter", "compress",
 ]

@@ -108,6 +108,20 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
     comp.set_defaults(run=_compress)
 
+    srv = sub.add_parser("serve", help="serve sessions over HTTP for bots in any language "
+                         "(needs convstate[serve]; token from CONVSTATE_API_TOKEN)")
+    srv.add_argument("--store", default=None, help="a SQLite path or postgresql:// DSN")
+    srv.add_argument("--host", default="127.0.0.1")
+    srv.add_argument("--port", type=int, default=8080)
+    srv.add_argument("--window", type=int, default=8192, help="default context window")
+    srv.add_argument("--model", default="gpt-4o-mini", help="the model whose tokens count")
+    srv.add_argument("--foreground", action="store_true",
+                     help="fold before answering (default: in the background)")
+    srv.add_argument("--max-body", type=int, default=1_000_000, help="bytes per request")
+    srv.add_argument("--openapi", type=Path, default=None, metavar="FILE",
+                     help="write the OpenAPI schema to FILE and exit")
+    srv.set_defaults(run=_serve)
+
     inspect = sub.add_parser("inspect", help="show a session: turns, state versions, "
                              "compaction log, current state")
     inspect.add_argument("session")
@@ -242,6 +256,33 @@ def _open(target: str, create: bool = False, readonly: bool = False) -> Any:
             and not Path(target).exists():
         raise ConfigError("store", f"{target} does not exist")
     return open_store(target, readonly=readonly)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .service import check_exposure, create_app
+    except ImportError:
+        raise ConfigError("serve", "needs FastAPI and uvicorn: pip install "
+                          "'convstate[serve]'") from None
+    token = os.environ.get("CONVSTATE_API_TOKEN") or None
+    if args.openapi is not None:
+        app = create_app(InMemoryStore(), token=token)
+        args.openapi.write_text(json.dumps(app.openapi(), indent=1, sort_keys=True) + "\n",
+                                "utf-8")
+        print(args.openapi)
+        return 0
+    if args.store is None:
+        raise ConfigError("store", "required: a SQLite path or postgresql:// DSN")
+    check_exposure(args.host, token)
+    app = create_app(_open(args.store, create=True), token=token, window=args.window,
+                     model=args.model, background=not args.foreground,
+                     max_body=args.max_body)
+    print(f"serving {args.store} at http://{args.host}:{args.port}/v1 "
+          f"({'token required' if token else 'no token: loopback only'})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
 
 
 def _inspect(args: argparse.Namespace) -> int:

@@ -46,15 +46,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_ready(base_url: str, timeout: float = 120.0, proc: subprocess.Popen[bytes] | None = None
-               ) -> None:
-    """Block until ``GET {base_url}/models`` answers; fail early if ``proc`` died."""
+def wait_ready(base_url: str, timeout: float = 120.0, proc: subprocess.Popen[bytes] | None = None,
+               path: str = "/models") -> None:
+    """Block until ``GET {base_url}{path}`` answers; fail early if ``proc`` died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"the model server exited with code {proc.returncode}")
         try:
-            with urllib.request.urlopen(f"{base_url}/models", timeout=2):
+            with urllib.request.urlopen(f"{base_url}{path}", timeout=2):
                 return
         except OSError:
             time.sleep(0.5)

@@ -64,6 +64,14 @@ class PostgresStore(SQLStore):
         except self._errors as exc:
             raise self._failed("read", exc) from exc
 
+    def _scrub(self) -> None:
+        """Deleted rows stay in the tables' pages as dead tuples until a vacuum."""
+        try:
+            with self._pool.connection() as conn:  # autocommit: VACUUM needs no transaction
+                conn.execute("VACUUM turns, states, compactions, leases")
+        except self._errors as exc:
+            raise self._failed("vacuum", exc) from exc
+
     def _failed(self, what: str, exc: Exception) -> StoreError:
         where = re.sub(r"//[^@/]*@", "//", self.dsn)  # never print a password
         rolled_back = "; nothing was half-written" if what == "write" else ""

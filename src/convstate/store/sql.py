@@ -72,6 +72,20 @@ class SQLStore:
                      created_at=datetime.fromisoformat(r[6]),
                      parts=json.loads(r[7]) if r[7] else None) for r in rows]
 
+    def erase(self, session_id: str) -> int:
+        """Delete every turn, state, log line and lease of a session, for a privacy
+        request (the one exception to append-only); the number of turns erased."""
+        with self._tx(session_id) as db:
+            n = db.execute("SELECT COUNT(*) FROM turns WHERE session_id={p}",
+                           (session_id,)).fetchone()[0]
+            for table in ("turns", "states", "compactions", "leases"):
+                db.execute(f"DELETE FROM {table} WHERE session_id={{p}}", (session_id,))
+        self._scrub()
+        return int(n)
+
+    def _scrub(self) -> None:
+        """After an erase: whatever the database keeps of deleted rows elsewhere."""
+
     def turn_count(self, session_id: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
                               (session_id,))[0][0])

@@ -46,6 +46,7 @@ class SQLiteStore(SQLStore):
             if self.path != ":memory:":
                 self._retry(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
             self._db.execute("PRAGMA synchronous=FULL")  # a stored turn survives a power cut
+            self._db.execute("PRAGMA secure_delete=ON")  # an erased turn leaves no bytes
         except sqlite3.Error as exc:  # not a database, a folder, no permission...
             raise self._failed("open", exc) from exc
         self.migrate()
@@ -86,6 +87,12 @@ class SQLiteStore(SQLStore):
             return self._retry(lambda: self._db.execute(sql, args).fetchall())
         except sqlite3.Error as exc:
             raise self._failed("read", exc) from exc
+
+    def _scrub(self) -> None:
+        """Erased rows may still sit in the write-ahead log: fold it into the (zeroed)
+        file and empty it."""
+        if self.path != ":memory:":
+            self._retry(lambda: self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
 
     def _failed(self, what: str, exc: sqlite3.Error) -> StoreError:
         rolled_back = "; nothing was half-written" if what == "write" else ""

@@ -1,0 +1,202 @@
+"""`convstate serve`: the HTTP API, tested over real HTTP against the command itself
+(uvicorn in a subprocess, a real SQLite file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+from convstate import ConversationMemory, InMemoryStore  # noqa: E402
+from convstate.cli import load_demo  # noqa: E402
+from convstate.extract.local import free_port, wait_ready  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "t0ken-for-tests"
+
+
+class Client:
+    def __init__(self, base: str, token: str | None = TOKEN):
+        self.base, self.token = base, token
+
+    def call(self, method: str, path: str, body: object = None,
+             raw: bytes | None = None) -> tuple[int, dict]:
+        data = raw if raw is not None else (
+            json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        if self.token:
+            req.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as err:
+            return err.code, json.load(err)
+
+
+def serve(tmp_path: Path, *extra: str, token: str | None = TOKEN
+          ) -> Iterator[tuple[Client, Path]]:
+    port, db = free_port(), tmp_path / "service.db"
+    env = dict(os.environ, CONVSTATE_API_TOKEN=token or "")
+    proc = subprocess.Popen([sys.executable, "-m", "convstate.cli", "serve", "--store", str(db),
+                             "--port", str(port), *extra], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_ready_health(base, proc)
+        yield Client(base, token), db
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def wait_ready_health(base: str, proc: subprocess.Popen) -> None:
+    try:
+        wait_ready(base, 30, proc, path="/health")
+    except Exception:
+        raise AssertionError(proc.stderr.read().decode() if proc.poll() is not None
+                             else "no answer") from None
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[tuple[Client, Path]]:
+    yield from serve(tmp_path)
+
+
+@pytest.fixture
+def foreground(tmp_path: Path) -> Iterator[tuple[Client, Path]]:
+    yield from serve(tmp_path, "--foreground", "--window", "1200")
+
+
+def conversation(n: int) -> list[dict]:
+    """n turns of the demo's after-sales talk (its tool call left out), repeated."""
+    demo = [m for m in load_demo("zh")["messages"] if m["role"] in ("user", "assistant")
+            and m.get("content")]
+    return [demo[i % len(demo)] for i in range(n)]
+
+
+def test_200_turns_fit_the_window_and_fold_as_a_memory_does(foreground) -> None:
+    client, _ = foreground
+    turns = conversation(200)
+    mem = ConversationMemory("same", store=InMemoryStore(), context_window=1200)
+    for m in turns:
+        assert client.call("POST", "/sessions/chat-1/messages", m)[0] == 200
+        status, ctx = client.call("GET", "/sessions/chat-1/context")
+        assert status == 200 and ctx["tokens"] <= mem.policy.budget
+        mem.add_message(m)
+        assert ctx["messages"] == mem.context()
+    status, state = client.call("GET", "/sessions/chat-1/state")
+    assert status == 200 and state["version"] >= 5
+    assert state == mem.state.model_dump(mode="json")
+    status, block = client.call("GET", "/sessions/chat-1/block?format=markdown")
+    assert status == 200 and block["block"].startswith(">")
+
+
+def test_concurrent_clients_on_one_session_lose_nothing(api) -> None:
+    client, _ = api
+    errors: list[object] = []
+
+    def talk(k: int) -> None:
+        for i in range(20):
+            msg = {"role": "user", "content": f"客户{k}的第{i}条：订单 DD{k:02d}{i:06d} 要退款"}
+            status, out = client.call("POST", "/sessions/shared/messages?window=600", msg)
+            status2, ctx = client.call("GET", "/sessions/shared/context?window=600")
+            if status != 200 or status2 != 200 or ctx["tokens"] > 600:
+                errors.append((status, out, status2))
+
+    threads = [threading.Thread(target=talk, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    mem = ConversationMemory("shared", store=str(api[1]))
+    mem.wait()
+    turns = mem.history()
+    assert [t.index for t in turns] == list(range(80))
+    assert len({t.content for t in turns}) == 80  # every turn stored once
+    folded = mem.state.folded_through
+    values = [a.value for a in mem.state.anchors]
+    assert len(values) == len(set(values))  # every folded turn folded once
+    for t in turns[:folded + 1]:
+        order = t.content.split("订单 ")[1].split(" ")[0]
+        assert order in values, order
+
+
+def test_errors_are_json_and_name_the_field(api, tmp_path: Path) -> None:
+    client, _ = api
+    assert Client(client.base, None).call("GET", "/sessions")[0] == 401
+    assert Client(client.base, "wrong").call("GET", "/sessions")[0] == 401
+    assert client.call("GET", "/health")[0] == 200
+    cases = [
+        (("POST", "/sessions/s1/messages", {"role": "boss", "content": "x"}), 400, "role"),
+        (("POST", "/sessions/s1/messages", None, b"{not json"), 400, "body"),
+        (("POST", "/sessions/s1/messages", []), 400, "body"),
+        (("POST", "/sessions/s1/messages", None, b"x" * 1_000_001), 413, "body"),
+        (("GET", "/sessions/bad%20id/context"), 400, "session_id"),
+        (("GET", "/sessions/s1/context?window=10"), 400, "window"),
+        (("GET", "/sessions/nobody/state"), 404, "session_id"),
+    ]
+    for args, status, field in cases:
+        got, body = client.call(*args)
+        assert (got, body["error"]["field"]) == (status, field), (args[:2], body)
+        assert body["error"]["message"] and body["error"]["type"]
+    client.call("POST", "/sessions/s1/messages", {"role": "user", "content": "hi"})
+    assert client.call("GET", "/sessions/s1/block?format=yaml")[1]["error"]["field"] == \
+        "format"
+    # a bad message in a list writes none of them
+    client.call("POST", "/sessions/s1/messages", [{"role": "user", "content": "ok"},
+                                                   {"role": "nope", "content": "x"}])
+    assert client.call("GET", "/sessions")[1] == {"sessions": ["s1"]}
+    assert len(client.call("GET", "/sessions/s1/context")[1]["messages"]) == 1
+
+
+def test_erase_leaves_nothing_in_the_file(api) -> None:
+    client, db = api
+    secret = "13912345678"
+    for i in range(30):
+        client.call("POST", "/sessions/gone/messages",
+                    {"role": "user", "content": f"我的电话 {secret}，第{i}次说，订单 DD{i:08d}"})
+        client.call("GET", "/sessions/gone/context?window=400")
+    client.call("POST", "/sessions/kept/messages", {"role": "user", "content": "留下"})
+    status, out = client.call("DELETE", "/sessions/gone")
+    assert status == 200 and out["erased_turns"] == 30
+    assert client.call("GET", "/sessions")[1] == {"sessions": ["kept"]}
+    assert client.call("GET", "/sessions/gone/state")[0] == 404
+    raw = b"".join(p.read_bytes() for p in db.parent.glob("service.db*"))
+    assert secret.encode() not in raw and "留下".encode() in raw
+
+
+def test_it_will_not_listen_beyond_loopback_without_a_token(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "convstate.cli", "serve", "--host", "0.0.0.0",
+                          "--store", str(tmp_path / "x.db")], capture_output=True, text=True,
+                         env=dict(os.environ, CONVSTATE_API_TOKEN=""), timeout=60)
+    assert out.returncode == 1 and "CONVSTATE_API_TOKEN" in out.stderr
+
+
+def test_the_committed_openapi_schema_matches_the_service(tmp_path: Path) -> None:
+    from convstate.service import create_app
+
+    committed = json.loads((ROOT / "schemas" / "openapi.json").read_text("utf-8"))
+    assert committed == json.loads(json.dumps(create_app(InMemoryStore()).openapi())), \
+        "schemas/openapi.json drifted: run `convstate serve --openapi schemas/openapi.json`"
+
+
+def test_the_curl_example_runs(api) -> None:
+    client, _ = api
+    out = subprocess.run(["sh", str(ROOT / "examples" / "http_client.sh")], capture_output=True,
+                         text=True, timeout=60,
+                         env=dict(os.environ, BASE=client.base, TOKEN=TOKEN))
+    assert out.returncode == 0, out.stderr
+    assert "SR-20240315-889" in out.stdout and '"turns":[1]' in out.stdout
