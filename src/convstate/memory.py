@@ -283,6 +283,18 @@ class ConversationMemory:
                 messages = self._assembler.assemble()
         return count_messages(self.counter, messages)
 
+    def erase(self) -> int:
+        """Erase this session from the store — turns, states, log, lease — for a privacy
+        request; the memory starts again empty. The number of turns erased."""
+        eraser = getattr(self.store, "erase", None)
+        if eraser is None:
+            raise ConfigError("store", f"{type(self.store).__name__} cannot erase a session")
+        self.wait()
+        with self._lock:
+            erased = int(eraser(self.session_id))
+            self._reload()
+        return erased
+
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background fold in flight; True when none is left running."""
         worker = self._compactor.worker
