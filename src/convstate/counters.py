@@ -15,6 +15,7 @@ itself when none comes first (SmolLM2's does): counted on the safe side, always.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -111,6 +112,7 @@ def llama_counter(model_path: str | Path, chat_template: str | None = None) -> T
         quiet = contextlib.nullcontext()
     with quiet:
         model = llama_cpp.Llama(model_path=str(model_path), vocab_only=True, verbose=False)
+    atexit.register(model.close)  # freed before interpreter teardown, not during it
     meta = model.metadata
     template = chat_template or meta.get("tokenizer.chat_template") or "chatml"
 
