@@ -99,6 +99,12 @@ _ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就�
 # place, not a named one (一家酒店, 哪家餐馆, 周边酒店, 其他景点)
 _ZH_QUANTITY = re.compile(r"[一两几这那每某哪该][家个座间条所]|周边|附近|其[他它]|别的")
 _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
+# Words that come before a name but are not part of it: wishes, topics, connectives,
+# "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
+_ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
+                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后")
+# A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
+_ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
 ZH_NAME = re.compile(
     rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{1,16}}(?:{_ZH_KINDS})"
     r"(?:[A-Z]口|[0-9一二三四五六七八九十]+号?口)?"
@@ -115,6 +121,13 @@ def chinese_names(text: str) -> Iterator[tuple[int, int]]:
             start = max(start, q.end())
             if _ZH_KIND.fullmatch(text, start, end):
                 continue
+        kind = _ZH_KIND.search(text, start, end)
+        for lead in _ZH_LEAD.finditer(text, start, kind.start() if kind else end):
+            start = lead.end()  # the name starts after the last of them
+        if text.startswith("者", start):  # 或者 cut by 或, a stop character
+            start += 1
+        if _ZH_KIND.fullmatch(text, start, end) or _ZH_CATEGORY.fullmatch(text, start, end):
+            continue  # 地铁站, 经济型酒店: what a place is, not which
         if end - start >= 3:
             yield start, end
 
