@@ -55,6 +55,7 @@ def test_every_readme_python_block_runs_as_written(tmp_path: Path) -> None:
     assert "['I want to complain: order SR-7 came broken.'] open" in stdout
     assert "Never promise a refund date. ['user', 'assistant']" in stdout
     assert "\n14\n" in stdout
+    assert "[policy] Card refunds arrive within 5 business days.\n" in stdout
 
 
 def test_quickstart_example(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from .adapters import (
 )
 from .config import MemoryConfig
 from .delta import AnchorValue, FieldValue, StateDelta, delta_model
+from .documents import CompressedDocuments, compress_documents
 from .errors import (
     ConfigError,
     ConvStateError,
@@ -79,4 +80,5 @@ __all__ = [
     "WindowPolicy",
     "as_system_message", "delta_model", "fill_template", "fold", "fold_report", "render",
     "to_anthropic", "to_langchain", "from_anthropic", "from_langchain", "Counter", "compress",
+    "compress_documents", "CompressedDocuments",
 ]

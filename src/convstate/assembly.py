@@ -108,10 +108,12 @@ class Assembler:
             self._costs = (state.version, costs, overhead)
         return self._costs[1], self._costs[2]
 
-    def layout(self) -> tuple[str, list[dict[str, Any]]]:
-        """The block and the raw messages of the context (see layout.py)."""
+    def layout(self, reserved: int = 0) -> tuple[str, list[dict[str, Any]]]:
+        """The block and the raw messages of the context (see layout.py), in the budget
+        less ``reserved`` tokens (another system block's)."""
         mem = self.memory
-        state, room = mem._state, mem.policy.budget - mem.priming - mem._system_tokens
+        state = mem._state
+        room = mem.policy.budget - mem.priming - mem._system_tokens - reserved
         entries: list[Entry] = [(t.index, msg, n) for t, msg, n in mem._recent]
         # shown raw whatever the block: every unfolded turn, and the last
         # keep_recent_turns user turns (the conversation as it stands)
@@ -161,16 +163,15 @@ class Assembler:
         block = self.block_at(state or mem._state, mem.state_budget, [])[1]
         return mem.priming + mem._system_tokens + block
 
-    def assemble(self) -> list[dict[str, Any]]:
-        """[system prompt] + [state block] + raw turns."""
+    def assemble(self, documents: dict[str, Any] | None = None, reserved: int = 0
+                 ) -> list[dict[str, Any]]:
+        """[system prompt] + [documents] + [state block] + raw turns; the documents'
+        message costs ``reserved`` tokens of the budget."""
         mem = self.memory
         head = [mem._system_message()] if mem.system_prompt is not None else []
-        block, raw = self.layout()
+        if documents is not None:
+            head.append(documents)
+        block, raw = self.layout(reserved)
         if block:
             head.append({"role": "system", "content": block})
         return head + raw
-
-    def assemble_locked(self) -> list[dict[str, Any]]:
-        with self.memory._lock:
-            return self.assemble()
-

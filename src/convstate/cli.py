@@ -153,6 +153,17 @@ def _parser() -> argparse.ArgumentParser:
                     help="the most of the budget the state block may take")
     ev.set_defaults(run=_eval)
 
+    ed = sub.add_parser("eval-docs", help="measure answer retention of compressed retrieved "
+                        "documents against truncation and lead sentences")
+    ed.add_argument("data", type=Path, nargs="+", help="QA files (question, documents, answers)")
+    ed.add_argument("--budget", type=float, nargs="+", default=[0.25],
+                    help="share(s) of each instance's tokens (e.g. 0.25 0.5)")
+    ed.add_argument("--limit", type=int, default=None, help="only the first K instances")
+    ed.add_argument("--out", type=Path, default=None, help="write results JSON here")
+    ed.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                    help="write a PNG chart of retention by budget")
+    ed.set_defaults(run=_eval_docs)
+
     schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
                             "delta")
     schema.add_argument("--out", type=Path, default=Path("schemas"))
@@ -393,6 +404,46 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
         for path in (retention_by_window(runs, args.plot / "retention_by_window.png"),
                      tokens_by_turn(result, args.plot / "tokens_by_turn.png")):
             out.print(f"chart: {path}")
+    return 0
+
+
+def _eval_docs(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from .eval.docs import METHODS, evaluate_documents, load_qa
+
+    if any(not 0 < b <= 1 for b in args.budget):
+        raise ConfigError("budget", "expected shares of the tokens, above 0 and at most 1")
+    for name, path in (("out", args.out), ("plot", args.plot)):
+        if path is not None:
+            _check_writable(name, path.parent)
+    out = _console()
+    results: dict[str, dict[float, dict[str, Any]]] = {}
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=out) as progress:
+        for path in args.data:
+            data = load_qa(path, args.limit)
+            for ratio in args.budget:
+                task = progress.add_task(f"{path.stem} @{ratio:.0%}", total=len(data))
+                results.setdefault(path.stem, {})[ratio] = evaluate_documents(
+                    data, ratio, progress=partial(_advance, progress, task))
+    table = Table(title="answer retention (answer verbatim in what is kept)")
+    for col in ("set", "budget", *METHODS, "ms"):
+        table.add_column(col, justify="left" if col == "set" else "right", no_wrap=True)
+    for name, runs in results.items():
+        for ratio, r in runs.items():
+            table.add_row(name[:22], f"{ratio:.0%}", *[
+                f"{r['methods'][m]['answer_retention']:.3f}" for m in METHODS],
+                f"{r['ms_per_instance']:.1f}")
+    out.print(table)
+    if args.out:
+        args.out.write_text(json.dumps({n: {str(k): v for k, v in runs.items()}
+                                        for n, runs in results.items()}, indent=1), "utf-8")
+        out.print(f"results: {args.out}")
+    if args.plot:
+        from .eval.plots import retention_by_budget
+
+        out.print(f"chart: {retention_by_budget(results, args.plot)}")
     return 0
 
 

@@ -7,17 +7,18 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .assembly import Assembler
+from .assembly import MESSAGE_OVERHEAD, Assembler
 from .compactor import Compactor
 from .config import MemoryConfig
 from .delta import delta_model
+from .documents import compress_documents
 from .errors import ConfigError
 from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
@@ -34,6 +35,7 @@ from .window import (
 )
 
 log = logging.getLogger("convstate")
+DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
 
 
 Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
@@ -196,11 +198,40 @@ class ConversationMemory:
             self._sync()
             return self._state
 
-    def context(self) -> list[dict[str, Any]]:
-        """The messages for the next model call: folds first if a fold is due."""
+    def context(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
+                query: str | None = None, document_share: float = DOCUMENT_SHARE
+                ) -> list[dict[str, Any]]:
+        """The messages for the next model call: folds first if a fold is due.
+
+        ``documents`` (retrieved for this call: strings or ``{id, text}``) are compressed
+        for ``query`` (default: the last user turn) into their own system message of at
+        most ``document_share`` of the budget, after the system prompt; they are never
+        stored or folded into the state."""
         self._compactor.due(force=False)
+        return self._assembled(documents, query, document_share)
+
+    def _assembled(self, documents: Sequence[str | Mapping[str, Any]] | None,
+                   query: str | None, share: float) -> list[dict[str, Any]]:
         with self._lock:
-            return self._assembler.assemble()
+            if documents is None:
+                return self._assembler.assemble()
+            message, cost = self._documents_message(documents, query, share)
+            return self._assembler.assemble(message, cost)
+
+    def _documents_message(self, documents: Sequence[str | Mapping[str, Any]],
+                           query: str | None, share: float
+                           ) -> tuple[dict[str, Any] | None, int]:
+        if not isinstance(share, int | float) or not 0 < share < 1:
+            raise ConfigError("document_share", "expected a share of the budget, in (0, 1)")
+        if query is None:
+            users = [t for t, _, _ in self._recent if t.role == "user"]
+            query = users[-1].text if users else ""
+        budget = int(self.policy.budget * share) - MESSAGE_OVERHEAD
+        text = compress_documents(query, documents, max(budget, 0), counter=self.counter).text
+        if not text:
+            return None, 0
+        message = {"role": "system", "content": text}
+        return message, self.counter.message(message)
 
     def render(self, format: str | None = None, lang: str | None = None) -> str:
         """The state block as the context carries it (budgeted, redacted, less what the
@@ -317,12 +348,14 @@ class ConversationMemory:
         """``add_messages`` in a worker thread."""
         return await asyncio.to_thread(self.add_messages, messages)
 
-    async def acontext(self) -> list[dict[str, Any]]:
+    async def acontext(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
+                       query: str | None = None, document_share: float = DOCUMENT_SHARE
+                       ) -> list[dict[str, Any]]:
         """``context`` for event loops: store and tokenizer work in a worker thread, the
         extractor through its async client (LLMExtractor, HybridExtractor); with
         ``background=True`` a due fold runs as a task and nothing waits for it."""
         await self._compactor.adue(force=False)
-        return await asyncio.to_thread(self._assembler.assemble_locked)
+        return await asyncio.to_thread(self._assembled, documents, query, document_share)
 
     async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """``compact`` for event loops (see ``acontext``)."""

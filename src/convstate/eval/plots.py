@@ -31,6 +31,21 @@ def retention_by_window(runs: dict[int, dict[str, Any]], path: Path,
     return _save(plt, fig, ax, path)
 
 
+def retention_by_budget(results: dict[str, dict[float, dict[str, Any]]], path: Path) -> Path:
+    """One panel per QA set: each method's answer retention at each budget."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(results), figsize=(3.2 * len(results), 3.4),
+                             squeeze=False)
+    for ax, (name, runs) in zip(axes[0], results.items(), strict=True):
+        ratios = sorted(runs)
+        for method in runs[ratios[0]]["methods"]:
+            ys = [runs[r]["methods"][method]["answer_retention"] for r in ratios]
+            ax.plot([f"{r:.0%}" for r in ratios], ys, marker="o", label=method)
+        ax.set(title=name, xlabel="budget", ylim=(0, 1.02))
+    axes[0][0].set_ylabel("answer retention")
+    return _save(plt, fig, axes[0][-1], path)
+
+
 def tokens_by_turn(result: dict[str, Any], path: Path) -> Path:
     """Context tokens against turn index for each method, averaged over the dialogues,
     with the full history for scale."""

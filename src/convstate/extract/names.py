@@ -112,8 +112,9 @@ ZH_NAME = re.compile(
 )
 
 
-def chinese_names(text: str) -> Iterator[tuple[int, int]]:
-    """Spans of Chinese place and business names in ``text``."""
+def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, int]]:
+    """Spans of Chinese place and business names in ``text``; with ``categories``, kinds
+    of place with their type too (经济型酒店: what a user asks for is a requirement)."""
     for m in ZH_NAME.finditer(text):
         start, end = m.span()
         if q := _ZH_QUANTITY.match(text, start - (start > 0)) or \
@@ -126,17 +127,19 @@ def chinese_names(text: str) -> Iterator[tuple[int, int]]:
             start = lead.end()  # the name starts after the last of them
         if text.startswith("者", start):  # 或者 cut by 或, a stop character
             start += 1
-        if _ZH_KIND.fullmatch(text, start, end) or _ZH_CATEGORY.fullmatch(text, start, end):
+        if _ZH_KIND.fullmatch(text, start, end) or (
+                not categories and _ZH_CATEGORY.fullmatch(text, start, end)):
             continue  # 地铁站, 经济型酒店: what a place is, not which
         if end - start >= 3:
             yield start, end
 
 
-def find_names(text: str) -> list[tuple[int, int]]:
-    """Spans of names in ``text``, in order, at most MAX_NAMES_PER_TURN distinct ones."""
+def find_names(text: str, categories: bool = False) -> list[tuple[int, int]]:
+    """Spans of names in ``text``, in order, at most MAX_NAMES_PER_TURN distinct ones
+    (``categories``: see ``chinese_names``)."""
     seen: set[str] = set()
     out: list[tuple[int, int]] = []
-    for start, end in sorted(set(english_names(text)) | set(chinese_names(text))):
+    for start, end in sorted(set(english_names(text)) | set(chinese_names(text, categories))):
         value = text[start:end]
         if value in seen or any(s <= start < e for s, e in out):
             continue

@@ -262,7 +262,8 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
             found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                            turns=[turn.index])))
             masked = masked[:start] + "\0" * (end - start) + masked[end:]
-    names = find_names(masked) if turn.role != "tool" else []  # a tool's record is data
+    # a tool's record is data; a kind of place the user names is what they ask for
+    names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
     for start, anchor in found:  # a value is about the nearest name before it, if any
         if _tied(anchor, turn.role):
             anchor.subject = _nearest(text, names, start)

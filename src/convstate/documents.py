@@ -1,0 +1,275 @@
+"""Retrieved documents, compressed for the question: extractive, offline, verbatim.
+
+A RAG step hands the model documents that fill the window; most of their text does not
+bear on the question. ``compress_documents`` keeps the sentences that do, as they are
+written, within an exact token budget:
+
+1. Each document is cut into sentences (zh after 。！？；, en after . ! ? and a space,
+   and at line breaks), each keeping its own spacing, so kept neighbours join back into
+   the original text.
+2. Each sentence is scored by BM25 against the question (English words; Chinese
+   characters and character pairs), plus a share of its document's own BM25 score (the
+   document that matches the question holds the answer more often than a stray sentence
+   elsewhere), plus a share of its neighbours' (an answer often follows the sentence
+   that names the subject), plus a little for an early document (the retriever's
+   order), plus a bonus when the question asks for a number or a date and the sentence
+   has one. Names in the best sentences are looked for too (a bridge: "the group that
+   made X" is answered where the group's name appears).
+3. The best sentences are taken while the whole output fits the budget; repeated
+   sentences (the same text in two documents) are kept once.
+4. The output lists each document that kept something, most relevant first, as
+   ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
+   two documents give different numbers after the same words, a line says so.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ConfigError
+from .tokens import Counter as TokenCounterProtocol
+from .tokens import TokenCounter
+
+_K1, _B = 1.5, 0.75
+DOC_WEIGHT = 0.3  # a sentence's share of its document's score
+NEIGHBOUR_WEIGHT = 0.25  # ... and of its neighbours'
+VALUE_BONUS = 0.15  # of the best score, for a number when the question asks for one
+RANK_WEIGHT = 0.2  # of the best score, over the document's rank (the retriever's order)
+ADJACENT_BONUS = 0.2  # of the best score, for the neighbour of a kept sentence
+FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
+GAP = " … "
+
+_SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
+                       re.S)
+_EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_EN_STOP = frozenset("""a an the of to in on at for by with from and or but is are was were be
+been being do does did what which who whom whose when where why how that this these those it
+its as into than then there their they he she his her him we you your i me my our not no yes
+can could would should will shall may might must have has had if about after before over
+under between during also any some such""".split())
+_ZH_STOP = frozenset("的了是在和与或就也还都而及其之这那哪什么怎么为何吗呢吧啊么个一有中")
+_ASKS_NUMBER = re.compile(r"多少|几|哪一?年|何时|什么时候|多久|多长|多大|多高|多远|日期|时间"
+                          r"|\bhow (?:many|much|long|old|far|big|tall)\b|\bwhat year\b|\bwhen\b"
+                          r"|\bwhat (?:date|time|percentage|number)\b", re.I)
+_NUMBER = re.compile(r"\d|[一二三四五六七八九十百千万亿]+[年月日号]")
+_VALUE = re.compile(r"\d[\d,.:/\-]*\d|\d")
+_NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*|《[^》]{1,30}》")
+
+
+@dataclass
+class CompressedDocuments:
+    """What ``compress_documents`` kept: the text to show the model, its tokens, the kept
+    text of each document (by id), and the conflicts it found."""
+
+    text: str
+    tokens: int
+    kept: dict[str, str] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def terms(text: str) -> list[str]:
+    """What BM25 matches on: lower-case English words (stop words out), Chinese
+    characters and pairs of adjacent characters (function characters out)."""
+    low = text.lower()
+    out = [w for w in _EN_WORD.findall(low) if w not in _EN_STOP]
+    han = [c if _CJK.match(c) else " " for c in text]
+    for k, c in enumerate(han):
+        if c == " ":
+            continue
+        if c not in _ZH_STOP:
+            out.append(c)
+        if k + 1 < len(han) and han[k + 1] != " ":
+            out.append(c + han[k + 1])
+    return out
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text``'s sentences, each with its trailing spacing: they tile the text."""
+    spans = [(m.start(), m.end()) for m in _SENTENCE.finditer(text) if m.end() > m.start()]
+    return spans or [(0, len(text))]
+
+
+class _BM25:
+    def __init__(self, docs: list[list[str]]):
+        self.tfs = [Counter(d) for d in docs]
+        self.lens = [len(d) for d in docs]
+        self.avg = (sum(self.lens) / len(docs)) if docs else 0.0
+        df: Counter[str] = Counter(t for tf in self.tfs for t in tf)
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def score(self, query: list[str], k: int) -> float:
+        tf, norm = self.tfs[k], _K1 * (1 - _B + _B * self.lens[k] / (self.avg or 1))
+        return sum(self.idf.get(t, 0.0) * tf[t] * (_K1 + 1) / (tf[t] + norm)
+                   for t in set(query) if t in tf)
+
+
+def compress_documents(query: str, documents: Sequence[str | Mapping[str, Any]],
+                       budget: int, *, counter: TokenCounterProtocol | None = None,
+                       model: str = "gpt-4o-mini") -> CompressedDocuments:
+    """The sentences of ``documents`` that bear on ``query``, verbatim, within ``budget``
+    tokens of ``counter`` (default: tiktoken's for ``model``). A document is a string or
+    ``{"id": ..., "text": ...}`` (ids default to d1, d2, ...)."""
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+        raise ConfigError("budget", "expected a number of tokens (0 or more)")
+    docs = _documents(documents)
+    counter = counter or TokenCounter(model)
+    units = [(d, s, e) for d, (_, text) in enumerate(docs) for s, e in sentences(text)]
+    if not units or budget == 0:
+        return CompressedDocuments("", 0)
+    q = terms(query)
+    doc_bm25 = _BM25([terms(text) for _, text in docs])
+    doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
+    sent_bm25 = _BM25([terms(docs[d][1][s:e]) for d, s, e in units])
+    raw = [sent_bm25.score(q, k) for k in range(len(units))]
+    extra = _feedback(docs, units, raw, q)
+    if extra:  # a bridge: what the best sentences name, looked for elsewhere
+        raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
+    best = max(raw) or 1.0
+    asks_number = bool(_ASKS_NUMBER.search(query))
+    scores = []
+    for k, (d, s, e) in enumerate(units):
+        near = [raw[j] for j in (k - 1, k + 1) if 0 <= j < len(units) and units[j][0] == d]
+        score = (raw[k] + DOC_WEIGHT * doc_score[d] + NEIGHBOUR_WEIGHT * max(near, default=0)
+                 + RANK_WEIGHT * best / (1 + d))
+        if asks_number and _NUMBER.search(docs[d][1][s:e]):
+            score += VALUE_BONUS * best
+        scores.append(score)
+    chosen = _fill(docs, units, scores, ADJACENT_BONUS * best, budget, counter)
+    while True:  # the estimate may be a few tokens off: check, and drop the weakest
+        out = _with_conflicts(_render(docs, units, chosen, scores), docs)
+        out.tokens = counter.count(out.text)
+        if out.tokens <= budget or not chosen:
+            return out
+        chosen.discard(min(chosen, key=lambda k: (scores[k], -k)))
+
+
+def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
+              raw: list[float], query: list[str]) -> list[str]:
+    """Names in the best-matching sentences that the question does not use: a question
+    about X "that was formed by whom" is answered where X's name for the group appears."""
+    top = sorted(range(len(units)), key=lambda k: -raw[k])[:FEEDBACK_SENTENCES]
+    asked = set(query)
+    names = []
+    for k in top:
+        d, s, e = units[k]
+        for name in _NAME.findall(docs[d][1][s:e]):
+            names += [t for t in terms(name) if t not in asked]
+    return names
+
+
+def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
+          scores: list[float], adjacent: float, budget: int,
+          counter: TokenCounterProtocol) -> set[int]:
+    """The best sentences whose estimated output fits ``budget``; a neighbour of a
+    chosen sentence gains ``adjacent`` (answers run across sentences). The estimate: each
+    sentence's own tokens, a document's ``[id]`` once, a gap mark between runs; a
+    repeated sentence is skipped."""
+    gap, used = counter.count(GAP), 0
+    chosen: set[int] = set()
+    seen: set[str] = set()
+    headed: set[int] = set()
+    heap = [(-score, k) for k, score in enumerate(scores)]
+    heapq.heapify(heap)
+    done: set[int] = set()
+    while heap:
+        _, k = heapq.heappop(heap)
+        if k in done:
+            continue
+        done.add(k)
+        d, s, e = units[k]
+        key = " ".join(docs[d][1][s:e].split())
+        if not key or key in seen:
+            continue
+        cost = counter.count(docs[d][1][s:e].strip())
+        if d not in headed:
+            cost += counter.count(f"[{docs[d][0]}] ") + 1
+        elif k - 1 not in chosen and k + 1 not in chosen:
+            cost += gap
+        if used + cost > budget:
+            continue
+        chosen.add(k)
+        seen.add(key)
+        headed.add(d)
+        used += cost
+        for j in (k - 1, k + 1):
+            if 0 <= j < len(units) and units[j][0] == d and j not in done:
+                heapq.heappush(heap, (-(scores[j] + adjacent), j))
+    return chosen
+
+
+def _documents(documents: Sequence[str | Mapping[str, Any]]) -> list[tuple[str, str]]:
+    if isinstance(documents, str) or not isinstance(documents, Sequence):
+        raise ConfigError("documents", "expected a list of strings or {id, text} dicts")
+    out = []
+    for k, doc in enumerate(documents):
+        if isinstance(doc, str):
+            out.append((f"d{k + 1}", doc))
+        elif isinstance(doc, Mapping) and isinstance(doc.get("text"), str):
+            out.append((str(doc.get("id") or f"d{k + 1}"), doc["text"]))
+        else:
+            raise ConfigError(f"documents[{k}]", "expected a string or {id, text}")
+    return out
+
+
+def _render(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
+            chosen: set[int], scores: list[float]) -> CompressedDocuments:
+    """The kept sentences, per document in order of its best sentence, runs joined as
+    written and gaps marked."""
+    by_doc: dict[int, list[int]] = defaultdict(list)
+    for k in sorted(chosen):
+        by_doc[units[k][0]].append(k)
+    rank = sorted(by_doc, key=lambda d: -max(scores[k] for k in by_doc[d]))
+    kept: dict[str, str] = {}
+    for d in rank:
+        parts, run_start, prev = [], None, None
+        for k in by_doc[d]:
+            _, s, e = units[k]
+            if prev is not None and k == prev + 1:
+                prev = k
+                continue
+            if run_start is not None and prev is not None:
+                parts.append(docs[d][1][units[run_start][1]:units[prev][2]].strip())
+            run_start = prev = k
+        if run_start is not None and prev is not None:
+            parts.append(docs[d][1][units[run_start][1]:units[prev][2]].strip())
+        kept[docs[d][0]] = GAP.join(p for p in parts if p)
+    text = "\n".join(f"[{i}] {t}" for i, t in kept.items() if t)
+    return CompressedDocuments(text, 0, kept)
+
+
+def _with_conflicts(out: CompressedDocuments, docs: list[tuple[str, str]]
+                    ) -> CompressedDocuments:
+    """``out`` with a line for each thing two documents give different numbers for: the
+    same words (three in English, eight characters in Chinese) right before the number."""
+    said: dict[str, dict[str, str]] = defaultdict(dict)
+    for doc_id, text in out.kept.items():
+        for m in _VALUE.finditer(text):
+            lead = _lead(text[max(0, m.start() - 40):m.start()])
+            if lead:
+                said[lead].setdefault(doc_id, m.group())
+    conflicts = [f"{key}: " + "; ".join(f"[{i}] {v}" for i, v in values.items())
+                 for key, values in said.items() if len(set(values.values())) > 1]
+    if not conflicts:
+        return out
+    text = out.text + "\n" + "\n".join(f"[conflict] {c}" for c in conflicts)
+    return CompressedDocuments(text, 0, out.kept, conflicts)
+
+
+def _lead(before: str) -> str | None:
+    """The words right before a number that say what it is, or None if too few."""
+    han = "".join(_CJK.findall(before[-8:]))
+    if len(han) == 8:
+        return han
+    words = re.findall(r"[A-Za-z]+", before)[-3:]
+    return " ".join(w.lower() for w in words) if len(words) == 3 else None

@@ -1,0 +1,107 @@
+"""compress_documents: retrieved documents kept for the question, verbatim, within an exact
+budget; in a context as their own block; measured by eval-docs."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from convstate import ConfigError, ConversationMemory, InMemoryStore, compress_documents
+from convstate.eval.docs import evaluate_documents, load_qa
+from convstate.tokens import TokenCounter
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "qa"
+TINY = load_qa(ROOT / "examples" / "tiny_qa.json")
+COUNTER = TokenCounter("gpt-4")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(TINY), st.integers(0, 200))
+def test_the_budget_is_never_exceeded_and_every_kept_run_is_verbatim(x, budget) -> None:
+    out = compress_documents(x["question"], x["documents"], budget, counter=COUNTER)
+    assert COUNTER.count(out.text) == out.tokens <= budget
+    texts = {d["id"]: d["text"] for d in x["documents"]}
+    for doc_id, kept in out.kept.items():
+        assert all(run in texts[doc_id] for run in kept.split(" … "))
+        assert f"[{doc_id}] " in out.text  # the id the model can cite
+
+
+def test_the_answering_sentence_is_kept_first() -> None:
+    for x in TINY:
+        whole = sum(COUNTER.count(d["text"]) for d in x["documents"])
+        out = compress_documents(x["question"], x["documents"], whole // 3, counter=COUNTER)
+        assert any(a in out.text for a in x["answers"]), out.text
+        assert out.text.startswith("[d2] ")  # the relevant document first
+
+
+def test_repeats_are_kept_once_and_conflicts_are_flagged() -> None:
+    docs = ["The front desk phone number is 555-0100. Breakfast starts at 7.",
+            "The front desk phone number is 555-0199. Parking costs $20 a night.",
+            "Breakfast starts at 7."]
+    out = compress_documents("What is the front desk phone number? When is breakfast?",
+                             docs, 200, counter=COUNTER)
+    assert out.text.count("Breakfast starts at 7.") == 1
+    assert any("555-0100" in c and "555-0199" in c for c in out.conflicts), out.text
+    assert "[conflict]" in out.text
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(ConfigError, match="budget"):
+        compress_documents("q", ["a"], -1)
+    with pytest.raises(ConfigError, match="documents"):
+        compress_documents("q", "not a list", 10)
+    with pytest.raises(ConfigError, match=r"documents\[1\]"):
+        compress_documents("q", ["a", {"id": "x"}], 10)
+
+
+@pytest.mark.skipif(not DATA.exists(), reason="needs ../shared/data/qa")
+@pytest.mark.parametrize("name", ["cmrc2018_dev_multidoc", "squad2_dev_multidoc"])
+def test_answers_survive_a_quarter_of_the_tokens(name: str) -> None:
+    result = evaluate_documents(load_qa(DATA / f"{name}.json", 60), 0.25)
+    ours = result["methods"]["convstate"]["answer_retention"]
+    assert result["over_budget"] == 0
+    assert ours >= 0.9 and ours > result["methods"]["lead"]["answer_retention"] + 0.2
+
+
+def test_documents_in_a_context_have_their_own_block_and_are_never_stored() -> None:
+    x = TINY[1]
+    mem = ConversationMemory("rag", store=InMemoryStore(), context_window=600,
+                             system_prompt="Answer from the documents.")
+    for i in range(12):
+        mem.add("user", f"Question {i}: my order SR-20240315-8{i:02d} is late, why?")
+        mem.add("assistant", "Let me check the order for you.")
+    mem.add("user", x["question"])
+    mem.context()  # any fold due happens here
+    before = (len(mem.history()), mem.state.model_dump())
+    ctx = mem.context(documents=x["documents"], document_share=0.3)
+    assert ctx[0]["content"] == "Answer from the documents."
+    assert ctx[1]["content"].startswith("[d2] ") and "18 months" in ctx[1]["content"]
+    assert COUNTER.message(ctx[1]) <= 0.3 * mem.policy.budget
+    assert mem.tokens(ctx) <= mem.policy.budget
+    assert ctx[-1]["content"] == x["question"]  # the conversation as it stands
+    assert (len(mem.history()), mem.state.model_dump()) == before
+    assert "18 months" not in json.dumps(mem.state.model_dump())
+    with pytest.raises(ConfigError, match="document_share"):
+        mem.context(documents=x["documents"], document_share=1.5)
+
+
+def test_eval_docs_command(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "convstate.cli", "eval-docs",
+                          str(ROOT / "examples" / "tiny_qa.json"), "--budget", "0.25", "0.5",
+                          "--out", str(tmp_path / "r.json")], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "r.json").read_text())["tiny_qa"]
+    assert set(result) == {"0.25", "0.5"}
+    assert result["0.5"]["methods"]["convstate"]["answer_retention"] == 1.0
+    budget = math.floor(0.25 * (COUNTER.count(TINY[0]["question"]) + sum(
+        COUNTER.count(d["text"]) for d in TINY[0]["documents"])))
+    assert budget > 0
