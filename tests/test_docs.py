@@ -56,6 +56,7 @@ def test_every_readme_python_block_runs_as_written(tmp_path: Path) -> None:
     assert "Never promise a refund date. ['user', 'assistant']" in stdout
     assert "\n14\n" in stdout
     assert "[policy] Card refunds arrive within 5 business days.\n" in stdout
+    assert 'From earlier conversations:\n- phone: "13912345678"' in stdout
 
 
 def test_quickstart_example(tmp_path: Path) -> None:

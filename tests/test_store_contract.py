@@ -135,6 +135,34 @@ def test_a_memory_works_the_same_on_every_store(store, sid) -> None:
     assert store.schema_version() == MIGRATIONS[-1].number
 
 
+def test_profiles_are_versioned_and_two_sessions_of_a_user_lose_no_update(store, sid) -> None:
+    user = "u-" + sid
+    store.save_profile(user, {"user_id": user, "version": 1, "items": []}, 0)
+    with pytest.raises(VersionConflictError):
+        store.save_profile(user, {"user_id": user, "version": 1, "items": []}, 0)
+    user = "u2-" + sid
+    mems = [ConversationMemory(f"{sid}-{k}", store=store, user_id=user, context_window=400)
+            for k in range(2)]
+
+    def talk(k: int) -> None:
+        for i in range(6):
+            mems[k].add("user", f"订单号 DD{k}{i:07d} 要退款，谢谢")
+            mems[k].add("assistant", "好的，正在处理。")
+            mems[k].compact(keep_recent_turns=0)
+
+    threads = [threading.Thread(target=talk, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    items = store.load_profile(user)["items"]
+    assert {i["value"] for i in items} == {f"DD{k}{i:07d}" for k in range(2) for i in range(6)}
+    assert sorted(store.user_sessions(user)) == [f"{sid}-0", f"{sid}-1"]
+    assert store.forget_user(user) == 24
+    assert store.load_profile(user) is None and store.user_sessions(user) == []
+    assert all(store.turn_count(f"{sid}-{k}") == 0 for k in range(2))
+
+
 def test_an_unreachable_postgresql_is_a_short_store_error() -> None:
     pytest.importorskip("psycopg_pool")
     from convstate import StoreError

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .layout import first_shown, next_start, recent_start
+from .profile import PROFILE_SHARE, shown
 from .registry import LANGUAGES
 from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
 from .state import ConversationState
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
 _LAYOUT_TRIES = 4
 _BLOCK_CACHE = 64  # rendered blocks kept per state version
+RANK_PROFILE = 70.0  # what the user told us before: above facts, below commitments
 _MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a context
 
 
@@ -36,7 +38,7 @@ class Assembler:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
         self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
-        self._rows: tuple[tuple[int, str], list[Row]] | None = None
+        self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
@@ -64,9 +66,10 @@ class Assembler:
         """The state block and its token cost as a system message ('' for no state)."""
         mem = self.memory
         budget = mem.state_budget if budget is None else budget
-        if state.is_empty() or budget <= MESSAGE_OVERHEAD:
+        if budget <= MESSAGE_OVERHEAD or (state.is_empty() and not self.profile_rows(state)):
             return "", 0
-        lang = lang or mem.lang or state.language or "en"
+        lang = lang or mem.lang or state.language or (
+            mem._profile.language if mem._profile else None) or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
         text, self._dropped = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
@@ -82,11 +85,26 @@ class Assembler:
         """The block rows of ``state``, built once per state version and language."""
         mem = self.memory
         if state is not mem._state:
-            return block_rows(state, lang)
-        key = (state.version, lang)
+            return block_rows(state, lang) + self.profile_rows(state)
+        key = (state.version, lang, mem._profile.version if mem._profile else None)
         if self._rows is None or self._rows[0] != key:
-            self._rows = (key, block_rows(state, lang))
+            self._rows = (key, block_rows(state, lang) + self.profile_rows(state))
         return self._rows[1]
+
+    def profile_rows(self, state: ConversationState) -> list[Row]:
+        """The user's profile items this session's block shows, last, most important
+        first, within ``PROFILE_SHARE`` of the block's budget."""
+        mem = self.memory
+        if mem._profile is None:
+            return []
+        rows, room = [], PROFILE_SHARE * mem.state_budget
+        for item in shown(mem._profile, state):
+            room -= mem.counter.count(item.value) + 4
+            if room < 0:
+                break
+            rows.append(Row("profile", item.kind, item.value, "user", None, item.kind,
+                            RANK_PROFILE + item.importance))
+        return rows
 
     def row_costs(self) -> tuple[list[tuple[int | None, int]], int]:
         """Estimated tokens of each block row, and of the block's title and headers."""

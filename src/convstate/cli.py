@@ -129,6 +129,18 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--turns", type=int, default=20, help="how many recent turns")
     inspect.set_defaults(run=_inspect)
 
+    prof = sub.add_parser("profile", help="show a user's profile: what they told us across "
+                          "sessions")
+    prof.add_argument("user")
+    prof.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    prof.set_defaults(run=_profile)
+
+    forget = sub.add_parser("forget", help="erase a user everywhere (every session's turns, "
+                            "states and log, and the profile), for a privacy request")
+    forget.add_argument("user")
+    forget.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    forget.set_defaults(run=_forget)
+
     migrate = sub.add_parser("migrate", help="create or upgrade the store's tables")
     migrate.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     migrate.set_defaults(run=_migrate)
@@ -293,6 +305,38 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"serving {args.store} at http://{args.host}:{args.port}/v1 "
           f"({'token required' if token else 'no token: loopback only'})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def _profile(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from .profile import Profile
+
+    store = _open(args.store, readonly=True)
+    data = store.load_profile(args.user)
+    if data is None:
+        raise ConfigError("user", f"no profile for user {args.user!r} in {args.store}")
+    profile = Profile.model_validate(data)
+    table = Table(title=f"user {args.user!r}: profile v{profile.version}, sessions "
+                        f"{', '.join(store.user_sessions(args.user))}")
+    for col in ("id", "kind", "status", "weight", "said in"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("value", ratio=1, overflow="fold")
+    for i in profile.items:
+        table.add_row(i.id, i.kind, i.status, f"{i.importance:.2f}",
+                      f"{i.session_id} #{i.turn}\n{i.last_confirmed:%Y-%m-%d}",
+                      Text(_printable(i.value)))
+    _console().print(table)
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    store = _open(args.store)
+    sessions = store.user_sessions(args.user)
+    erased = store.forget_user(args.user)
+    print(f"user {args.user!r}: {len(sessions)} sessions, {erased} turns and the profile "
+          "erased")
     return 0
 
 

@@ -284,6 +284,8 @@ class Compactor:
             with m._lock:
                 if outcome.state.version > m._state.version:
                     m._set_state(outcome.state)
+            if m.user_id is not None:
+                m._promote(outcome.state)
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record

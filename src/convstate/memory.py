@@ -19,9 +19,10 @@ from .compactor import Compactor
 from .config import MemoryConfig
 from .delta import delta_model
 from .documents import compress_documents
-from .errors import ConfigError
+from .errors import ConfigError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
+from .profile import Profile, promote
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
 from .store.sqlite import SQLiteStore
@@ -36,6 +37,7 @@ from .window import (
 
 log = logging.getLogger("convstate")
 DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
+_PROFILE_TRIES = 8
 
 
 Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
@@ -72,7 +74,9 @@ class ConversationMemory:
     default tiktoken's for ``model``, with a warning when the model is not an OpenAI one
     and the counts are estimates). A tool-call turn without content is given to the model
     with ``tool_call_content`` ('' by default; None keeps it null). Without ``store``
-    the history goes to the SQLite file ``convstate.db`` (or ``$CONVSTATE_DB``).
+    the history goes to the SQLite file ``convstate.db`` (or ``$CONVSTATE_DB``). With
+    ``user_id`` the session is that user's: each fold promotes the user's stable values
+    into their profile, and the block shows what earlier sessions kept (``profile.py``).
     """
 
     def __init__(
@@ -100,6 +104,7 @@ class ConversationMemory:
         strict: bool | None = None,
         token_counter: Counter | None = None,
         tool_call_content: str | None = "",
+        user_id: str | None = None,
     ):
         config = MemoryConfig.from_options(
             context_window=context_window, reply_reserve=reply_reserve,
@@ -109,20 +114,22 @@ class ConversationMemory:
             max_turn_chars=max_turn_chars, state_model=state_model, on_fold=on_fold,
             redact=redact, background=background, lease_ttl=lease_ttl, strict=strict,
             token_counter=token_counter, tool_call_content=tool_call_content)
-        self._start(session_id, store, extractor, config)
+        self._start(session_id, store, extractor, config, user_id)
 
     @classmethod
     def from_config(cls, session_id: str, config: MemoryConfig, *,
                     store: Store | str | Path | None = None,
-                    extractor: Extractor | None = None) -> ConversationMemory:
+                    extractor: Extractor | None = None,
+                    user_id: str | None = None) -> ConversationMemory:
         """A memory of ``session_id`` with the settings of ``config`` (one config can
         serve every session of a bot)."""
         mem = cls.__new__(cls)
-        mem._start(session_id, store, extractor, config)
+        mem._start(session_id, store, extractor, config, user_id)
         return mem
 
     def _start(self, session_id: str, store: Store | str | Path | None,
-               extractor: Extractor | None, config: MemoryConfig) -> None:
+               extractor: Extractor | None, config: MemoryConfig,
+               user_id: str | None = None) -> None:
         if not isinstance(session_id, str) or not session_id:
             raise ConfigError("session_id", "expected a non-empty string")
         if not isinstance(config, MemoryConfig):
@@ -150,6 +157,15 @@ class ConversationMemory:
             log.info("convstate: session %r is stored in the SQLite file %s (the default; "
                      "pass store= or set CONVSTATE_DB)", session_id, os.path.abspath(store))
         self.store: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
+        self.user_id = user_id
+        self._profile: Profile | None = None
+        if user_id is not None:
+            if not isinstance(user_id, str) or not user_id:
+                raise ConfigError("user_id", "expected a non-empty string or None")
+            if not hasattr(self.store, "link_user"):
+                raise ConfigError("user_id", f"{type(self.store).__name__} keeps no profiles")
+            self.store.link_user(session_id, user_id)
+            self._profile = self._load_profile()
         self.extractor: Extractor = extractor or default_extractor()
         self._extractor = as_extractor(self.extractor)
         self._state: ConversationState = self.state_model()
@@ -313,6 +329,39 @@ class ConversationMemory:
             with self._lock:
                 messages = self._assembler.assemble()
         return count_messages(self.counter, messages)
+
+    @property
+    def profile(self) -> Profile | None:
+        """The user's profile as this memory last read or wrote it (None without a
+        ``user_id``): what the user told us in earlier sessions, and in this one."""
+        return self._profile
+
+    def _load_profile(self) -> Profile:
+        assert self.user_id is not None
+        data = self.store.load_profile(self.user_id)  # type: ignore[attr-defined]
+        return Profile(user_id=self.user_id) if data is None else Profile.model_validate(data)
+
+    def _promote(self, state: ConversationState) -> None:
+        """Merge the state's stable items into the user's profile; another session of the
+        user saving in between is read again and merged again (no update is lost)."""
+        for _ in range(_PROFILE_TRIES):
+            current = self._load_profile()
+            new = promote(current, state, self.session_id)
+            if new == current:
+                self._profile = current
+                return
+            new.version = current.version + 1
+            try:
+                self.store.save_profile(  # type: ignore[attr-defined]
+                    self.user_id, new.model_dump(mode="json"), current.version)
+            except VersionConflictError:
+                continue
+            with self._lock:
+                self._profile = new
+                self._assembler.reset()
+            return
+        log.warning("convstate: the profile of user %r changed under %d tries; this "
+                    "fold's items are promoted at the next fold", self.user_id, _PROFILE_TRIES)
 
     def erase(self) -> int:
         """Erase this session from the store — turns, states, log, lease — for a privacy

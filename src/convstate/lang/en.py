@@ -19,6 +19,7 @@ PACK = LanguagePack(
         "anchors": "Exact values", "open_tasks": "Open tasks",
         "requests": "Unanswered questions", "goals": "Goals", "decisions": "Decisions",
         "preferences": "Preferences", "facts": "Facts",
+        "profile": "From earlier conversations",
     },
     cues={
         # a directive ("Don't call", "please never"), not a statement ("I don't know",

@@ -20,6 +20,7 @@ PACK = LanguagePack(
         "tool": "工具",
         "anchors": "关键信息", "open_tasks": "待办事项", "requests": "未答问题",
         "goals": "用户目标", "decisions": "已定事项", "preferences": "偏好", "facts": "事实",
+        "profile": "以往对话中用户说过",
     },
     cues={
         # 别 "don't", not the 别 of 分别 特别 区别 类别 个别 告别 or 别的 别人 别墅

@@ -60,11 +60,23 @@ def _content_parts(d: Dialect) -> Iterator[str]:
     yield "ALTER TABLE turns ADD COLUMN parts TEXT"
 
 
+def _profiles(d: Dialect) -> Iterator[str]:
+    # a user's profile outlives sessions (versioned like states), and which sessions
+    # are whose (for a user's erasure)
+    yield ("CREATE TABLE IF NOT EXISTS profiles (user_id TEXT NOT NULL, version INTEGER NOT "
+           "NULL, profile TEXT NOT NULL, created_at TEXT NOT NULL, "
+           "PRIMARY KEY (user_id, version))")
+    yield ("CREATE TABLE IF NOT EXISTS session_users (session_id TEXT PRIMARY KEY, "
+           "user_id TEXT NOT NULL)")
+    yield "CREATE INDEX IF NOT EXISTS session_users_user ON session_users (user_id)"
+
+
 NAMED_FROM = 2  # from this migration on, schema_version has a name and a time
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables", _tables),
     Migration(2, "named versions", _named_versions),
     Migration(3, "content parts", _content_parts),
+    Migration(4, "profiles", _profiles),
 )
 
 # The bookkeeping table exists before any migration (it records them).

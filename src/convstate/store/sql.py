@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import StoreError, VersionConflictError
+from ..errors import ConfigError, StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
@@ -75,13 +75,67 @@ class SQLStore:
     def erase(self, session_id: str) -> int:
         """Delete every turn, state, log line and lease of a session, for a privacy
         request (the one exception to append-only); the number of turns erased."""
+        n = self._erase_rows(session_id)
+        self._scrub()
+        return n
+
+    def _erase_rows(self, session_id: str) -> int:
         with self._tx(session_id) as db:
             n = db.execute("SELECT COUNT(*) FROM turns WHERE session_id={p}",
                            (session_id,)).fetchone()[0]
-            for table in ("turns", "states", "compactions", "leases"):
+            for table in ("turns", "states", "compactions", "leases", "session_users"):
                 db.execute(f"DELETE FROM {table} WHERE session_id={{p}}", (session_id,))
-        self._scrub()
         return int(n)
+
+    # -- users: sessions and profiles --------------------------------------------------
+
+    def link_user(self, session_id: str, user_id: str) -> None:
+        """Record that ``session_id`` is ``user_id``'s; a session of another user is
+        refused (a session never reads or writes another user's profile)."""
+        with self._tx(session_id) as db:
+            db.execute("INSERT INTO session_users (session_id, user_id) VALUES ({p},{p}) "
+                       "ON CONFLICT (session_id) DO NOTHING", (session_id, user_id))
+            owner = db.execute("SELECT user_id FROM session_users WHERE session_id={p}",
+                               (session_id,)).fetchone()[0]
+        if owner != user_id:
+            raise ConfigError("user_id", f"session {session_id!r} belongs to another user")
+
+    def user_sessions(self, user_id: str) -> list[str]:
+        """The sessions of a user, in name order."""
+        return [r[0] for r in self._read("SELECT session_id FROM session_users WHERE "
+                                         "user_id={p} ORDER BY session_id", (user_id,))]
+
+    def load_profile(self, user_id: str) -> dict[str, Any] | None:
+        """The latest saved profile of a user, or None."""
+        rows = self._read("SELECT profile FROM profiles WHERE user_id={p} "
+                          "ORDER BY version DESC LIMIT 1", (user_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def save_profile(self, user_id: str, profile: dict[str, Any], expected_version: int
+                     ) -> None:
+        """Save ``profile`` (its ``version`` one more than ``expected_version``) if no one
+        saved in between; else VersionConflictError and nothing written."""
+        with self._tx("user:" + user_id) as db:
+            found = db.execute("SELECT COALESCE(MAX(version), 0) FROM profiles "
+                               "WHERE user_id={p}", (user_id,)).fetchone()[0]
+            if found != expected_version:
+                raise VersionConflictError("user:" + user_id, expected_version, found)
+            db.execute("INSERT INTO profiles (user_id, version, profile, created_at) "
+                       "VALUES ({p},{p},{p},{p})",
+                       (user_id, profile["version"], json.dumps(profile, ensure_ascii=False),
+                        datetime.now(UTC).isoformat()))
+
+    def forget_user(self, user_id: str) -> int:
+        """Erase a user everywhere — every session's turns, states, log and lease, and
+        the profile — for a privacy request; the number of turns erased."""
+        erased = 0
+        for session_id in self.user_sessions(user_id):
+            erased += self._erase_rows(session_id)
+        with self._tx("user:" + user_id) as db:
+            db.execute("DELETE FROM profiles WHERE user_id={p}", (user_id,))
+            db.execute("DELETE FROM session_users WHERE user_id={p}", (user_id,))
+        self._scrub()
+        return erased
 
     def _scrub(self) -> None:
         """After an erase: whatever the database keeps of deleted rows elsewhere."""

@@ -1,0 +1,175 @@
+"""What a returning customer told us last time: a profile per user that outlives sessions.
+
+After each fold of a session that has a ``user_id``, the stable items of its state are
+promoted into the user's profile (``promote``, a pure function): the user's own contact
+details, ids, names, budget and least rating, standing preferences, hard or negative
+constraints and more important stated facts (not those that only restate a promoted
+value), each verbatim with its provenance (session, turn). A single-valued kind (one
+phone, one email, one address) is superseded when a later value differs, with its history
+kept (and facts quoting the old value are archived); a repeated value is confirmed (its
+time and importance go up). Items fade by importance and age (``fade``): one whose weight
+falls below ``FADE_BELOW`` is archived — kept, not shown — and contact details and hard
+constraints never fade by age alone.
+
+The next session of the user shows the profile's live items in its block under "From
+earlier conversations", after the session's own exact values, within ``PROFILE_SHARE``
+of the block; a value of the session wins over the profile's of the same kind.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .normalize import normalize as norm
+from .state import ConversationState
+
+# What is promoted: the kinds of the user's exact values, and preferences.
+CONTACT_KINDS = frozenset({"phone", "email", "address"})
+SINGLE_KINDS = CONTACT_KINDS  # one live value each: a new one supersedes the old
+PROMOTED_KINDS = CONTACT_KINDS | {"order_id", "account_id", "tracking_number",
+                                  "constraint", "negative_constraint", "name"}
+# ... and, of other kinds, what the user wants: a budget, a least rating
+PROMOTED_KEYS = frozenset({"budget", "rating"})
+FACT_AT_LEAST = 0.6  # a user's stated fact this important is promoted too
+NEVER_FADE = CONTACT_KINDS | {"constraint", "negative_constraint"}
+IMPORTANCE = {"phone": 0.9, "email": 0.9, "address": 0.9, "negative_constraint": 0.85,
+              "constraint": 0.8, "order_id": 0.6, "account_id": 0.7,
+              "tracking_number": 0.5, "name": 0.4, "budget": 0.6, "rating": 0.5,
+              "preference": 0.5, "fact": 0.45}
+HALF_LIFE_DAYS = 90.0
+CONFIRM_EVERY = timedelta(hours=1)  # a value said again in one session: confirmed hourly
+FADE_BELOW = 0.15
+PROFILE_SHARE = 0.25  # of the block, at most, for the profile's rows
+
+Status = Literal["active", "superseded", "archived"]
+
+
+class ProfileItem(BaseModel):
+    """One thing a user told us, verbatim, with where and when."""
+
+    id: str = Field(description="P1, P2, ... in order of first promotion.")
+    kind: str = Field(description="phone, email, address, order_id, constraint, preference...")
+    value: str = Field(description="Verbatim, as the user said it.")
+    session_id: str = Field(description="The session it was said in (the latest one).")
+    turn: int = Field(description="The turn of that session.")
+    importance: float = Field(ge=0, le=1)
+    first_seen: datetime
+    last_confirmed: datetime
+    confirmations: int = 1
+    status: Status = "active"
+    superseded_by: str | None = None
+
+
+class Profile(BaseModel):
+    """A user's profile: every item ever promoted, live or not (nothing is deleted but by
+    ``forget_user``), and the version the store saved."""
+
+    user_id: str
+    version: int = 0
+    language: str | None = Field(default=None, description="The user's, as last seen.")
+    items: list[ProfileItem] = Field(default_factory=list)
+
+    def live(self) -> list[ProfileItem]:
+        """The active items, most important first."""
+        return sorted((i for i in self.items if i.status == "active"),
+                      key=lambda i: (-i.importance, i.id))
+
+    def anchor(self, kind: str) -> ProfileItem | None:
+        """The active item of a kind (the most recently confirmed one)."""
+        found = [i for i in self.items if i.kind == kind and i.status == "active"]
+        return max(found, key=lambda i: i.last_confirmed) if found else None
+
+    def history(self, kind: str) -> list[ProfileItem]:
+        """Every item of a kind, oldest first (superseded and archived ones too)."""
+        return [i for i in self.items if i.kind == kind]
+
+    def diff(self, older: Profile) -> dict[str, list[str]]:
+        """Ids added and ids whose status changed since ``older``."""
+        before = {i.id: i.status for i in older.items}
+        return {"added": [i.id for i in self.items if i.id not in before],
+                "changed": [i.id for i in self.items
+                            if i.id in before and before[i.id] != i.status]}
+
+
+def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
+    """(kind, value, turn) of what a session's state offers the profile: the user's own
+    active values of the promoted kinds, and the user's preferences. Only what the user
+    said: an assistant or a tool cannot set a user's contact details."""
+    values = []
+    for a in state.active_anchors():
+        if a.speaker == "user" and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS):
+            values.append(a.value)
+            yield (a.kind if a.kind in PROMOTED_KINDS else a.key), a.value, a.last_turn
+    for p in state.preferences:
+        if p.speaker == "user" and p.status == "active":
+            yield "preference", p.text, p.last_turn
+    for f in state.facts:  # what the user told about themselves ("my dog is called Max")
+        if f.speaker == "user" and f.status == "active" and f.importance >= FACT_AT_LEAST \
+                and not any(v in f.text for v in values):  # not a value said again
+            yield "fact", f.text, f.last_turn
+
+
+def promote(profile: Profile, state: ConversationState, session_id: str,
+            now: datetime | None = None) -> Profile:
+    """``profile`` with the session's candidates merged in (a new profile; the caller
+    saves it at ``profile.version + 1``)."""
+    now = now or datetime.now(UTC)
+    out = profile.model_copy(deep=True)
+    out.language = state.language or out.language
+    for kind, value, turn in candidates(state):
+        key = norm(value)
+        same = next((i for i in out.items if i.kind == kind and norm(i.value) == key
+                     and i.status != "superseded"), None)
+        if same is not None:
+            again = same.session_id != session_id or same.status == "archived"
+            if again or now - same.last_confirmed > CONFIRM_EVERY:  # else: nothing new
+                same.confirmations += again
+                same.importance = min(1.0, same.importance + 0.05 * again)
+                same.last_confirmed, same.status = now, "active"
+                same.session_id, same.turn = session_id, turn
+            continue
+        item = ProfileItem(id=f"P{len(out.items) + 1}", kind=kind, value=value,
+                           session_id=session_id, turn=turn,
+                           importance=IMPORTANCE.get(kind, 0.5), first_seen=now,
+                           last_confirmed=now)
+        if kind in SINGLE_KINDS:
+            for old in out.items:
+                if old.kind == kind and old.status == "active":
+                    old.status, old.superseded_by = "superseded", item.id
+                    for said in out.items:  # "my phone is <the old one>" is stale too
+                        if said.kind == "fact" and old.value in said.value:
+                            said.status = "archived"
+        out.items.append(item)
+    return fade(out, now)
+
+
+def weight(item: ProfileItem, now: datetime) -> float:
+    """Importance, halved every ``HALF_LIFE_DAYS`` unconfirmed (not for contact details
+    and hard constraints: age alone never forgets them)."""
+    if item.kind in NEVER_FADE:
+        return item.importance
+    days = max((now - item.last_confirmed).total_seconds() / 86400, 0.0)
+    return item.importance * math.pow(0.5, days / HALF_LIFE_DAYS)
+
+
+def fade(profile: Profile, now: datetime) -> Profile:
+    """Archive the active items whose weight fell below ``FADE_BELOW`` (kept, not shown;
+    a later confirmation revives them)."""
+    for item in profile.items:
+        if item.status == "active" and weight(item, now) < FADE_BELOW:
+            item.status = "archived"
+    return profile
+
+
+def shown(profile: Profile, state: ConversationState) -> list[ProfileItem]:
+    """The profile's items a session's block shows: live ones, less what the session
+    already holds (the same value) or holds newer (another value of a single kind)."""
+    own = {(a.kind, norm(a.value)) for a in state.active_anchors()}
+    own_kinds = {a.kind for a in state.active_anchors() if a.speaker == "user"}
+    return [i for i in profile.live() if (i.kind, norm(i.value)) not in own
+            and not (i.kind in SINGLE_KINDS and i.kind in own_kinds)]

@@ -1,0 +1,130 @@
+"""Long-term memory: a user's profile across sessions — promoted, shown, superseded,
+faded, isolated, erased."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from convstate import ConfigError, ConversationMemory, SQLiteStore
+from convstate.profile import Profile, fade, promote, weight
+
+CALL = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+
+
+def first_session(db: Path, session: str = "s1", user: str = "u1") -> ConversationMemory:
+    mem = ConversationMemory(session, store=SQLiteStore(db), user_id=user, context_window=500)
+    mem.add("user", "My phone is 13912345678. Order DD20240315889 came broken. "
+                    "I don't want an exchange.")
+    mem.add("assistant", "Sorry! Our hotline is 400-820-8820 if you need it.")
+    mem.add_message({"role": "assistant", "content": None, "tool_calls": [CALL]})
+    mem.add("tool", "customer phone 212-555-0199, email evil@example.com", tool_call_id="c1")
+    mem.add("user", "Thanks.")
+    mem.compact(keep_recent_turns=0)
+    return mem
+
+
+def test_the_users_own_values_are_promoted_and_no_one_elses(tmp_path: Path) -> None:
+    mem = first_session(tmp_path / "p.db")
+    profile = mem.profile
+    assert profile is not None
+    assert {(i.kind, i.value) for i in profile.live()} >= {
+        ("phone", "13912345678"), ("order_id", "DD20240315889"),
+        ("negative_constraint", "I don't want an exchange")}
+    values = {i.value for i in profile.items}
+    assert not values & {"400-820-8820", "212-555-0199", "evil@example.com"}
+    item = profile.anchor("phone")
+    assert item is not None and (item.session_id, item.turn) == ("s1", 0)
+
+
+def test_the_next_session_starts_with_what_the_user_said_and_its_own_values_win(
+        tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    first_session(db).close()
+    mem = ConversationMemory("s2", store=SQLiteStore(db), user_id="u1", context_window=500)
+    mem.add("user", "Hello again.")
+    block = mem.context()[0]["content"]
+    assert "From earlier conversations" in block
+    assert '"13912345678"' in block and '"DD20240315889"' in block
+    mem.add("user", "New number: 13800001111, please use it.")
+    mem.add("assistant", "Noted.")
+    mem.compact(keep_recent_turns=0)
+    context = str(mem.context())
+    assert "13800001111" in context and "13912345678" not in context  # the session's wins
+    phones = mem.profile.history("phone")
+    assert [(p.value, p.status) for p in phones] == [("13912345678", "superseded"),
+                                                     ("13800001111", "active")]
+    assert phones[0].superseded_by == phones[1].id
+    third = ConversationMemory("s3", store=SQLiteStore(db), user_id="u1", context_window=500)
+    third.add("user", "Hi.")
+    assert "13800001111" in third.context()[0]["content"]
+
+
+def test_forgetting_by_age_and_importance_never_forgets_contacts_or_hard_constraints(
+        tmp_path: Path) -> None:
+    mem = first_session(tmp_path / "p.db")
+    mem.add("user", "I prefer in-ear models.")
+    mem.add("assistant", "Noted.")
+    mem.compact(keep_recent_turns=0)
+    later = datetime.now(UTC) + timedelta(days=365 * 3)
+    old = fade(mem.profile.model_copy(deep=True), later)
+    status = {i.kind: i.status for i in old.items}
+    assert status["phone"] == status["negative_constraint"] == "active"
+    assert status["order_id"] == status["preference"] == "archived"  # kept, not shown
+    assert len(old.items) == len(mem.profile.items)  # nothing deleted
+    assert weight(old.anchor("phone"), later) == old.anchor("phone").importance
+    # said again in a new session: confirmed, alive again, more important
+    revived = promote(old, mem.state, "s9", now=later)
+    order = next(i for i in revived.items if i.kind == "order_id")
+    assert order.status == "active" and order.confirmations == 2
+
+
+def test_a_session_of_another_user_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    first_session(db).close()
+    with pytest.raises(ConfigError, match="another user"):
+        ConversationMemory("s1", store=SQLiteStore(db), user_id="u2")
+    other = ConversationMemory("x1", store=SQLiteStore(db), user_id="u2", context_window=500)
+    other.add("user", "hi")
+    assert "13912345678" not in str(other.context())  # never another user's profile
+
+
+def test_profile_queries_and_diff(tmp_path: Path) -> None:
+    mem = first_session(tmp_path / "p.db")
+    before = mem.profile
+    mem.add("user", "Also my email is zhang.wei@example.com.")
+    mem.add("assistant", "Thanks.")
+    mem.compact(keep_recent_turns=0)
+    after = mem.profile
+    assert after.version == before.version + 1
+    assert [after.items[int(i[1:]) - 1].value for i in after.diff(before)["added"]] == [
+        "zhang.wei@example.com"]
+    assert Profile.model_validate(after.model_dump(mode="json")) == after
+
+
+def test_profile_and_forget_commands(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    first_session(db).close()
+    second = ConversationMemory("s2", store=SQLiteStore(db), user_id="u1", context_window=500)
+    second.add("user", "Call 13912345678 again please")
+    second.close()
+    keep = ConversationMemory("k1", store=SQLiteStore(db), user_id="u2", context_window=500)
+    keep.add("user", "my phone is 13700007777")
+    keep.close()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "convstate.cli", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    shown = run("profile", "u1", "--store", str(db))
+    assert shown.returncode == 0 and "13912345678" in shown.stdout, shown.stderr
+    out = run("forget", "u1", "--store", str(db))
+    assert out.returncode == 0 and "2 sessions" in out.stdout, out.stderr
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("p.db*"))
+    assert b"13912345678" not in raw and b"DD20240315889" not in raw  # WAL, free pages too
+    assert b"13700007777" in raw  # another user's data stays
+    assert run("profile", "u1", "--store", str(db)).returncode == 1
