@@ -226,3 +226,21 @@ def test_an_assistant_commitment_must_quote_the_assistant() -> None:
     state, stats = fold_report(ConversationState(), delta, sources(turns))
     assert [t.text for t in state.open_tasks] == ["我会在今天下午帮您催促财务"]
     assert stats.rejected == 1
+
+
+def test_provenance_stays_bounded_however_often_a_value_is_said() -> None:
+    from convstate import RuleExtractor
+    from convstate.sections import TURNS_HEAD, TURNS_TAIL
+
+    turns = make_turns(*[("user", f"订单号 DD20240315889，第{i}次问了") for i in range(40)])
+    state = ConversationState()
+    for k in range(0, 40, 4):  # ten folds, each saying it again
+        batch = turns[k:k + 4]
+        state = fold(state, RuleExtractor().extract(batch, state.index()).delta,
+                     sources(batch))
+    order = state.anchor("order_id")
+    assert order.mentions == 40 and len(order.turns) == TURNS_HEAD + TURNS_TAIL
+    assert order.turns[:TURNS_HEAD] == [0, 1, 2] and order.turns[-1] == 39
+    assert (order.first_turn, order.last_turn) == (0, 39)
+    again = ConversationState.model_validate(state.model_dump(mode="json"))
+    assert again.anchor("order_id") == order  # loading keeps the count and the bound

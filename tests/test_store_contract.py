@@ -163,6 +163,27 @@ def test_profiles_are_versioned_and_two_sessions_of_a_user_lose_no_update(store,
     assert all(store.turn_count(f"{sid}-{k}") == 0 for k in range(2))
 
 
+def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid) -> None:
+    from convstate.store.deltas import SNAPSHOT_EVERY
+
+    mem = ConversationMemory(sid, store=store, context_window=300)
+    seen = {}
+    for i in range(240):  # new values every exchange: the state keeps changing
+        mem.add("user", f"第{i}个订单 DD{20240000 + i} 的电话是 1391234{i:04d}，我不要换货")
+        mem.add("assistant", f"好的，订单 DD{20240000 + i} 已登记。")
+        mem.context()
+        if mem.state.version:
+            seen[mem.state.version] = mem.state.model_dump(mode="json")
+    assert max(seen) > SNAPSHOT_EVERY + 2
+    for version, state in seen.items():
+        assert store.load_state(sid, version) == state, version
+        assert mem.state_at(version).model_dump(mode="json") == state
+    assert store.load_state(sid) == seen[max(seen)]
+    assert store.load_state(sid, max(seen) + 1) is None
+    reopened = ConversationMemory(sid, store=store, context_window=300)
+    assert reopened.state.model_dump(mode="json") == seen[max(seen)]
+
+
 def test_an_unreachable_postgresql_is_a_short_store_error() -> None:
     pytest.importorskip("psycopg_pool")
     from convstate import StoreError
@@ -171,3 +192,15 @@ def test_an_unreachable_postgresql_is_a_short_store_error() -> None:
     with pytest.raises(StoreError) as err:  # nothing listens on port 1
         PostgresStore("postgresql://postgres:secret@127.0.0.1:1/postgres", timeout=1)
     assert "PostgreSQL" in str(err.value) and "secret" not in str(err.value)
+
+
+def test_a_delta_round_trips_any_change() -> None:
+    from convstate.store.deltas import apply, diff
+
+    old = {"version": 1, "a": [{"id": "A1", "x": 1, "y": 2}, {"id": "A2", "x": 3}],
+           "gone": 5, "b": [], "c": "same"}
+    new = {"version": 2, "a": [{"id": "A2", "x": 4}, {"id": "A1", "x": 1},
+                               {"id": "A3", "z": 9}], "b": [{"id": "B1"}], "c": "same"}
+    delta = diff(old, new, 1)
+    assert apply(old, delta) == new
+    assert old["a"][0] == {"id": "A1", "x": 1, "y": 2}  # the old version is untouched

@@ -15,7 +15,7 @@ from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
 from .sections import Section, text_of
-from .state import Anchor, ConversationState, FieldEvent, Item, OpenTask, Sentiment
+from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
 # Keys that hold one current value: a new value supersedes the old one.
@@ -218,7 +218,7 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
     known = keys.of("anchors")
     if (old := known.get(dedup)) is not None:
-        _merge_turns(old, turns)
+        old.add_turns(turns)
         stats.deduplicated += 1
         return key
     known[dedup] = Anchor(
@@ -246,7 +246,7 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     key = (extra.get("owner"), normalize(text))
     known = keys.of(spec.name)
     if (old := known.get(key)) is not None:
-        _merge_turns(old, turns)
+        old.add_turns(turns)
         stats.deduplicated += 1
         return old
     cls: Any = spec.item  # a text section's item: it has a text
@@ -259,9 +259,6 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     return item
 
 
-def _merge_turns(item: Item, turns: list[int]) -> None:
-    item.turns = sorted(set(item.turns) | set(turns))
-    item.first_turn, item.last_turn = item.turns[0], item.turns[-1]
 
 
 def _settle(items: list[Any], same: Any, stats: FoldStats, turn_field: bool) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .normalize import normalize
 
@@ -36,14 +36,44 @@ MAX_ITEMS = 40
 MAX_TEXT = 500
 
 
+# An item's provenance stays bounded however often it is said again: the first turns
+# and the latest ones are kept, with the count of all of them.
+TURNS_HEAD, TURNS_TAIL = 3, 5
+
+
 class Item(BaseModel):
     """Common provenance of every state item."""
 
     id: str = Field(description="Assigned by the fold (e.g. 'A3'), never by a model.")
-    turns: list[int] = Field(description="Indexes of the turns this item was stated in.")
+    turns: list[int] = Field(description=(
+        "Indexes of the turns this item was stated in: the first 3 and the last 5."))
     speaker: Speaker = Field(description="Who said it first.")
     first_turn: int
     last_turn: int
+    mentions: int = Field(default=0, description="How many turns stated it, in all.")
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Item:
+        self.mentions = max(self.mentions, len(self.turns))
+        self.turns = bounded_turns(self.turns)
+        return self
+
+    def add_turns(self, turns: list[int]) -> None:
+        """Record that ``turns`` stated this item too."""
+        new = set(turns) - set(self.turns)
+        if not new:
+            return
+        merged = sorted(set(self.turns) | new)
+        self.mentions += len(new)
+        self.turns = bounded_turns(merged)
+        self.first_turn, self.last_turn = min(self.first_turn, merged[0]), merged[-1]
+
+
+def bounded_turns(turns: list[int]) -> list[int]:
+    """The first ``TURNS_HEAD`` and the last ``TURNS_TAIL`` of sorted ``turns``."""
+    if len(turns) <= TURNS_HEAD + TURNS_TAIL:
+        return turns
+    return turns[:TURNS_HEAD] + turns[-TURNS_TAIL:]
 
 
 class New(BaseModel):

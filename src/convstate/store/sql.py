@@ -5,7 +5,9 @@ never SQL): each bound parameter is a ``{p}`` marker, the driver's own placehold
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
@@ -14,9 +16,13 @@ from typing import Any
 from ..errors import ConfigError, StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
+from .deltas import SNAPSHOT_EVERY, diff, is_delta, replay
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
+
+
+_SAVED_CACHE = 256  # sessions whose last saved state is kept to diff the next one from
 
 
 def _json(value: list[Any] | None) -> str | None:
@@ -152,14 +158,24 @@ class SQLStore:
     # -- states -------------------------------------------------------------------------
 
     def load_state(self, session_id: str, version: int | None = None) -> dict[str, Any] | None:
-        """The latest state (or the given version) as a dict; None if never saved."""
-        if version is None:
-            rows = self._read("SELECT state FROM states WHERE session_id={p} "
-                              "ORDER BY version DESC LIMIT 1", (session_id,))
-        else:
-            rows = self._read("SELECT state FROM states WHERE session_id={p} AND version={p}",
-                              (session_id, version))
-        return json.loads(rows[0][0]) if rows else None
+        """The latest state (or the given version) as a dict; None if never saved. A
+        version stored as a delta is rebuilt from the snapshot before it (deltas.py)."""
+        upper = 2**62 if version is None else version
+        rows: list[dict[str, Any]] = []
+        for limit in (2 * SNAPSHOT_EVERY, None):  # a snapshot is never further back
+            found = self._read(
+                "SELECT version, state FROM states WHERE session_id={p} AND version<={p} "
+                "ORDER BY version DESC" + (f" LIMIT {limit}" if limit else ""),
+                (session_id, upper))
+            if not found or (version is not None and found[0][0] != version):
+                return None
+            rows = []
+            for _, text in found:
+                rows.append(json.loads(text))
+                if not is_delta(rows[-1]):
+                    return replay(rows[::-1])
+        raise StoreError(f"session {session_id!r}: state versions up to {upper} have no "
+                         "snapshot to start from")
 
     def state_version(self, session_id: str) -> int:
         return int(self._read("SELECT COALESCE(MAX(version), 0) FROM states "
@@ -179,12 +195,34 @@ class SQLStore:
                                "WHERE session_id={p}", (session_id,)).fetchone()[0]
             if found != expected_version:
                 raise VersionConflictError(session_id, expected_version, found)
+            stored = self._stored_form(session_id, state, expected_version)
             db.execute("INSERT INTO states (session_id, version, folded_through, state, "
                        "created_at) VALUES ({p},{p},{p},{p},{p})",
                        (session_id, state["version"], state["folded_through"],
-                        json.dumps(state, ensure_ascii=False), record.created_at.isoformat()))
+                        json.dumps(stored, ensure_ascii=False), record.created_at.isoformat()))
             db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
                        (session_id, record.model_dump_json()))
+
+    def _stored_form(self, session_id: str, state: dict[str, Any], previous: int
+                     ) -> dict[str, Any]:
+        """A full snapshot every ``SNAPSHOT_EVERY`` versions, else the delta from the
+        previous version (unless the delta is no smaller)."""
+        lock, saved = self.__dict__.setdefault("_saved_states", (threading.Lock(),
+                                                                 OrderedDict()))
+        with lock:
+            cached = saved.get(session_id)
+            saved[session_id] = (int(state["version"]), state)
+            saved.move_to_end(session_id)
+            while len(saved) > _SAVED_CACHE:
+                saved.popitem(last=False)
+        if previous == 0 or state["version"] % SNAPSHOT_EVERY == 0:
+            return state
+        before = cached[1] if cached and cached[0] == previous else \
+            self.load_state(session_id, previous)
+        if before is None:
+            return state
+        delta = diff(before, state, previous)
+        return delta if len(json.dumps(delta)) * 2 < len(json.dumps(state)) else state
 
     # -- the compaction log ---------------------------------------------------------------
 
