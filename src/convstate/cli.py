@@ -28,8 +28,9 @@ from rich.text import Text
 
 from . import __version__
 from .delta import delta_model
-from .errors import ConfigError, ConvStateError
+from .errors import ConfigError, ConvStateError, DataError
 from .extract import Extractor, RuleExtractor
+from .jsonfile import read_json
 from .memory import ConversationMemory
 from .registry import EXTRACTORS, FORMATS
 from .render import render
@@ -511,21 +512,14 @@ def _cell(value: Any) -> str:
 
 def read_messages(path: Path) -> list[dict[str, Any]]:
     """Messages from a JSON list (or {"messages": [...]}) or from JSONL, one per line."""
-    try:
-        text = path.read_text("utf-8")
-    except OSError as exc:
-        raise ConvStateError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        if path.suffix == ".jsonl":
-            data: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
-        else:
-            data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConvStateError(f"{path} is not valid JSON: {exc}") from None
+    data = read_json(path, lines=path.suffix == ".jsonl")
     if isinstance(data, dict) and "messages" in data:
         data = data["messages"]
     if not isinstance(data, list):
-        raise ConvStateError(f"{path}: expected a list of messages")
+        raise DataError(f"{path}: expected a list of messages")
+    for k, m in enumerate(data):
+        if not isinstance(m, dict):
+            raise DataError(f"{path}: message #{k} is a {type(m).__name__}, not an object")
     return data
 
 

@@ -9,7 +9,6 @@ kept when one of its strings is verbatim in what a method keeps.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 from ..documents import compress_documents, sentences
 from ..errors import DataError
+from ..jsonfile import read_json
 from ..tokens import TokenCounter
 
 METHODS = ("convstate", "truncation", "lead")
@@ -26,10 +26,7 @@ METHODS = ("convstate", "truncation", "lead")
 
 def load_qa(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
     """The instances of a QA file, checked: question, documents and answers."""
-    try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read {path}: {exc}") from None
+    data = read_json(path)
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of instances")
     for k, x in enumerate(data):

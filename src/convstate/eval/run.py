@@ -14,7 +14,6 @@ Methods, all counted with the same tokenizer against the same budget:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from ..errors import DataError
 from ..extract.rules import RuleExtractor, sentiment_of
 from ..fold import fold
+from ..jsonfile import read_json
 from ..memory import ConversationMemory
 from ..normalize import normalize
 from ..registry import EXTRACTORS
@@ -110,12 +110,7 @@ class Dialogue(BaseModel):
 
 def load_dialogues(path: str | Path, limit: int | None = None) -> list[Dialogue]:
     """Dialogues from a JSON file; DataError names the dialogue and the field at fault."""
-    try:
-        raw = json.loads(Path(path).read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path} is not valid JSON: {exc}") from None
+    raw = read_json(path)
     if not isinstance(raw, list):
         raise DataError(f"{path}: expected a JSON array of dialogues")
     out = []

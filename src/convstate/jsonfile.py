@@ -1,0 +1,43 @@
+"""Reading a JSON or JSONL file someone hands us: UTF-8, or any Unicode encoding that
+starts with a byte-order mark (UTF-16 from a Windows editor); every fault — unreadable,
+not text, not JSON, nested too deeply — a DataError naming the file, never a traceback."""
+
+from __future__ import annotations
+
+import codecs
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import DataError
+
+# UTF-32 first: its little-endian mark starts with UTF-16's
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8")
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path} is not {encoding.upper()} text (byte {exc.start})") from None
+
+
+def read_json(path: str | Path, lines: bool = False) -> Any:
+    """The file's JSON value (``lines``: one JSON value per non-empty line, as a list)."""
+    text = read_text(path)
+    try:
+        if lines:
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise DataError(f"{path}: JSON nested too deeply") from None
