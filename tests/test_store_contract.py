@@ -204,3 +204,43 @@ def test_a_delta_round_trips_any_change() -> None:
     delta = diff(old, new, 1)
     assert apply(old, delta) == new
     assert old["a"][0] == {"id": "A1", "x": 1, "y": 2}  # the old version is untouched
+
+
+def test_a_sqlite_file_replaced_or_deleted_under_a_store_is_not_written_past(tmp_path) -> None:
+    import shutil
+
+    from convstate import StoreError
+
+    db = tmp_path / "live.db"
+    mem = ConversationMemory("s", store=SQLiteStore(db), context_window=400)
+    mem.add("user", "订单号 DD20240315889")
+    shutil.copy(db, tmp_path / "copy.db")
+    db.unlink()
+    with pytest.raises(StoreError, match="deleted or replaced"):
+        mem.add("user", "这一句不能写进已删除的文件")
+    shutil.copy(tmp_path / "copy.db", db)  # another file now has the name
+    with pytest.raises(StoreError, match="deleted or replaced"):
+        mem.add("user", "也不能写进替换后的文件")
+    assert [t.content for t in SQLiteStore(db).turns("s")] == ["订单号 DD20240315889"]
+
+
+def test_a_slow_fold_keeps_a_short_lease_alive(tmp_path) -> None:
+    import time
+
+    from convstate import RuleExtractor
+
+    store = SQLiteStore(tmp_path / "lease.db")
+    held: list[str | None] = []
+
+    class Slow(RuleExtractor):
+        def extract(self, turns, index, delta_model=None):
+            time.sleep(1.2)  # four lease lifetimes
+            held.append(store.lease_holder("s"))
+            return super().extract(turns, index, *([delta_model] if delta_model else []))
+
+    mem = ConversationMemory("s", store=store, extractor=Slow(), context_window=400,
+                             lease_ttl=0.3)
+    mem.add("user", "订单号 DD20240315889 要退款")
+    mem.compact(keep_recent_turns=0)
+    assert held and held[0] is not None  # renewed while the extractor ran
+    assert store.lease_holder("s") is None  # given back when the fold ended

@@ -101,6 +101,7 @@ class Compactor:
             if plan is None or not m.store.acquire_lease(m.session_id, self.owner,
                                                          m.lease_ttl):
                 return None  # nothing due, or another worker is folding this session
+            renewal = _Renewal(m.store, m.session_id, self.owner, m.lease_ttl)
             try:
                 answer = yield plan
                 outcome = self._land(plan, answer) if isinstance(answer, Extraction) \
@@ -111,6 +112,7 @@ class Compactor:
                 m._reload_locked()
                 continue
             finally:
+                renewal.stop()
                 self._release()
             return self._apply(outcome)
         return None
@@ -289,6 +291,30 @@ class Compactor:
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record
+
+
+class _Renewal:
+    """Keeps a fold lease alive while its fold runs — renewed every third of its time by
+    a thread — so a short lease (a dead worker's sessions resume in seconds) never
+    expires under a slow extractor."""
+
+    def __init__(self, store: Any, session_id: str, owner: str, ttl: float):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._renew, daemon=True,
+                                        args=(store, session_id, owner, ttl))
+        self._thread.start()
+
+    def _renew(self, store: Any, session_id: str, owner: str, ttl: float) -> None:
+        while not self._stop.wait(ttl / 3):
+            try:
+                if not store.acquire_lease(session_id, owner, ttl):
+                    return  # taken over: the save's version check decides
+            except StoreError as exc:
+                log.warning("convstate: could not renew the fold lease of %r (%s)",
+                            session_id, exc)
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 def _step(steps: Steps, answer: Extraction | Exception | None) -> tuple[bool, Any]:

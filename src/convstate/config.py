@@ -22,6 +22,10 @@ from .tokens import Counter
 from .turns import DEFAULT_MAX_TURN_CHARS
 from .window import BLOCK_SHARE, WindowPolicy, default_reserve
 
+# A fold lease lasts this long unless renewed (its fold renews it while it runs): a dead
+# worker's sessions are folded by another within this many seconds.
+LEASE_TTL = 30.0
+
 
 @dataclass(frozen=True)
 class MemoryConfig:
@@ -40,7 +44,7 @@ class MemoryConfig:
     on_fold: Callable[[CompactionRecord], None] | None = None
     redact: Callable[[str], str] | None = None
     background: bool = False
-    lease_ttl: float = 120.0
+    lease_ttl: float = LEASE_TTL
     strict: bool | None = None
     token_counter: Counter | None = None
     tool_call_content: str | None = ""

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from .assembly import MESSAGE_OVERHEAD, Assembler
 from .compactor import Compactor
-from .config import MemoryConfig
+from .config import LEASE_TTL, MemoryConfig
 from .delta import delta_model
 from .documents import compress_documents
 from .errors import ConfigError, VersionConflictError
@@ -100,7 +100,7 @@ class ConversationMemory:
         state_model: type[ConversationState] = ConversationState,
         redact: Callable[[str], str] | None = None,
         background: bool = False,
-        lease_ttl: float = 120.0,
+        lease_ttl: float = LEASE_TTL,
         strict: bool | None = None,
         token_counter: Counter | None = None,
         tool_call_content: str | None = "",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -32,6 +33,7 @@ class SQLiteStore(SQLStore):
                  readonly: bool = False):
         self.path = str(path)
         self._lock = threading.RLock()
+        self._file: tuple[int, int] | None = None
         if readonly:  # for looking: never creates, migrates or changes the file
             uri = Path(self.path).absolute().as_uri() + "?mode=ro"
             try:
@@ -49,7 +51,25 @@ class SQLiteStore(SQLStore):
             self._db.execute("PRAGMA secure_delete=ON")  # an erased turn leaves no bytes
         except sqlite3.Error as exc:  # not a database, a folder, no permission...
             raise self._failed("open", exc) from exc
+        self._file = self._identity()
         self.migrate()
+
+    def _identity(self) -> tuple[int, int] | None:
+        """The file's device and inode (None in memory): what a replaced file changes."""
+        if self.path == ":memory:":
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return (-1, -1)  # deleted
+        return (st.st_dev, st.st_ino)
+
+    def _check_file(self) -> None:
+        """A file deleted or replaced under this store is not written past (the writes
+        would land in a file no one will read)."""
+        if self._file is not None and self._identity() != self._file:
+            raise StoreError(f"the SQLite file {self.path} was deleted or replaced while "
+                             "this store had it open; nothing was written (open it again)")
 
     def _retry(self, fn: Callable[[], T]) -> T:
         for attempt in range(_RETRIES):
@@ -68,6 +88,7 @@ class SQLiteStore(SQLStore):
         """One IMMEDIATE transaction: committed on success, rolled back on any error;
         a database error (disk full, read-only...) surfaces as StoreError."""
         with self._lock:
+            self._check_file()
             try:
                 self._retry(lambda: self._db.execute("BEGIN IMMEDIATE"))
             except sqlite3.Error as exc:
