@@ -105,3 +105,31 @@ def test_eval_docs_command(tmp_path: Path) -> None:
     budget = math.floor(0.25 * (COUNTER.count(TINY[0]["question"]) + sum(
         COUNTER.count(d["text"]) for d in TINY[0]["documents"])))
     assert budget > 0
+
+
+def test_a_model_may_only_quote_and_a_failing_one_falls_back(tmp_path: Path) -> None:
+    from fake_openai import FakeOpenAI
+
+    from convstate import LLMExtractor
+
+    x = TINY[1]
+    quotes = {"quotes": [
+        {"doc": "d2", "text": "The warranty on AirSound Pro earbuds is 18 months from the "
+                              "date of delivery."},
+        {"doc": "d2", "text": "The warranty is 36 months."},  # invented
+        {"doc": "d9", "text": "Gift cards never expire."}]}  # no such document
+    server = FakeOpenAI(quotes, "truncated")
+    try:
+        llm = LLMExtractor(base_url=server.base_url, model="scripted", max_retries=0,
+                           timeout=5)
+        out = compress_documents(x["question"], x["documents"], 40, counter=COUNTER, llm=llm)
+        assert out.text == ("[d2] The warranty on AirSound Pro earbuds is 18 months from the "
+                            "date of delivery.")
+        assert out.rejected == 2 and out.fell_back is None and out.tokens <= 40
+        sent = server.bodies[0]["messages"]
+        assert "QUESTION: How long is the warranty" in sent[1]["content"]
+        # the model's reply does not validate: the extractive answer, and why
+        out = compress_documents(x["question"], x["documents"], 40, counter=COUNTER, llm=llm)
+        assert "18 months" in out.text and out.fell_back.startswith("the model failed")
+    finally:
+        server.close()

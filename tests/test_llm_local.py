@@ -156,3 +156,18 @@ def test_every_context_fits_the_window_by_the_servers_own_count(url: str) -> Non
     # counted on the safe side, and close: the margin is the template's own system
     # prompt (counted in case none comes first) and tool calls it does not render
     assert all(0 <= counted - real <= 80 for counted, real in served), served
+
+
+def test_documents_quoted_by_a_real_model_are_verbatim_and_within_budget(url: str) -> None:
+    from pathlib import Path
+
+    from convstate import compress_documents
+    from convstate.eval.docs import load_qa
+
+    x = load_qa(Path(__file__).resolve().parents[1] / "examples" / "tiny_qa.json")[1]
+    llm = LLMExtractor(base_url=url, model="local", timeout=120, max_retries=1)
+    out = compress_documents(x["question"], x["documents"], 60, llm=llm)
+    texts = {d["id"]: d["text"] for d in x["documents"]}
+    assert out.tokens <= 60 and out.text
+    for doc_id, kept in out.kept.items():  # the model's quotes or the fallback's: verbatim
+        assert all(run in texts[doc_id] for run in kept.split(" … "))

@@ -140,15 +140,30 @@ class LLMExtractor(BaseExtractor):
         """Ask the model (with retries, within the deadline); raise ExtractionError if it
         never validates. The reply must validate as ``delta_model`` (default:
         ``response_model``)."""
-        call = _Call(self, turns, index, delta_model)
+        model = delta_model or self.response_model
+        return self._extraction(*self.ask(self.request(turns, index, delta_model), model))
+
+    async def apropose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
+                       delta_model: type[StateDelta] | None = None) -> Extraction:
+        """``propose`` with the async OpenAI client, for event loops."""
+        model = delta_model or self.response_model
+        return self._extraction(*await self.aask(self.request(turns, index, delta_model),
+                                                 model))
+
+    def ask(self, messages: list[dict[str, str]], response_model: type[Any]
+            ) -> tuple[Any, int, int]:
+        """One structured request — ``messages``, a reply validated as
+        ``response_model`` — with retries within the deadline: (reply, prompt tokens,
+        completion tokens). ExtractionError when it never validates."""
+        call = _Call(self, messages, response_model)
         end = time.monotonic() + self.deadline
         for attempt in itertools.count():
             left = end - time.monotonic()
             try:
                 create = call.client(self._sync_client).chat.completions.create
-                delta = _within(left, partial(create, **call.kwargs,
+                reply = _within(left, partial(create, **call.kwargs,
                                               timeout=min(self.timeout, left)))
-                return call.result(delta)
+                return reply, call.prompt, call.completion
             except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
                 pause = _pause(exc, attempt, self.max_retries, end)
                 if pause is None:
@@ -156,26 +171,30 @@ class LLMExtractor(BaseExtractor):
                 time.sleep(pause)
         raise AssertionError("unreachable")
 
-    async def apropose(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
-                       delta_model: type[StateDelta] | None = None) -> Extraction:
-        """``propose`` with the async OpenAI client, for event loops."""
-        call = _Call(self, turns, index, delta_model)
+    async def aask(self, messages: list[dict[str, str]], response_model: type[Any]
+                   ) -> tuple[Any, int, int]:
+        """``ask`` with the async OpenAI client."""
+        call = _Call(self, messages, response_model)
         end = time.monotonic() + self.deadline
         for attempt in itertools.count():
             left = end - time.monotonic()
             try:
                 if left <= 0:
                     raise TimeoutError("the fold's deadline passed")
-                delta = await asyncio.wait_for(
+                reply = await asyncio.wait_for(
                     call.client(self.async_client).chat.completions.create(
                         **call.kwargs, timeout=min(self.timeout, left)), left)
-                return call.result(delta)
+                return reply, call.prompt, call.completion
             except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
                 pause = _pause(exc, attempt, self.max_retries, end)
                 if pause is None:
                     raise call.error(exc) from exc
                 await asyncio.sleep(pause)
         raise AssertionError("unreachable")
+
+    def _extraction(self, delta: StateDelta, prompt: int, completion: int) -> Extraction:
+        return Extraction(delta=delta, extractor=self.name, prompt_tokens=prompt,
+                          completion_tokens=completion, model=self.model)
 
     async def aclose(self) -> None:
         """Close the async client (its connections belong to the running event loop)."""
@@ -227,15 +246,14 @@ class LLMExtractor(BaseExtractor):
 
 
 class _Call:
-    """One extraction request: its arguments, its token usage, its result or error."""
+    """One structured request: its arguments, its token usage, its error."""
 
-    def __init__(self, llm: LLMExtractor, turns: Sequence[Turn],
-                 index: Sequence[IndexEntry], delta_model: type[StateDelta] | None):
+    def __init__(self, llm: LLMExtractor, messages: list[dict[str, str]],
+                 response_model: type[Any]):
         self.llm = llm
         self.prompt = self.completion = 0
         self.kwargs = {
-            "model": llm.model, "response_model": delta_model or llm.response_model,
-            "messages": llm.request(turns, index, delta_model),
+            "model": llm.model, "response_model": response_model, "messages": messages,
             "max_retries": llm.max_retries,
             "temperature": llm.temperature, "max_tokens": llm.max_tokens}
 
@@ -255,10 +273,6 @@ class _Call:
         cause = exc.__cause__ or exc
         return ExtractionError(f"{type(cause).__name__}: {cause}"[:400],
                                prompt_tokens=self.prompt, completion_tokens=self.completion)
-
-    def result(self, delta: StateDelta) -> Extraction:
-        return Extraction(delta=delta, extractor=self.llm.name, prompt_tokens=self.prompt,
-                          completion_tokens=self.completion, model=self.llm.model)
 
 
 def _within(left: float, call: Callable[[], Any]) -> Any:
