@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -200,3 +201,27 @@ def test_the_curl_example_runs(api) -> None:
                          env=dict(os.environ, BASE=client.base, TOKEN=TOKEN))
     assert out.returncode == 0, out.stderr
     assert "SR-20240315-889" in out.stdout and '"turns":[1]' in out.stdout
+
+
+def test_a_returning_user_over_http_and_their_erasure(api) -> None:
+    client, db = api
+    client.call("POST", "/sessions/c1/messages?user_id=u-7&window=400",
+                [{"role": "user", "content": "My phone is 13912345678. No exchange, ever."},
+                 {"role": "assistant", "content": "Noted."}] * 20)
+    for _ in range(100):  # the fold (and its promotion) runs in the server's background
+        client.call("GET", "/sessions/c1/context?user_id=u-7&window=400")
+        status, profile = client.call("GET", "/users/u-7/profile")
+        if status == 200:
+            break
+        time.sleep(0.1)
+    assert status == 200 and "13912345678" in str(profile["items"])
+    client.call("POST", "/sessions/c2/messages?user_id=u-7", {"role": "user", "content": "Hi"})
+    ctx = client.call("GET", "/sessions/c2/context?user_id=u-7")[1]["messages"]
+    assert "13912345678" in ctx[0]["content"]  # the second session starts knowing it
+    status, body = client.call("POST", "/sessions/c1/messages?user_id=u-8",
+                               {"role": "user", "content": "x"})
+    assert (status, body["error"]["field"]) == (400, "user_id")  # another user's session
+    status, out = client.call("DELETE", "/users/u-7")
+    assert status == 200 and out["sessions"] == 2
+    assert client.call("GET", "/users/u-7/profile")[0] == 404
+    assert client.call("GET", "/sessions")[1] == {"sessions": []}

@@ -54,6 +54,7 @@ def _session(session_id: str) -> str:
 # (module level: FastAPI resolves these annotations in the module's namespace)
 Session = Annotated[str, Depends(_session)]
 Window = Annotated[int | None, Query(description="context window in tokens")]
+User = Annotated[str | None, Query(description="the user this session belongs to")]
 
 
 def create_app(store: Store, *, token: str | None = None, window: int = 8192,
@@ -69,15 +70,17 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     memories: OrderedDict[tuple[str, int], ConversationMemory] = OrderedDict()
     lock = threading.Lock()
 
-    def memory(session_id: str, size: int) -> ConversationMemory:
+    def memory(session_id: str, size: int, user_id: str | None = None) -> ConversationMemory:
         key = (session_id, size)
         with lock:
-            if key in memories:
+            if key in memories and (user_id is None or memories[key].user_id == user_id):
                 memories.move_to_end(key)
                 return memories[key]
+        if user_id is not None and not SESSION_ID.fullmatch(user_id):
+            raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
         mem = ConversationMemory(session_id, store=store, context_window=size, model=model,
                                  extractor=extractor() if extractor else None,
-                                 background=background, **options)
+                                 background=background, user_id=user_id, **options)
         with lock:
             mem = memories.setdefault(key, mem)
             while len(memories) > MAX_MEMORIES:
@@ -126,10 +129,11 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                       {"type": "object", "description": "one OpenAI-style message"},
                       {"type": "array", "items": {"type": "object"},
                        "description": "several, stored in order"}]}}}}})
-    async def add(session_id: Session, request: Request,
-                  window: Window = None) -> dict[str, Any]:
+    async def add(session_id: Session, request: Request, window: Window = None,
+                  user_id: User = None) -> dict[str, Any]:
         """Store one OpenAI-style message, or a list of them (all checked before any is
-        written). Returns the new turns' indexes."""
+        written). Returns the new turns' indexes. ``user_id`` makes the session that
+        user's: folds promote into their profile, and the block shows it."""
         body = await _read(request, max_body)
         try:
             data = json.loads(body)
@@ -138,14 +142,15 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         messages = data if isinstance(data, list) else [data]
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
-        mem = memory(session_id, sized(window))
+        mem = await run_in_threadpool(memory, session_id, sized(window), user_id)
         turns = await run_in_threadpool(mem.add_messages, messages)
         return {"session_id": session_id, "turns": [t.index for t in turns]}
 
     @app.get("/v1/sessions/{session_id}/context", dependencies=auth)
-    def context(session_id: Session, window: Window = None) -> dict[str, Any]:
+    def context(session_id: Session, window: Window = None, user_id: User = None
+                ) -> dict[str, Any]:
         """The messages for the next model call, within the window."""
-        mem = memory(session_id, sized(window))
+        mem = memory(session_id, sized(window), user_id)
         messages = mem.context()
         return {"session_id": session_id, "window": mem.policy.context_window,
                 "tokens": mem.tokens(messages), "messages": messages}
@@ -168,6 +173,27 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         mem = memory(session_id, sized(window))
         return {"session_id": session_id, "format": format,
                 "block": mem.render(None if format == mem.state_format else format)}
+
+    @app.get("/v1/users/{user_id}/profile", dependencies=auth)
+    def profile(user_id: str) -> dict[str, Any]:
+        """What a user told us across sessions (404 for a user without a profile)."""
+        data = store.load_profile(user_id) if hasattr(store, "load_profile") else None
+        if data is None:
+            raise HTTPError(404, "user_id", f"no profile for user {user_id!r}", "NotFound")
+        return dict(data)
+
+    @app.delete("/v1/users/{user_id}", dependencies=auth)
+    def forget(user_id: str) -> dict[str, Any]:
+        """Erase a user everywhere: every session's turns, states and log, and the
+        profile (privacy requests)."""
+        if not hasattr(store, "forget_user"):
+            raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
+        sessions = set(store.user_sessions(user_id))  # type: ignore[attr-defined]
+        with lock:
+            for key in [k for k in memories if k[0] in sessions]:
+                memories.pop(key).wait()
+        return {"user_id": user_id, "sessions": len(sessions),
+                "erased_turns": store.forget_user(user_id)}
 
     @app.delete("/v1/sessions/{session_id}", dependencies=auth)
     def erase(session_id: Session) -> dict[str, Any]:
