@@ -22,7 +22,8 @@ def completion(arguments: str) -> dict[str, Any]:
             "role": "assistant", "content": None, "tool_calls": [{
                 "id": "call_1", "type": "function",
                 "function": {"name": "StateDelta", "arguments": arguments}}]}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120,
+                  "prompt_tokens_details": {"cached_tokens": 64}},
     }
 
 

@@ -110,7 +110,10 @@ def test_usage_totals_and_cost(server_factory) -> None:
     u = mem.usage(prices={"m1": (1.0, 2.0)})
     folds = len(mem.compactions())
     assert (u.folds, u.prompt_tokens, u.completion_tokens) == (folds, 100 * folds, 20 * folds)
+    assert u.cached_tokens == 64 * folds  # the provider's cache, as it reports it
     assert u.cost == pytest.approx(folds * (100 * 1.0 + 20 * 2.0) / 1e6)
+    cheaper = mem.usage(prices={"m1": (1.0, 2.0, 0.5)})  # cached input at its own price
+    assert cheaper.cost == pytest.approx(folds * (36 * 1.0 + 64 * 0.5 + 20 * 2.0) / 1e6)
 
 
 def test_the_extractor_never_sends_a_block_or_an_already_folded_turn(server_factory) -> None:

@@ -246,6 +246,7 @@ class Compactor:
         record = self._record(plan)
         record.error = f"{'bug: ' if bug else ''}{type(exc).__name__}: {exc}"[:500]
         record.prompt_tokens = getattr(exc, "prompt_tokens", 0)
+        record.cached_tokens = getattr(exc, "cached_tokens", 0)
         record.completion_tokens = getattr(exc, "completion_tokens", 0)
         record.tokens_after = record.tokens_before
         m.store.log(record)
@@ -267,6 +268,7 @@ class Compactor:
         record.extractor = extraction.extractor
         record.version = new.version
         record.prompt_tokens = extraction.prompt_tokens
+        record.cached_tokens = extraction.cached_tokens
         record.completion_tokens = extraction.completion_tokens
         record.model = extraction.model
         record.notes = "; ".join(extraction.notes) or None

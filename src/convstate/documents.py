@@ -327,7 +327,7 @@ def _quoted(llm: Any, query: str, docs: list[tuple[str, str]], budget: int,
     messages = [{"role": "system", "content": QUOTE_INSTRUCTIONS},
                 {"role": "user", "content": f"QUESTION: {query}\n\nDOCUMENTS:\n{listing}"}]
     try:
-        reply, _, _ = llm.ask(messages, Quotes)
+        reply, *_ = llm.ask(messages, Quotes)
     except ExtractionError as exc:
         return CompressedDocuments("", 0, fell_back=f"the model failed: {exc}")
     texts = dict(docs)

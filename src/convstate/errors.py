@@ -62,12 +62,15 @@ class StoreError(ConvStateError):
 class ExtractionError(ConvStateError):
     """An extractor could not produce a delta (the turns stay unfolded and are retried).
 
-    ``prompt_tokens`` / ``completion_tokens``: what the failed tries cost.
+    ``prompt_tokens`` / ``completion_tokens`` / ``cached_tokens``: what the failed tries
+    cost.
     """
 
-    def __init__(self, message: str, prompt_tokens: int = 0, completion_tokens: int = 0):
+    def __init__(self, message: str, prompt_tokens: int = 0, completion_tokens: int = 0,
+                 cached_tokens: int = 0):
         super().__init__(message)
         self.prompt_tokens, self.completion_tokens = prompt_tokens, completion_tokens
+        self.cached_tokens = cached_tokens
 
 
 class DataError(ConvStateError, ValueError):

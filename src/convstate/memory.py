@@ -53,6 +53,7 @@ class Usage:
     fell_back: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     cost: float = 0.0
 
 
@@ -300,11 +301,13 @@ class ConversationMemory:
         """The compaction log of this session, oldest first."""
         return self.store.compactions(self.session_id)
 
-    def usage(self, prices: dict[str, tuple[float, float]] | None = None) -> Usage:
-        """Extractor tokens over every fold of this session (failed tries included).
+    def usage(self, prices: dict[str, tuple[float, ...]] | None = None) -> Usage:
+        """Extractor tokens over every fold of this session (failed tries included), as
+        the provider counted them: instructions, schema or tool definition and turns;
+        ``cached_tokens`` the part of the prompt its cache served.
 
-        ``prices`` maps a model name to (input, output) prices per million tokens; the
-        cost counts the folds whose model is in it.
+        ``prices`` maps a model name to (input, output[, cached input]) prices per
+        million tokens; the cost counts the folds whose model is in it.
         """
         total = Usage()
         for r in self.compactions():
@@ -313,9 +316,13 @@ class ConversationMemory:
             total.fell_back += r.error is None and r.fallback is not None
             total.prompt_tokens += r.prompt_tokens
             total.completion_tokens += r.completion_tokens
+            total.cached_tokens += r.cached_tokens
             if prices and r.model in prices:
-                price_in, price_out = prices[r.model]
-                total.cost += (r.prompt_tokens * price_in + r.completion_tokens * price_out) / 1e6
+                price_in, price_out, *cached = prices[r.model]
+                price_cached = cached[0] if cached else price_in
+                total.cost += ((r.prompt_tokens - r.cached_tokens) * price_in
+                               + r.cached_tokens * price_cached
+                               + r.completion_tokens * price_out) / 1e6
         return total
 
     def compact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:

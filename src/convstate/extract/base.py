@@ -28,6 +28,7 @@ class Extraction:
     extractor: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of the prompt tokens, those the provider's cache served
     model: str | None = None
     notes: list[str] = field(default_factory=list)
     fell_back: str | None = None

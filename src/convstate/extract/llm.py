@@ -151,10 +151,11 @@ class LLMExtractor(BaseExtractor):
                                                  model))
 
     def ask(self, messages: list[dict[str, str]], response_model: type[Any]
-            ) -> tuple[Any, int, int]:
+            ) -> tuple[Any, int, int, int]:
         """One structured request — ``messages``, a reply validated as
         ``response_model`` — with retries within the deadline: (reply, prompt tokens,
-        completion tokens). ExtractionError when it never validates."""
+        completion tokens, cached prompt tokens). ExtractionError when it never
+        validates."""
         call = _Call(self, messages, response_model)
         end = time.monotonic() + self.deadline
         for attempt in itertools.count():
@@ -163,7 +164,7 @@ class LLMExtractor(BaseExtractor):
                 create = call.client(self._sync_client).chat.completions.create
                 reply = _within(left, partial(create, **call.kwargs,
                                               timeout=min(self.timeout, left)))
-                return reply, call.prompt, call.completion
+                return reply, call.prompt, call.completion, call.cached
             except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
                 pause = _pause(exc, attempt, self.max_retries, end)
                 if pause is None:
@@ -172,7 +173,7 @@ class LLMExtractor(BaseExtractor):
         raise AssertionError("unreachable")
 
     async def aask(self, messages: list[dict[str, str]], response_model: type[Any]
-                   ) -> tuple[Any, int, int]:
+                   ) -> tuple[Any, int, int, int]:
         """``ask`` with the async OpenAI client."""
         call = _Call(self, messages, response_model)
         end = time.monotonic() + self.deadline
@@ -184,7 +185,7 @@ class LLMExtractor(BaseExtractor):
                 reply = await asyncio.wait_for(
                     call.client(self.async_client).chat.completions.create(
                         **call.kwargs, timeout=min(self.timeout, left)), left)
-                return reply, call.prompt, call.completion
+                return reply, call.prompt, call.completion, call.cached
             except Exception as exc:  # noqa: BLE001 - any fault is reported the same way
                 pause = _pause(exc, attempt, self.max_retries, end)
                 if pause is None:
@@ -192,9 +193,11 @@ class LLMExtractor(BaseExtractor):
                 await asyncio.sleep(pause)
         raise AssertionError("unreachable")
 
-    def _extraction(self, delta: StateDelta, prompt: int, completion: int) -> Extraction:
+    def _extraction(self, delta: StateDelta, prompt: int, completion: int, cached: int
+                    ) -> Extraction:
         return Extraction(delta=delta, extractor=self.name, prompt_tokens=prompt,
-                          completion_tokens=completion, model=self.model)
+                          completion_tokens=completion, cached_tokens=cached,
+                          model=self.model)
 
     async def aclose(self) -> None:
         """Close the async client (its connections belong to the running event loop)."""
@@ -237,6 +240,7 @@ class LLMExtractor(BaseExtractor):
         """The fallback's answer, carrying the failed tries' cost and why."""
         answer.extractor = f"{answer.extractor} (llm fallback)"
         answer.prompt_tokens += err.prompt_tokens
+        answer.cached_tokens += err.cached_tokens
         answer.completion_tokens += err.completion_tokens
         answer.model = self.model
         answer.fell_back = str(err)
@@ -251,7 +255,7 @@ class _Call:
     def __init__(self, llm: LLMExtractor, messages: list[dict[str, str]],
                  response_model: type[Any]):
         self.llm = llm
-        self.prompt = self.completion = 0
+        self.prompt = self.completion = self.cached = 0
         self.kwargs = {
             "model": llm.model, "response_model": response_model, "messages": messages,
             "max_retries": llm.max_retries,
@@ -267,12 +271,15 @@ class _Call:
         u = getattr(response, "usage", None)
         if u is not None:
             self.prompt += u.prompt_tokens or 0
+            details = getattr(u, "prompt_tokens_details", None)
+            self.cached += getattr(details, "cached_tokens", None) or 0
             self.completion += u.completion_tokens or 0
 
     def error(self, exc: Exception) -> ExtractionError:
         cause = exc.__cause__ or exc
         return ExtractionError(f"{type(cause).__name__}: {cause}"[:400],
-                               prompt_tokens=self.prompt, completion_tokens=self.completion)
+                               prompt_tokens=self.prompt, completion_tokens=self.completion,
+                               cached_tokens=self.cached)
 
 
 def _within(left: float, call: Callable[[], Any]) -> Any:
@@ -386,5 +393,6 @@ class HybridExtractor(BaseExtractor):
         delta = proposed.delta.model_copy(update=update)
         return Extraction(delta=delta, extractor=self.name,
                           prompt_tokens=proposed.prompt_tokens,
+                          cached_tokens=proposed.cached_tokens,
                           completion_tokens=proposed.completion_tokens, model=proposed.model,
                           notes=notes)

@@ -28,6 +28,8 @@ class CompactionRecord(BaseModel):
     updated: int = 0
     model: str | None = None
     prompt_tokens: int = 0
+    cached_tokens: int = Field(default=0, description=(
+        "Of the prompt tokens, those the provider served from its prompt cache."))
     completion_tokens: int = 0
     notes: str | None = Field(default=None, description="e.g. a fallback after LLM faults.")
     fallback: str | None = Field(default=None, description=(
