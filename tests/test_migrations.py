@@ -4,6 +4,7 @@ refused. (PostgreSQL runs the same code; its shared test database is not rewound
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -84,3 +85,36 @@ def test_a_store_from_a_newer_convstate_is_refused(tmp_path: Path) -> None:
     db.close()
     with pytest.raises(StoreError, match="newer convstate"):
         SQLiteStore(path)
+
+
+def test_full_versions_of_an_older_release_are_compacted_into_deltas(tmp_path: Path,
+                                                                      capsys) -> None:
+    import json
+
+    from convstate.cli import main
+
+    db = tmp_path / "old-states.db"
+    mem = ConversationMemory("s", store=SQLiteStore(db), context_window=300)
+    for i in range(150):
+        mem.add("user", f"第{i}个订单 DD{20240000 + i}，电话 1391234{i:04d}")
+        mem.add("assistant", "好的，已登记。")
+        mem.context()
+    mem.close()
+    store = SQLiteStore(db)
+    versions = [v for v, _, _ in store.versions("s")]
+    states = {v: store.load_state("s", v) for v in versions}
+    with store._tx("s") as tx:  # as an older release wrote them: every version whole
+        for v, state in states.items():
+            tx.execute("UPDATE states SET state={p} WHERE session_id={p} AND version={p}",
+                       (json.dumps(state, ensure_ascii=False), "s", v))
+    store.close()
+    assert main(["migrate", "--store", str(db), "--compact-states"]) == 0
+    out = capsys.readouterr().out
+    m = re.search(r"(\d+) state versions rewritten as deltas: ([\d.]+) MB of states -> "
+                  r"([\d.]+) MB", out)
+    assert m and int(m[1]) > len(versions) // 2 and float(m[3]) < float(m[2]) / 2, out
+    again = SQLiteStore(db)
+    assert all(again.load_state("s", v) == state for v, state in states.items())
+    rewritten, before, after = again.compact_states("s")
+    assert rewritten == 0 and after == before  # nothing left to do: run it twice safely
+    assert len(versions) > 20

@@ -144,6 +144,8 @@ def _parser() -> argparse.ArgumentParser:
 
     migrate = sub.add_parser("migrate", help="create or upgrade the store's tables")
     migrate.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    migrate.add_argument("--compact-states", action="store_true",
+                         help="also rewrite full state versions of older releases as deltas")
     migrate.set_defaults(run=_migrate)
 
     ev = sub.add_parser("eval", help="measure what each method keeps on dialogues with gold "
@@ -383,7 +385,16 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    print(f"{args.store}: schema version {_open(args.store, create=True).migrate()}")
+    store = _open(args.store, create=True)
+    print(f"{args.store}: schema version {store.migrate()}")
+    if args.compact_states:
+        rewritten = before = after = 0
+        for session in store.sessions():
+            n, b, a = store.compact_states(session)
+            rewritten, before, after = rewritten + n, before + b, after + a
+        print(f"{rewritten} state versions rewritten as deltas: {before / 1e6:.2f} MB of "
+              f"states -> {after / 1e6:.2f} MB (a SQLite file reuses the freed pages; "
+              "VACUUM gives them back)")
     return 0
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import ConfigError, StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
-from .deltas import SNAPSHOT_EVERY, diff, is_delta, replay
+from .deltas import SNAPSHOT_EVERY, apply, diff, is_delta, replay
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
@@ -223,6 +223,32 @@ class SQLStore:
             return state
         delta = diff(before, state, previous)
         return delta if len(json.dumps(delta)) * 2 < len(json.dumps(state)) else state
+
+    def compact_states(self, session_id: str) -> tuple[int, int, int]:
+        """Rewrite a session's full state versions written before deltas existed as
+        deltas (a snapshot every ``SNAPSHOT_EVERY`` stays): (versions rewritten, bytes
+        before, bytes after). Each version reads back exactly as before."""
+        rewritten = before = after = 0
+        with self._tx(session_id) as db:
+            rows = db.execute("SELECT version, state FROM states WHERE session_id={p} "
+                              "ORDER BY version", (session_id,)).fetchall()
+            previous: tuple[int, dict[str, Any]] | None = None
+            for version, text in rows:
+                stored = json.loads(text)
+                state = apply(previous[1], stored) if is_delta(stored) and previous \
+                    else stored
+                before += len(text)
+                if not is_delta(stored) and previous is not None \
+                        and version % SNAPSHOT_EVERY != 0:
+                    delta = diff(previous[1], state, previous[0])
+                    new_text = json.dumps(delta, ensure_ascii=False)
+                    if len(new_text) * 2 < len(text):
+                        db.execute("UPDATE states SET state={p} WHERE session_id={p} "
+                                   "AND version={p}", (new_text, session_id, version))
+                        rewritten, text = rewritten + 1, new_text
+                after += len(text)
+                previous = (int(version), state)
+        return rewritten, before, after
 
     # -- the compaction log ---------------------------------------------------------------
 
