@@ -182,6 +182,9 @@ def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid) -
     assert store.load_state(sid, max(seen) + 1) is None
     reopened = ConversationMemory(sid, store=store, context_window=300)
     assert reopened.state.model_dump(mode="json") == seen[max(seen)]
+    rewritten, before, after = store.compact_states(sid)  # already deltas: nothing to do
+    assert rewritten == 0 and before == after
+    assert all(store.load_state(sid, v) == state for v, state in seen.items())
 
 
 def test_an_unreachable_postgresql_is_a_short_store_error() -> None:
