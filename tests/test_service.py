@@ -205,6 +205,8 @@ def test_the_curl_example_runs(api) -> None:
 
 def test_a_returning_user_over_http_and_their_erasure(api) -> None:
     client, db = api
+    client.call("POST", "/sessions/c1/messages?window=400", {"role": "user", "content": "Hi"})
+    client.call("GET", "/sessions/c1/context?window=400")  # cached before it is a user's
     client.call("POST", "/sessions/c1/messages?user_id=u-7&window=400",
                 [{"role": "user", "content": "My phone is 13912345678. No exchange, ever."},
                  {"role": "assistant", "content": "Noted."}] * 20)

@@ -10,6 +10,7 @@ from typing import Any
 from .errors import ConfigError, InvalidMessageError
 from .render import render
 from .state import ConversationState
+from .turns import content_text
 
 
 def as_system_message(state: ConversationState, format: str = "text",
@@ -45,12 +46,12 @@ def to_anthropic(messages: list[dict[str, Any]]) -> dict[str, Any]:
     for m in messages:
         role = m["role"]
         if role in ("system", "developer"):
-            system.append(_text(m.get("content")))
+            system.append(content_text(m.get("content")))
             continue
         blocks = _blocks(m.get("content"))
         if role == "tool":
             role, blocks = "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"],
-                                     "content": _text(m.get("content"))}]
+                                     "content": content_text(m.get("content"))}]
         for call in m.get("tool_calls") or []:
             fn = call["function"]
             blocks.append({"type": "tool_use", "id": call["id"], "name": fn["name"],
@@ -67,13 +68,6 @@ def to_anthropic(messages: list[dict[str, Any]]) -> dict[str, Any]:
         if len(msg["content"]) == 1 and msg["content"][0]["type"] == "text":
             msg["content"] = msg["content"][0]["text"]
     return {"system": "\n\n".join(t for t in system if t), "messages": out}
-
-
-def _text(content: Any) -> str:
-    """A content's text: the string, or its text parts joined."""
-    if isinstance(content, list):
-        return "\n".join(p["text"] for p in content if p.get("type") == "text")
-    return content or ""
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -121,7 +115,7 @@ def from_anthropic(messages: list[dict[str, Any]], system: str | None = None
                                                                ensure_ascii=False)}})
             elif kind == "tool_result":
                 out.append({"role": "tool", "tool_call_id": b["tool_use_id"],
-                            "content": _text(b.get("content"))})
+                            "content": content_text(b.get("content"))})
         if texts or calls:
             msg: dict[str, Any] = {"role": role, "content": "\n".join(texts)}
             if calls:

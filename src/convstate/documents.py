@@ -254,20 +254,21 @@ def _render(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
     rank = sorted(by_doc, key=lambda d: -max(scores[k] for k in by_doc[d]))
     kept: dict[str, str] = {}
     for d in rank:
-        parts, run_start, prev = [], None, None
+        runs: list[list[int]] = []  # consecutive sentences, joined as written
         for k in by_doc[d]:
-            _, s, e = units[k]
-            if prev is not None and k == prev + 1:
-                prev = k
-                continue
-            if run_start is not None and prev is not None:
-                parts.append(docs[d][1][units[run_start][1]:units[prev][2]].strip())
-            run_start = prev = k
-        if run_start is not None and prev is not None:
-            parts.append(docs[d][1][units[run_start][1]:units[prev][2]].strip())
+            if runs and k == runs[-1][-1] + 1:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        parts = [docs[d][1][units[r[0]][1]:units[r[-1]][2]].strip() for r in runs]
         kept[docs[d][0]] = GAP.join(p for p in parts if p)
-    text = "\n".join(f"[{i}] {t}" for i, t in kept.items() if t)
+    text = _listing(kept)
     return CompressedDocuments(text, 0, kept)
+
+
+def _listing(kept: dict[str, str]) -> str:
+    """Each document's kept text on its own line, after its id."""
+    return "\n".join(f"[{i}] {t}" for i, t in kept.items() if t)
 
 
 def _with_conflicts(out: CompressedDocuments, docs: list[tuple[str, str]]
@@ -348,12 +349,12 @@ def _quoted(llm: Any, query: str, docs: list[tuple[str, str]], budget: int,
         seen.add(key)
         kept.setdefault(q.doc, []).append(passage)
         used += cost
-    text = "\n".join(f"[{i}] {GAP.join(p)}" for i, p in kept.items())
+    text = _listing({i: GAP.join(p) for i, p in kept.items()})
     while kept and counter.count(text) > budget:  # the estimate was off: drop the last
         last = next(reversed(kept))
         kept[last].pop()
         if not kept[last]:
             del kept[last]
-        text = "\n".join(f"[{i}] {GAP.join(p)}" for i, p in kept.items())
+        text = _listing({i: GAP.join(p) for i, p in kept.items()})
     return CompressedDocuments(text, counter.count(text),
                                {i: GAP.join(p) for i, p in kept.items()}, rejected=rejected)

@@ -82,10 +82,21 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                                  extractor=extractor() if extractor else None,
                                  background=background, user_id=user_id, **options)
         with lock:
-            mem = memories.setdefault(key, mem)
-            while len(memories) > MAX_MEMORIES:
-                memories.popitem(last=False)[1].wait()
-            return mem
+            cached = memories.get(key)
+            if cached is None or (user_id is not None and cached.user_id != user_id):
+                memories[key] = cached = mem  # a session now known as a user's: theirs
+            evicted = [memories.popitem(last=False)[1]
+                       for _ in range(len(memories) - MAX_MEMORIES)]
+        for old in evicted:  # a background fold in flight lands before it is dropped
+            old.wait()
+        return cached
+
+    def drop(sessions: set[str]) -> None:
+        """Forget the cached memories of ``sessions`` (their folds in flight land first)."""
+        with lock:
+            gone = [memories.pop(k) for k in [k for k in memories if k[0] in sessions]]
+        for mem in gone:
+            mem.wait()
 
     def authorized(request: Request) -> None:
         if token is None:
@@ -189,9 +200,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         if not hasattr(store, "forget_user"):
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
         sessions = set(store.user_sessions(user_id))  # type: ignore[attr-defined]
-        with lock:
-            for key in [k for k in memories if k[0] in sessions]:
-                memories.pop(key).wait()
+        drop(sessions)
         return {"user_id": user_id, "sessions": len(sessions),
                 "erased_turns": store.forget_user(user_id)}
 
@@ -201,9 +210,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         eraser = getattr(store, "erase", None)
         if eraser is None:
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
-        with lock:
-            for key in [k for k in memories if k[0] == session_id]:
-                memories.pop(key).wait()
+        drop({session_id})
         return {"session_id": session_id, "erased_turns": eraser(session_id)}
 
     return app

@@ -76,12 +76,12 @@ def content_tokens(counter: Counter, content: Any) -> int:
         return 0
     n = 0
     for part in content:
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" or (kind is not None and isinstance(part.get("text"), str)
-                              and kind not in IMAGE_PARTS):
-            n += counter.count(part.get("text") or "")
-        elif kind in IMAGE_PARTS:
+        if not isinstance(part, dict):
+            n += counter.count(json.dumps(part, ensure_ascii=False, default=str))
+        elif part.get("type") in IMAGE_PARTS:
             n += IMAGE_TOKENS
+        elif isinstance(part.get("text"), str):  # a text part (or another kind of text)
+            n += counter.count(part["text"])
         else:
             n += counter.count(json.dumps(part, ensure_ascii=False, sort_keys=True))
     return n

@@ -140,19 +140,24 @@ def _check_tool_calls(tool_calls: Any) -> None:
             raise InvalidMessageError(f"tool_calls[{i}].function", "needs a function name")
 
 
+def content_text(content: Any) -> str:
+    """A message content's text: the string, or the text parts of a list joined by
+    newlines (what an extractor reads); '' for none."""
+    if isinstance(content, list):
+        return "\n".join(p["text"] for p in content if p.get("type") == "text")
+    return content or ""
+
+
 def _parts_text(parts: list[Any]) -> str:
-    """The text parts of a content list, joined (what an extractor reads)."""
+    """The text of a content list, after checking each part."""
     if not parts:
         raise InvalidMessageError("content", "an empty list of parts")
-    texts = []
     for i, part in enumerate(parts):
         if not isinstance(part, dict) or not isinstance(part.get("type"), str):
             raise InvalidMessageError(f"content[{i}]", "each part needs a string type")
-        if part["type"] == "text":
-            if not isinstance(part.get("text"), str):
-                raise InvalidMessageError(f"content[{i}].text", "a text part needs its text")
-            texts.append(part["text"])
-    return "\n".join(texts)
+        if part["type"] == "text" and not isinstance(part.get("text"), str):
+            raise InvalidMessageError(f"content[{i}].text", "a text part needs its text")
+    return content_text(parts)
 
 
 def _as_json(value: list[Any], field: str = "tool_calls") -> str:

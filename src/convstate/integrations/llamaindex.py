@@ -21,6 +21,7 @@ from pydantic import ConfigDict
 
 from ..errors import ConfigError
 from ..memory import ConversationMemory
+from ..turns import content_text
 
 
 class ConvstateMemory(BaseMemory):
@@ -75,10 +76,7 @@ def to_llamaindex(msg: dict[str, Any]) -> ChatMessage:
     answered call's id in ``additional_kwargs``, as LlamaIndex's OpenAI LLM keeps them)."""
     extra: dict[str, Any] = {k: msg[k] for k in ("tool_calls", "tool_call_id", "name")
                              if msg.get(k) is not None}
-    content = msg.get("content")
-    if isinstance(content, list):
-        content = "\n".join(p["text"] for p in content if p.get("type") == "text")
-    return ChatMessage(role=MessageRole(msg["role"]), content=content or "",
+    return ChatMessage(role=MessageRole(msg["role"]), content=content_text(msg.get("content")),
                        additional_kwargs=extra)
 
 

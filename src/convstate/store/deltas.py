@@ -11,6 +11,7 @@ are read as they are.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 SNAPSHOT_EVERY = 16
@@ -53,6 +54,17 @@ def apply(old: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
                 by_id[patch["id"]] = {**by_id.get(patch["id"], {}), **patch}
         new[key] = [by_id[i] for i in change["ids"]]
     return new
+
+
+def stored_text(before: dict[str, Any] | None, state: dict[str, Any], previous: int) -> str:
+    """The JSON version ``state["version"]`` is stored as: whole every ``SNAPSHOT_EVERY``
+    versions or with no previous state, else the delta from ``before`` (version
+    ``previous``) when it is under half the whole."""
+    whole = json.dumps(state, ensure_ascii=False)
+    if before is None or previous == 0 or state["version"] % SNAPSHOT_EVERY == 0:
+        return whole
+    delta = json.dumps(diff(before, state, previous), ensure_ascii=False)
+    return delta if len(delta) * 2 < len(whole) else whole
 
 
 def replay(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import ConfigError, StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
-from .deltas import SNAPSHOT_EVERY, apply, diff, is_delta, replay
+from .deltas import SNAPSHOT_EVERY, apply, is_delta, replay, stored_text
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
@@ -198,15 +198,14 @@ class SQLStore:
             stored = self._stored_form(session_id, state, expected_version)
             db.execute("INSERT INTO states (session_id, version, folded_through, state, "
                        "created_at) VALUES ({p},{p},{p},{p},{p})",
-                       (session_id, state["version"], state["folded_through"],
-                        json.dumps(stored, ensure_ascii=False), record.created_at.isoformat()))
+                       (session_id, state["version"], state["folded_through"], stored,
+                        record.created_at.isoformat()))
             db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
                        (session_id, record.model_dump_json()))
 
-    def _stored_form(self, session_id: str, state: dict[str, Any], previous: int
-                     ) -> dict[str, Any]:
-        """A full snapshot every ``SNAPSHOT_EVERY`` versions, else the delta from the
-        previous version (unless the delta is no smaller)."""
+    def _stored_form(self, session_id: str, state: dict[str, Any], previous: int) -> str:
+        """The JSON a new version is stored as (deltas.stored_text), diffed from this
+        store's last saved state of the session when that is the previous version."""
         lock, saved = self.__dict__.setdefault("_saved_states", (threading.Lock(),
                                                                  OrderedDict()))
         with lock:
@@ -215,14 +214,9 @@ class SQLStore:
             saved.move_to_end(session_id)
             while len(saved) > _SAVED_CACHE:
                 saved.popitem(last=False)
-        if previous == 0 or state["version"] % SNAPSHOT_EVERY == 0:
-            return state
-        before = cached[1] if cached and cached[0] == previous else \
-            self.load_state(session_id, previous)
-        if before is None:
-            return state
-        delta = diff(before, state, previous)
-        return delta if len(json.dumps(delta)) * 2 < len(json.dumps(state)) else state
+        before = cached[1] if cached and cached[0] == previous else (
+            self.load_state(session_id, previous) if previous else None)
+        return stored_text(before, state, previous)
 
     def compact_states(self, session_id: str) -> tuple[int, int, int]:
         """Rewrite a session's full state versions written before deltas existed as
@@ -238,11 +232,9 @@ class SQLStore:
                 state = apply(previous[1], stored) if is_delta(stored) and previous \
                     else stored
                 before += len(text)
-                if not is_delta(stored) and previous is not None \
-                        and version % SNAPSHOT_EVERY != 0:
-                    delta = diff(previous[1], state, previous[0])
-                    new_text = json.dumps(delta, ensure_ascii=False)
-                    if len(new_text) * 2 < len(text):
+                if not is_delta(stored) and previous is not None:
+                    new_text = stored_text(previous[1], state, previous[0])
+                    if is_delta(json.loads(new_text)):
                         db.execute("UPDATE states SET state={p} WHERE session_id={p} "
                                    "AND version={p}", (new_text, session_id, version))
                         rewritten, text = rewritten + 1, new_text
