@@ -9,8 +9,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from openai.types.chat import ChatCompletionMessage
 
 from convstate import (

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from convstate import ConfigError, ConversationMemory, InMemoryStore, compress_documents
 from convstate.eval.docs import evaluate_documents, load_qa

@@ -5,8 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from conftest import sources
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from convstate import ConversationMemory, ConversationState, InMemoryStore, RuleExtractor, Turn
 from convstate.delta import NewGoal, StateDelta

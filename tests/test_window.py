@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from convstate import ConfigError, TokenCounter
 from convstate.window import Slot, WindowPolicy, fit_raw, plan_expiry

@@ -9,7 +9,6 @@ off the event loop. One fold of a memory runs at a time (``folding``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
@@ -19,6 +18,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .aio import asyncio_module, in_thread
 from .errors import ExtractionError, StoreError, VersionConflictError
 from .extract.base import Extraction
 from .fold import fold_report
@@ -28,6 +28,8 @@ from .turns import Turn
 from .window import Slot, WindowPolicy, bounded_batch, plan_expiry
 
 if TYPE_CHECKING:
+    import asyncio
+
     from .memory import ConversationMemory
 
 log = logging.getLogger("convstate")
@@ -135,7 +137,7 @@ class Compactor:
         """Drive the fold path with the extractor's ``aextract``; store and tokenizer
         work runs in a worker thread."""
         m, steps = self.memory, self.steps(force, policy)
-        done, value = await asyncio.to_thread(_step, steps, None)
+        done, value = await in_thread(_step, steps, None)
         while not done:
             plan: Plan = value
             try:
@@ -143,7 +145,7 @@ class Compactor:
                     plan.batch, plan.state.index(), m.delta_model)
             except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
                 answer = exc
-            done, value = await asyncio.to_thread(_step, steps, answer)
+            done, value = await in_thread(_step, steps, answer)
         return value  # type: ignore[no-any-return]
 
     # -- when to fold -------------------------------------------------------------------
@@ -168,12 +170,12 @@ class Compactor:
                    ) -> CompactionRecord | None:
         """``due`` for event loops; ``background`` folds in a task."""
         if self.memory.background and not force:
-            plan = await asyncio.to_thread(self.plan, False, policy)
+            plan = await in_thread(self.plan, False, policy)
             if plan is not None and self.folding.acquire(blocking=False):
-                self.task = asyncio.create_task(self._ain_background(policy))
+                self.task = asyncio_module().create_task(self._ain_background(policy))
             return None
         while not self.folding.acquire(blocking=False):  # never block the event loop
-            await asyncio.sleep(0.005)
+            await asyncio_module().sleep(0.005)
         try:
             return await self.arun(force, policy)
         finally:

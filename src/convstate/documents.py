@@ -35,8 +35,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .errors import ConfigError
-from .tokens import Counter as TokenCounterProtocol
-from .tokens import TokenCounter
+from .tokens import Counter as TokenCounterProtocol, TokenCounter
 
 _K1, _B = 1.5, 0.75
 DOC_WEIGHT = 0.3  # a sentence's share of its document's score

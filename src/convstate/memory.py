@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -14,11 +13,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from .aio import in_thread
 from .assembly import MESSAGE_OVERHEAD, Assembler
 from .compactor import Compactor
 from .config import LEASE_TTL, MemoryConfig
 from .delta import delta_model
-from .documents import compress_documents
 from .errors import ConfigError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
@@ -244,6 +243,8 @@ class ConversationMemory:
             users = [t for t, _, _ in self._recent if t.role == "user"]
             query = users[-1].text if users else ""
         budget = int(self.policy.budget * share) - MESSAGE_OVERHEAD
+        from .documents import compress_documents  # its BM25 is only needed here
+
         text = compress_documents(query, documents, max(budget, 0), counter=self.counter).text
         if not text:
             return None, 0
@@ -394,15 +395,15 @@ class ConversationMemory:
 
     async def aadd(self, role: str, content: str | None = None, **fields: Any) -> Turn:
         """``add`` in a worker thread (store I/O stays off the event loop)."""
-        return await asyncio.to_thread(self.add, role, content, **fields)
+        return await in_thread(self.add, role, content, **fields)
 
     async def aadd_message(self, message: dict[str, Any]) -> Turn:
         """``add_message`` in a worker thread."""
-        return await asyncio.to_thread(self.add_message, message)
+        return await in_thread(self.add_message, message)
 
     async def aadd_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
         """``add_messages`` in a worker thread."""
-        return await asyncio.to_thread(self.add_messages, messages)
+        return await in_thread(self.add_messages, messages)
 
     async def acontext(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
                        query: str | None = None, document_share: float = DOCUMENT_SHARE
@@ -411,7 +412,7 @@ class ConversationMemory:
         extractor through its async client (LLMExtractor, HybridExtractor); with
         ``background=True`` a due fold runs as a task and nothing waits for it."""
         await self._compactor.adue(force=False)
-        return await asyncio.to_thread(self._assembled, documents, query, document_share)
+        return await in_thread(self._assembled, documents, query, document_share)
 
     async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """``compact`` for event loops (see ``acontext``)."""
@@ -421,7 +422,7 @@ class ConversationMemory:
         """Wait for a background fold, close the extractor's async client, then ``close``."""
         await self.await_fold()
         await self._extractor.aclose()
-        await asyncio.to_thread(self.close)
+        await in_thread(self.close)
 
     async def await_fold(self) -> None:
         """Wait for a background fold task started by ``acontext`` (``wait`` for threads)."""

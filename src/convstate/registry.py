@@ -16,7 +16,6 @@ import logging
 import threading
 from collections.abc import Callable
 from importlib import import_module
-from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 from .errors import ConfigError
@@ -78,6 +77,8 @@ def load_plugins() -> None:
         _loaded = True
         for module in _BUILT_IN:  # they register themselves on import
             import_module(module)
+        from importlib.metadata import entry_points  # ~11 ms: only when a lookup needs it
+
         for ep in entry_points(group=GROUP):
             try:
                 loaded = ep.load()

@@ -8,11 +8,11 @@ that only has ``name`` and ``extract``.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ..aio import in_thread
 from ..delta import StateDelta
 from ..errors import ConfigError
 from ..state import IndexEntry
@@ -69,7 +69,7 @@ class BaseExtractor:
     async def aextract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                        delta_model: type[StateDelta] = StateDelta) -> Extraction:
         """``extract`` in a worker thread, so the event loop keeps running."""
-        return await asyncio.to_thread(self.extract, turns, index, delta_model)
+        return await in_thread(self.extract, turns, index, delta_model)
 
     async def aclose(self) -> None:
         """Nothing to close."""
