@@ -1,20 +1,23 @@
 """What folding costs in extractor prompt tokens, against a prose rolling summary.
 
-For each fold of the demo conversation: the tokens of the turns folded, the tokens of
-the request convstate's LLM extractor sends (instructions + those turns as JSON + the
-id index), and the tokens a rolling summary would send for the same batch
-(instructions + its previous summary + the same turns). The previous summary is taken
-to be as long as convstate's rendered block at that point (the same facts in prose).
-Same token counter (tiktoken), same batches.
+For each fold of the demo conversation: the tokens of the turns folded; the whole
+request convstate's LLM extractor sends for them (instructions, the turns, the id index
+and the tool definition that instructor's tools mode sends with every request); and the
+request a rolling summary sends for the same batch (its instructions, its previous
+summary, the same turns). The summary is really produced, batch after batch: offline by
+the eval's extractive summarizer (its previous summary + each turn's first clause, cut
+to the block's budget), with --llm by the model. Same token counter (tiktoken), same
+batches.
 
 Run: python benchmarks/bench_extractor_tokens.py [--lang zh|en] [--llm URL --model NAME]
 With --llm, the folds really go through the hybrid extractor at URL, and the measured
-prompt tokens (the server's count, tool schema included) and seconds per fold are shown.
+prompt tokens (the server's count) and seconds per fold are shown.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Sequence
 
@@ -26,14 +29,11 @@ from convstate import (
     StateDelta,
 )
 from convstate.cli import load_demo
+from convstate.eval.baselines import extractive_summarizer, llm_summarizer, summary_request
 from convstate.extract.base import Extraction
-from convstate.extract.llm import INSTRUCTIONS, HybridExtractor
-from convstate.render import render
+from convstate.extract.llm import HybridExtractor, tool_definition
 from convstate.state import IndexEntry
 from convstate.turns import Turn
-
-SUMMARY_INSTRUCTIONS = ("Update the running summary of this customer-service conversation "
-                        "with the new turns. Keep every exact value.")
 
 
 class Measured:
@@ -66,28 +66,27 @@ def main() -> None:
     mem = ConversationMemory("bench", store=InMemoryStore(), extractor=ex,
                              context_window=args.window, system_prompt=demo["system_prompt"],
                              on_fold=lambda r: states.append(r))
-    blocks = [""]  # the rendered block before each fold
     for m in demo["messages"]:
         mem.add_message(m)
-        before = mem.state.version
         mem.context()
-        if mem.state.version != before:
-            blocks.append(render(mem.state, lang=args.lang))
     c = mem.counter
+    summarize = llm_summarizer(args.llm, args.model) if args.llm else extractive_summarizer(c)
+    tool = c.count(json.dumps(tool_definition(StateDelta), ensure_ascii=False))
     print(f"demo {args.lang}, window {args.window}, {len(ex.batches)} folds, extractor "
-          f"{ex.name}\n")
+          f"{ex.name}; convstate's tool definition: {tool} tokens a request\n")
     head = "| fold | turns | turn tokens | convstate request | ratio | rolling summary | ratio |"
     if args.llm:
         head += " measured prompt | seconds |"
     print(head)
     print("|" + "---:|" * (head.count("|") - 1))
     tot = [0, 0, 0]
+    summary = ""
     for k, (turns, index, secs) in enumerate(ex.batches):
         turn_tokens = sum(c.message(t.message()) for t in turns)
-        ours = c.messages(llm.request(turns, index))
-        theirs = c.messages([{"role": "system", "content": SUMMARY_INSTRUCTIONS},
-                             {"role": "user", "content": blocks[k]}]
-                            + [t.message() for t in turns])
+        ours = c.messages(llm.request(turns, index)) + tool
+        messages = [t.message() for t in turns]
+        theirs = c.messages(summary_request(summary, messages))
+        summary = summarize(summary, messages, mem.state_budget)
         tot = [tot[0] + turn_tokens, tot[1] + ours, tot[2] + theirs]
         row = (f"| {k + 1} | #{turns[0].index}-#{turns[-1].index} | {turn_tokens} | {ours} | "
                f"{ours / turn_tokens:.2f} | {theirs} | {theirs / turn_tokens:.2f} |")
@@ -97,12 +96,13 @@ def main() -> None:
     print(f"| all | | {tot[0]} | {tot[1]} | {tot[1] / tot[0]:.2f} | {tot[2]} | "
           f"{tot[2] / tot[0]:.2f} |" + (" | |" if args.llm else ""))
     n = len(ex.batches)
-    ours_fixed = c.messages([{"role": "system", "content": INSTRUCTIONS}]) * n
-    theirs_fixed = c.messages([{"role": "system", "content": SUMMARY_INSTRUCTIONS}]) * n
-    print(f"\nwithout each method's fixed instructions ({c.count(INSTRUCTIONS)} and "
-          f"{c.count(SUMMARY_INSTRUCTIONS)} tokens a call): convstate "
-          f"{(tot[1] - ours_fixed) / tot[0]:.2f}, rolling summary "
-          f"{(tot[2] - theirs_fixed) / tot[0]:.2f} prompt tokens per folded-turn token")
+    fixed = (c.messages(llm.request(ex.batches[0][0][:0], [])) + tool) * n
+    theirs_fixed = c.messages(summary_request("", [])) * n
+    print(f"\nthe fixed part of a request (instructions and tool definition; byte-identical "
+          f"on every fold, so a provider's prompt cache can serve it): convstate "
+          f"{fixed // n}, rolling summary {theirs_fixed // n} tokens. Without it, per "
+          f"folded-turn token: convstate {(tot[1] - fixed) / tot[0]:.2f}, rolling summary "
+          f"{(tot[2] - theirs_fixed) / tot[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,10 @@ from convstate import (
     HybridExtractor,
     InMemoryStore,
     LLMExtractor,
+    StateDelta,
 )
 from convstate.cli import load_demo
+from convstate.extract.llm import tool_definition
 from convstate.render import block_words
 
 MESSAGES = load_demo("zh")["messages"][:24]
@@ -114,6 +116,37 @@ def test_usage_totals_and_cost(server_factory) -> None:
     assert u.cost == pytest.approx(folds * (100 * 1.0 + 20 * 2.0) / 1e6)
     cheaper = mem.usage(prices={"m1": (1.0, 2.0, 0.5)})  # cached input at its own price
     assert cheaper.cost == pytest.approx(folds * (36 * 1.0 + 64 * 0.5 + 20 * 2.0) / 1e6)
+
+
+def test_the_fixed_part_of_every_request_is_compact_and_byte_identical(server_factory) -> None:
+    server = server_factory("ok")
+    drive(HybridExtractor(LLMExtractor(base_url=server.base_url, model="scripted")),
+          load_demo("zh")["messages"])
+    assert len(server.bodies) >= 2
+    # instructions and tool definition: the same bytes on every fold, so a provider's
+    # prompt cache serves them
+    assert len({json.dumps([b["tools"], b["messages"][0]]) for b in server.bodies}) == 1
+    tool = server.bodies[0]["tools"][0]
+    assert tool == tool_definition(StateDelta)  # what the benchmark counts
+    text = json.dumps(tool)
+    assert tool["function"]["name"] == "StateDelta"
+    assert '"title"' not in text and "maxLength" not in text and '"default"' not in text
+    full = json.dumps(StateDelta.model_json_schema())
+    assert len(text) < 0.75 * len(full)
+
+
+def test_an_llm_fold_takes_at_least_its_fixed_part_of_turns(server_factory) -> None:
+    server = server_factory("ok")
+    llm = LLMExtractor(base_url=server.base_url, model="scripted")
+    assert 1000 < llm.min_batch_tokens < 2500  # instructions + tool definition
+    amortized = drive(HybridExtractor(llm), load_demo("zh")["messages"])
+    sliced = ConversationMemory("t", store=InMemoryStore(), context_window=700,
+                                extractor=HybridExtractor(llm), min_fold_tokens=0)
+    for m in load_demo("zh")["messages"]:
+        sliced.add_message(m)
+        sliced.context()
+    assert amortized.policy.min_batch == llm.min_batch_tokens
+    assert 0 < len(amortized.compactions()) < len(sliced.compactions())
 
 
 def test_the_extractor_never_sends_a_block_or_an_already_folded_turn(server_factory) -> None:

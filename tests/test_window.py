@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from convstate import ConfigError, TokenCounter
+from convstate import ConfigError, ConversationMemory, InMemoryStore, RuleExtractor, TokenCounter
 from convstate.window import Slot, WindowPolicy, fit_raw, plan_expiry
 
 POLICY = WindowPolicy(context_window=1000, reply_reserve=0, trigger_ratio=0.7,
@@ -37,6 +39,29 @@ def test_the_keep_floor_gives_way_when_it_alone_passes_the_target() -> None:
     # never the newest user turn and what follows it
     assert plan_expiry(0, s, POLICY) == 15
     assert plan_expiry(0, slots("ua" + "a" * 20, 60), POLICY) is None
+
+
+def test_a_min_batch_folds_more_but_never_past_the_keep_rule() -> None:
+    s = slots("ua" * 8)  # 800 > 700: the target alone expires turns 0-5 (300 tokens)
+    assert plan_expiry(0, s, replace(POLICY, min_batch=400)) == 7  # 400 tokens
+    assert plan_expiry(0, s, replace(POLICY, min_batch=5000)) == 9  # half the budget
+    assert plan_expiry(0, s, replace(POLICY, min_batch=0)) == 5
+    # the last 2 user turns stay raw: 400 tokens is all the keep rule lets go
+    assert plan_expiry(0, slots("ua" * 4, 100), replace(POLICY, min_batch=500)) == 3
+
+
+def test_a_memory_takes_the_min_batch_of_its_extractor(tmp_path) -> None:
+    class Costly(RuleExtractor):
+        min_batch_tokens = 300
+
+    mem = ConversationMemory("m", store=InMemoryStore(), extractor=Costly())
+    assert mem.policy.min_batch == 300
+    assert ConversationMemory("r", store=InMemoryStore()).policy.min_batch == 0
+    mine = ConversationMemory("o", store=InMemoryStore(), extractor=Costly(),
+                              min_fold_tokens=50)
+    assert mine.policy.min_batch == 50
+    with pytest.raises(ConfigError, match="min_batch"):
+        ConversationMemory("x", store=InMemoryStore(), min_fold_tokens=-1)
 
 
 def test_force_expires_as_much_as_the_keep_rule_allows() -> None:

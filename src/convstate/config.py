@@ -81,7 +81,7 @@ class MemoryConfig:
     @classmethod
     def from_options(cls, *, context_window: int, reply_reserve: int | None,
                      trigger_ratio: float, target_ratio: float, keep_recent_turns: int,
-                     **rest: Any) -> MemoryConfig:
+                     min_batch: int | None = None, **rest: Any) -> MemoryConfig:
         """A config from ConversationMemory's keyword arguments (a reply reserve of None
         is the window's default)."""
         if isinstance(context_window, int) and reply_reserve is None:
@@ -89,5 +89,5 @@ class MemoryConfig:
         policy = WindowPolicy(context_window=context_window,
                               reply_reserve=reply_reserve,
                               trigger_ratio=trigger_ratio, target_ratio=target_ratio,
-                              keep_recent_turns=keep_recent_turns)
+                              keep_recent_turns=keep_recent_turns, min_batch=min_batch)
         return cls(policy=policy, **rest)

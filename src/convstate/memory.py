@@ -64,7 +64,10 @@ class ConversationMemory:
     ``context()`` returns ``[system prompt] + [state block] + [recent raw turns]`` as
     OpenAI message dicts, never more than ``context_window - reply_reserve`` tokens.
     When the raw turns pass ``trigger_ratio`` of that budget, the oldest ones are
-    folded into the state by the extractor, exactly once, until under ``target_ratio``.
+    folded into the state by the extractor, exactly once, until under ``target_ratio``
+    and at least ``min_fold_tokens`` of turns (default: the extractor's
+    ``min_batch_tokens``, an LLM's fixed prompt; 0 for the rules) as far as
+    ``keep_recent_turns`` allows.
 
     An extractor's known failure (``ExtractionError``) leaves the turns for a later fold;
     any other exception is a bug, logged at ERROR with its traceback and counted as a
@@ -105,11 +108,13 @@ class ConversationMemory:
         token_counter: Counter | None = None,
         tool_call_content: str | None = "",
         user_id: str | None = None,
+        min_fold_tokens: int | None = None,
     ):
         config = MemoryConfig.from_options(
             context_window=context_window, reply_reserve=reply_reserve,
             trigger_ratio=trigger_ratio, target_ratio=target_ratio,
-            keep_recent_turns=keep_recent_turns, model=model, system_prompt=system_prompt,
+            keep_recent_turns=keep_recent_turns, min_batch=min_fold_tokens, model=model,
+            system_prompt=system_prompt,
             state_format=state_format, lang=lang, state_budget=state_budget,
             max_turn_chars=max_turn_chars, state_model=state_model, on_fold=on_fold,
             redact=redact, background=background, lease_ttl=lease_ttl, strict=strict,
@@ -168,6 +173,9 @@ class ConversationMemory:
             self._profile = self._load_profile()
         self.extractor: Extractor = extractor or default_extractor()
         self._extractor = as_extractor(self.extractor)
+        if self.policy.min_batch is None:  # the extractor's: an LLM's fixed prompt
+            self.policy = replace(self.policy, min_batch=int(
+                getattr(self.extractor, "min_batch_tokens", 0)))
         self._state: ConversationState = self.state_model()
         # The newest turns (folded ones as far as a context could show them, then every
         # unfolded one) with their messages and token counts.

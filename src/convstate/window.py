@@ -39,10 +39,17 @@ class WindowPolicy:
     trigger_ratio: float = TRIGGER_RATIO
     target_ratio: float = TARGET_RATIO
     keep_recent_turns: int = KEEP_RECENT_TURNS
+    # The fewest tokens of turns a fold takes (as far as keep_recent_turns allows, at most
+    # half the budget), so an extractor's fixed cost per call (an LLM's instructions and
+    # tool definition) is spread over enough turns. None: the extractor's own
+    # ``min_batch_tokens`` (0 for the rules).
+    min_batch: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("context_window", "reply_reserve", "keep_recent_turns"):
+        for name in ("context_window", "reply_reserve", "keep_recent_turns", "min_batch"):
             value = getattr(self, name)
+            if value is None and name == "min_batch":
+                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(name, f"expected a non-negative integer, got {value!r}")
         if self.context_window < MIN_WINDOW:
@@ -88,8 +95,9 @@ def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
     ``keep_recent_turns`` user turns unless those alone pass the target: then it folds
     past them (never the newest user turn) rather than leave unfolded turns out of the
     context. ``force`` (compact) expires as much as the keep rule allows. So a fold
-    takes at least ``trigger - target`` of the budget: an LLM is never called for a
-    sliver.
+    takes at least ``trigger - target`` of the budget, and at least ``min_batch`` tokens
+    (capped at half the budget) where the keep rule leaves that many: an LLM is never
+    called for a sliver, and its fixed prompt is spread over a batch worth it.
     """
     total = fixed + sum(s.tokens for s in slots)
     if not force and total <= policy.trigger:
@@ -99,12 +107,14 @@ def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
         return slots[cuts[-1] - 1].index if cuts else None
     remaining = total
     expired = 0
+    batch = min(policy.min_batch or 0, policy.budget // 2)
+    last_kept = cuts[-1] if cuts else 0
     # past the floor: down to the newest user turn, which the model must see to answer
     floor = _cut_points(slots, min(1, policy.keep_recent_turns))
     for cut in cuts + [c for c in floor if not cuts or c > cuts[-1]]:
         remaining -= sum(s.tokens for s in slots[expired:cut])
         expired = cut
-        if remaining <= policy.target:
+        if remaining <= policy.target and (total - remaining >= batch or cut >= last_kept):
             break
     return slots[expired - 1].index if expired else None
 

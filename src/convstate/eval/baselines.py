@@ -6,11 +6,14 @@ summarizer is an LLM when one is given, else a deterministic extractive one)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..memory import ConversationMemory
 from ..tokens import TokenCounter
 from ..window import Slot, WindowPolicy, plan_expiry
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionUserMessageParam
 
 SYSTEM_PROMPT = "You are a helpful assistant."
 
@@ -77,13 +80,22 @@ def extractive_summarizer(counter: TokenCounter) -> Summarizer:
     def summarize(previous: str, turns: list[dict[str, Any]], budget: int) -> str:
         lines = [previous] if previous else []
         for m in turns:
-            first = m["content"].replace("\n", " ").split("。")[0].split(". ")[0][:120]
+            first = (m.get("content") or "").replace("\n", " ").split("。")[0].split(". ")[0][:120]
             lines.append(f"{m['role']}: {first}")
         text = "\n".join(lines)
         while counter.count(text) > budget and "\n" in text:
             text = text.split("\n", 1)[1]
         return counter.truncate(text, budget)
     return summarize
+
+
+def summary_request(previous: str, turns: list[dict[str, Any]]
+                    ) -> list[ChatCompletionUserMessageParam]:
+    """What a rolling summary sends a model: its previous summary and the new turns."""
+    convo = "\n".join(f"{m['role']}: {m.get('content') or ''}" for m in turns)
+    return [{"role": "user", "content": (
+        "Update the summary of this conversation with the new turns. Keep every exact "
+        f"value.\nSummary so far:\n{previous or '(none)'}\nNew turns:\n{convo}")}]
 
 
 def llm_summarizer(base_url: str, model: str) -> Summarizer:
@@ -93,11 +105,8 @@ def llm_summarizer(base_url: str, model: str) -> Summarizer:
     client = OpenAI(base_url=base_url, api_key="not-needed", timeout=120, max_retries=1)
 
     def summarize(previous: str, turns: list[dict[str, Any]], budget: int) -> str:
-        convo = "\n".join(f"{m['role']}: {m['content']}" for m in turns)
         reply = client.chat.completions.create(model=model, temperature=0, max_tokens=budget,
-                                               messages=[{"role": "user", "content": (
-            "Update the summary of this conversation with the new turns. Keep every exact "
-            f"value.\nSummary so far:\n{previous or '(none)'}\nNew turns:\n{convo}")}])
+                                               messages=summary_request(previous, turns))
         return reply.choices[0].message.content or ""
     return summarize
 

@@ -19,12 +19,13 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import instructor
 import openai
 from openai import AsyncOpenAI, OpenAI
+from pydantic import BaseModel
 
 from ..delta import StateDelta
 from ..errors import ConfigError, ExtractionError
@@ -50,6 +51,58 @@ recorded, by id.
 Return: """
 _TAIL = """; updates (an OPEN id -> done, cancelled, achieved, abandoned, or answered for a \
 question); sentiment (the user's mood). Write in the conversation's language."""
+
+
+# JSON Schema keywords the model does not need to see: the reply is validated against
+# the full model here (a violation is fed back and retried), so they only cost tokens
+# in every request.
+_LOCAL_ONLY = frozenset({"title", "default", "maxLength", "minLength", "maxItems",
+                         "minItems", "maximum", "minimum"})
+
+
+def compact_schema(node: Any) -> Any:
+    """A JSON Schema without titles, defaults and bounds; ``X or null`` becomes ``X``
+    (an optional field is left out instead). About half the tokens of pydantic's."""
+    if isinstance(node, list):
+        return [compact_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    options = node.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options and len(options) == 2:
+        kept = next(o for o in options if o != {"type": "null"})
+        node = {**{k: v for k, v in node.items() if k != "anyOf"}, **kept}
+    out = {}
+    for key, value in node.items():
+        if key in ("properties", "$defs") and isinstance(value, dict):  # names, not keywords
+            out[key] = {name: compact_schema(sub) for name, sub in value.items()}
+        elif key not in _LOCAL_ONLY:
+            out[key] = compact_schema(value)
+    return out
+
+
+@lru_cache(maxsize=64)
+def wire_model(model: type[BaseModel]) -> type[BaseModel]:
+    """``model`` as sent to the LLM: the same fields and validation, a compact schema
+    (byte-identical on every request, so a provider's prompt cache keeps it)."""
+    full = model.model_json_schema()
+    compact = {**compact_schema(full), "title": full["title"]}  # the tool's name
+
+    class Wire(model):  # type: ignore[misc, valid-type]
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return compact if not (args or kwargs) else \
+                super().model_json_schema(*args, **kwargs)
+
+    Wire.__name__ = Wire.__qualname__ = model.__name__
+    Wire.__doc__ = model.__doc__
+    return Wire
+
+
+def tool_definition(model: type[BaseModel]) -> dict[str, Any]:
+    """The tool instructor's tools mode sends with every request for ``model``: part of
+    each fold's prompt, counted by the provider like the messages."""
+    schema: Any = instructor.openai_schema(wire_model(model))
+    return {"type": "function", "function": schema.openai_schema}
 
 
 def instructions(state_model: type[ConversationState] = ConversationState) -> str:
@@ -103,6 +156,7 @@ class LLMExtractor(BaseExtractor):
         self.timeout, self.max_retries = float(timeout), max_retries
         self.temperature, self.max_tokens = temperature, max_tokens
         self.response_model = response_model
+        self._fixed_tokens: int | None = None
         self._async_client: AsyncOpenAI | None = None
         self.client = client or OpenAI(
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
@@ -110,6 +164,20 @@ class LLMExtractor(BaseExtractor):
             timeout=self.timeout, max_retries=max_retries)
         # API faults are retried here, within the deadline, not inside the client
         self._sync_client = self.client.with_options(max_retries=0)
+
+    @property
+    def min_batch_tokens(self) -> int:
+        """The fixed part of every request (instructions and tool definition), in tokens:
+        a memory folds at least this many tokens of turns per call (at most half its
+        budget; ``min_fold_tokens`` overrides), so the fixed part is never most of the
+        bill. About 1,600 for the built-in state."""
+        if self._fixed_tokens is None:
+            from ..tokens import TokenCounter
+
+            counter = TokenCounter("gpt-4")  # cl100k: an estimate for any model
+            tool = json.dumps(tool_definition(self.response_model), ensure_ascii=False)
+            self._fixed_tokens = counter.messages(self.request([], [])) + counter.count(tool)
+        return self._fixed_tokens
 
     def request(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] | None = None) -> list[dict[str, str]]:
@@ -253,11 +321,12 @@ class _Call:
     """One structured request: its arguments, its token usage, its error."""
 
     def __init__(self, llm: LLMExtractor, messages: list[dict[str, str]],
-                 response_model: type[Any]):
+                 response_model: type[BaseModel]):
         self.llm = llm
         self.prompt = self.completion = self.cached = 0
         self.kwargs = {
-            "model": llm.model, "response_model": response_model, "messages": messages,
+            "model": llm.model, "response_model": wire_model(response_model),
+            "messages": messages,
             "max_retries": llm.max_retries,
             "temperature": llm.temperature, "max_tokens": llm.max_tokens}
 
@@ -367,6 +436,11 @@ class HybridExtractor(BaseExtractor):
         """``extract`` with both extractors' async halves."""
         ruled = await self.rules.aextract(turns, index, delta_model)
         return self._merge(ruled, await self.llm.aextract(turns, index, delta_model))
+
+    @property
+    def min_batch_tokens(self) -> int:
+        """The LLM's (see ``LLMExtractor.min_batch_tokens``)."""
+        return int(getattr(self.llm, "min_batch_tokens", 0))
 
     async def aclose(self) -> None:
         await self.llm.aclose()
