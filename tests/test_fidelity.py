@@ -167,6 +167,27 @@ def test_stated_facts_are_kept_verbatim_with_their_importance() -> None:
         facts["The Pet Corner on 5th Avenue opens at 9am"]
 
 
+def test_a_long_answer_is_kept_as_its_outline() -> None:
+    steps = ("To build a financial model for your dealership, follow these steps: "
+             "1. Gather data: collect three years of revenue. " + "More detail. " * 40 +
+             "2. Create a template: set up one tab per statement.\n"
+             "3. Input assumptions: list what drives sales.")
+    zh = ("区块链钱包主要有以下几类，各有特点：\n1. 热钱包：始终联网，" + "便于日常使用。" * 100
+          + "\n2. 冷钱包：离线保存私钥。")
+    turns = make_turns(("user", "How do I model it?"), ("assistant", steps),
+                       ("user", "钱包有哪些？"), ("assistant", zh),
+                       ("assistant", "Fine. " * 120))  # long, but no outline to keep
+    facts = [f for f in RuleExtractor().extract(turns, []).delta.facts]
+    assert [f.text for f in facts] == [
+        "To build a financial model for your dealership, follow these steps",
+        "Gather data · Create a template · Input assumptions",
+        "区块链钱包主要有以下几类，各有特点", "热钱包 · 冷钱包"]
+    # below what people say about themselves and exact values
+    assert all(f.importance == 0.25 and f.turns in ([1], [3]) for f in facts)
+    for f in facts:  # every part verbatim in its turn
+        assert all(part in turns[f.turns[0]].content for part in f.text.split(" · "))
+
+
 def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> None:
     from dataclasses import replace
     from typing import Annotated

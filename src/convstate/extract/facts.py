@@ -32,6 +32,13 @@ MAX_FACTS_PER_TURN = 8
 # values are still taken as anchors.
 EXPOSITORY_CHARS = 600
 _NOT_PROSE = re.compile(r"\|.*\||`|^\s*#|^\s*[-=*_]{3,}")  # a table row, code, a heading
+# The head of a list item: "1. Full node clients: ...", "- **Encryption**: ...",
+# "2、准备材料：..." (a number may start an item mid-line, a bullet only a line).
+_LIST_HEAD = re.compile(r"(?:(?:^|(?<=\s))\d{1,2}[.)、]|^[ \t]*[-*•])[ \t]*\**"
+                        r"([^:：*\n]{2,60}?)\**[ \t]*[:：]", re.M)
+_ITEM_NUMBER = re.compile(r"\s*\d{1,2}[.)、]?$")
+OUTLINE_IMPORTANCE = 0.25  # below what people state about themselves and exact values
+_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -43,13 +50,30 @@ def sentences(text: str) -> Iterator[str]:
                 yield s
 
 
+def outline(turn: Turn) -> list[NewFact]:
+    """A long answer's outline, verbatim: its first sentence (what it is about) and the
+    heads of its list items (its parts), which later turns point back to ("the third
+    step", "what about Merkle trees?")."""
+    text = turn.content or ""
+    lead = _ITEM_NUMBER.sub("", next(sentences(text), "")).rstrip("。.!！:：;； ")
+    heads = list(dict.fromkeys(m.group(1).strip() for m in _LIST_HEAD.finditer(text)))
+    # four words or eight characters of Chinese: "It depends." leads nowhere
+    says = len(lead.split()) >= 4 or len(_CJK.findall(lead)) >= 8
+    parts = ([lead] if says and len(lead) <= MAX_CHARS else []) + (
+        [" · ".join(heads)] if len(heads) >= 2 else [])
+    return [NewFact(text=p, importance=OUTLINE_IMPORTANCE, turns=[turn.index])
+            for p in parts]
+
+
 def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
                ) -> list[NewFact]:
     """The facts of one turn. ``anchors`` are the turn's exact values; ``taken`` the
-    texts other sections already hold (a sentence holding one is not a fact)."""
-    if turn.role not in ("user", "assistant") or not turn.content or (
-            turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS):
+    texts other sections already hold (a sentence holding one is not a fact). A long
+    assistant answer gives its outline instead."""
+    if turn.role not in ("user", "assistant") or not turn.content:
         return []
+    if turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS:
+        return outline(turn)
     out: list[NewFact] = []
     for s in sentences(turn.content):
         core = s.rstrip("。.!！;； ")
