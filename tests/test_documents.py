@@ -134,3 +134,11 @@ def test_a_model_may_only_quote_and_a_failing_one_falls_back(tmp_path: Path) -> 
         assert "18 months" in out.text and out.fell_back.startswith("the model failed")
     finally:
         server.close()
+
+
+def test_a_lead_that_matches_as_well_as_a_later_sentence_is_kept_first() -> None:
+    lead = "Harbor Tower opened in 1998 by the old port of Lisbon."
+    doc = f"{lead} The lobby has a café. Parking is free after six. Harbor Tower opened 2004."
+    budget = COUNTER.count(f"[d1] {lead}") + 3
+    out = compress_documents("When was Harbor Tower opened?", [doc], budget, counter=COUNTER)
+    assert out.text == f"[d1] {lead}"  # not the shorter, closer match that comes later
