@@ -9,9 +9,15 @@ the eval's extractive summarizer (its previous summary + each turn's first claus
 to the block's budget), with --llm by the model. Same token counter (tiktoken), same
 batches.
 
-Run: python benchmarks/bench_extractor_tokens.py [--lang zh|en] [--llm URL --model NAME]
-With --llm, the folds really go through the hybrid extractor at URL, and the measured
-prompt tokens (the server's count) and seconds per fold are shown.
+Batches are the ones an LLM extractor gets: at least its ``min_batch_tokens`` (three
+times the fixed part) where the window allows.
+
+Run: python benchmarks/bench_extractor_tokens.py [--lang zh|en] [--window N] [--turns N]
+     [--llm URL --model NAME]
+``--turns`` cycles the demo to that many turns (default: the demo once); past 12 folds
+only the totals are printed. With --llm, the folds really go through the hybrid
+extractor at URL, and the measured prompt tokens (the server's count) and seconds per
+fold are shown.
 """
 
 from __future__ import annotations
@@ -57,23 +63,31 @@ def main() -> None:
     p.add_argument("--window", type=int, default=1200)
     p.add_argument("--llm", default=None)
     p.add_argument("--model", default="local")
+    p.add_argument("--turns", type=int, default=None)
     args = p.parse_args()
     demo = load_demo(args.lang)
+    turns_of = demo["messages"]
+    if args.turns:
+        turns_of = [turns_of[i % len(turns_of)] for i in range(args.turns)]
     llm = LLMExtractor(base_url=args.llm or "http://127.0.0.1:9/v1", model=args.model,
                        timeout=180)
     ex = Measured(HybridExtractor(llm) if args.llm else RuleExtractor())
     states = []
     mem = ConversationMemory("bench", store=InMemoryStore(), extractor=ex,
                              context_window=args.window, system_prompt=demo["system_prompt"],
-                             on_fold=lambda r: states.append(r))
-    for m in demo["messages"]:
+                             on_fold=lambda r: states.append(r),
+                             min_fold_tokens=llm.min_batch_tokens)
+    for m in turns_of:
         mem.add_message(m)
         mem.context()
     c = mem.counter
     summarize = llm_summarizer(args.llm, args.model) if args.llm else extractive_summarizer(c)
     tool = c.count(json.dumps(tool_definition(StateDelta), ensure_ascii=False))
-    print(f"demo {args.lang}, window {args.window}, {len(ex.batches)} folds, extractor "
-          f"{ex.name}; convstate's tool definition: {tool} tokens a request\n")
+    print(f"demo {args.lang}, {len(turns_of)} turns, window {args.window}, "
+          f"{len(ex.batches)} folds, extractor {ex.name}; convstate's tool definition: "
+          f"{tool} tokens a request, a fold's turns at least {llm.min_batch_tokens} "
+          f"tokens where the window allows\n")
+    rows = len(ex.batches) <= 12
     head = "| fold | turns | turn tokens | convstate request | ratio | rolling summary | ratio |"
     if args.llm:
         head += " measured prompt | seconds |"
@@ -92,7 +106,8 @@ def main() -> None:
                f"{ours / turn_tokens:.2f} | {theirs} | {theirs / turn_tokens:.2f} |")
         if args.llm:
             row += f" {states[k].prompt_tokens} | {secs:.1f} |"
-        print(row)
+        if rows:
+            print(row)
     print(f"| all | | {tot[0]} | {tot[1]} | {tot[1] / tot[0]:.2f} | {tot[2]} | "
           f"{tot[2] / tot[0]:.2f} |" + (" | |" if args.llm else ""))
     n = len(ex.batches)

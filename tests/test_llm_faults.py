@@ -138,7 +138,8 @@ def test_the_fixed_part_of_every_request_is_compact_and_byte_identical(server_fa
 def test_an_llm_fold_takes_at_least_its_fixed_part_of_turns(server_factory) -> None:
     server = server_factory("ok")
     llm = LLMExtractor(base_url=server.base_url, model="scripted")
-    assert 1000 < llm.min_batch_tokens < 2500  # instructions + tool definition
+    assert 1000 < llm.fixed_prompt_tokens < 2500  # instructions + tool definition
+    assert llm.min_batch_tokens == 3 * llm.fixed_prompt_tokens
     amortized = drive(HybridExtractor(llm), load_demo("zh")["messages"])
     sliced = ConversationMemory("t", store=InMemoryStore(), context_window=700,
                                 extractor=HybridExtractor(llm), min_fold_tokens=0)

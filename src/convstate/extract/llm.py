@@ -40,6 +40,7 @@ from .rules import RuleExtractor
 # instructor's records only go where the application's logging sends them.
 logging.getLogger("instructor").addHandler(logging.NullHandler())
 
+MIN_BATCH_FACTOR = 3  # a fold's turns, in multiples of the request's fixed part
 RETRY_AFTER_CAP = 10.0  # seconds: a server asking for a longer pause is not waited for
 MODES = {"tools": instructor.Mode.TOOLS, "json": instructor.Mode.JSON,
          "md_json": instructor.Mode.MD_JSON}
@@ -167,16 +168,23 @@ class LLMExtractor(BaseExtractor):
         self._sync_client = self.client.with_options(max_retries=0)
 
     @property
-    def min_batch_tokens(self) -> int:
-        """The fixed part of every request (instructions and tool definition), in tokens:
-        a memory folds at least this many tokens of turns per call (at most half its
-        budget; ``min_fold_tokens`` overrides), so the fixed part is never most of the
-        bill. About 1,600 for the built-in state."""
+    def fixed_prompt_tokens(self) -> int:
+        """The part of every request that does not depend on the turns — instructions
+        and tool definition — in tokens (cl100k, an estimate for any model). It is
+        byte-identical on every fold, so a provider's prompt cache can serve it. About
+        1,600 for the built-in state."""
         if self._fixed_tokens is None:
-            counter = TokenCounter("gpt-4")  # cl100k: an estimate for any model
+            counter = TokenCounter("gpt-4")
             tool = json.dumps(tool_definition(self.response_model), ensure_ascii=False)
             self._fixed_tokens = counter.messages(self.request([], [])) + counter.count(tool)
         return self._fixed_tokens
+
+    @property
+    def min_batch_tokens(self) -> int:
+        """Three times ``fixed_prompt_tokens``: a memory folds at least this many tokens
+        of turns per call (at most half its budget; ``min_fold_tokens`` overrides), so the
+        fixed part is at most a quarter of a fold's prompt."""
+        return MIN_BATCH_FACTOR * self.fixed_prompt_tokens
 
     def request(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] | None = None) -> list[dict[str, str]]:
