@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import xml.etree.ElementTree as ET
 
@@ -89,3 +90,30 @@ def test_labels_follow_the_language() -> None:
     assert "Exact values" in render(state, lang="en")
     with pytest.raises(ValueError):
         render(state, format="yaml")
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "xml"])
+def test_rows_past_the_budget_are_left_out_before_drafting_with_the_same_block(
+        fmt, monkeypatch) -> None:
+    r = importlib.import_module("convstate.render")  # the module, not the function
+    turns = make_turns(*[("user", f"订单号 DD{20240000 + i}，电话 1381234{i:04d}，"
+                          f"我想要靠窗的座位{i}") for i in range(120)])
+    state = ConversationState()
+    for start in range(0, 120, 40):  # a delta holds at most 40 items of a kind
+        part = range(start, start + 40)
+        state = fold(state, StateDelta(
+            anchors=[NewAnchor(kind="order_id", key="order_id", value=f"DD{20240000 + i}",
+                               turns=[i]) for i in part],
+            goals=[NewGoal(text=f"我想要靠窗的座位{i}", turns=[i]) for i in part]),
+            sources(turns))
+    counter = TokenCounter("gpt-4")
+    budgets = [40, 120, 300, 700, 3000, 50000]
+    rows = r.block_rows(state, "zh")
+    assert r._within_reach(rows, 120, counter, float("inf"))[1] > 150  # left out early
+    fast = [r.render_dropping(state, fmt, "zh", b, counter, keep_anchors=False)
+            for b in budgets]
+    monkeypatch.setattr(r, "_within_reach", lambda rows, *_: (rows, 0))
+    slow = [r.render_dropping(state, fmt, "zh", b, counter, keep_anchors=False)
+            for b in budgets]
+    assert fast == slow  # the same block and the same count of rows left out
+    assert fast[0][1] > 200 and fast[-1][1] == 0

@@ -8,6 +8,7 @@ and blocks per shown range.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .layout import first_shown, next_start, recent_start
@@ -15,6 +16,7 @@ from .profile import PROFILE_SHARE, shown
 from .registry import LANGUAGES
 from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
 from .state import ConversationState
+from .tokens import Counter
 from .window import Entry, cut_entry, fit_raw
 
 if TYPE_CHECKING:
@@ -25,6 +27,29 @@ _LAYOUT_TRIES = 4
 _BLOCK_CACHE = 64  # rendered blocks kept per state version
 RANK_PROFILE = 70.0  # what the user told us before: above facts, below commitments
 _MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a context
+
+
+class _CountMemo:
+    """A counter that remembers the texts it counted. Until the next fold every context
+    drafts its block from the same rows, so the same values and drafts come back turn
+    after turn; each is tokenized once."""
+
+    def __init__(self, counter: Counter):
+        self.counter = counter
+        self.values: dict[str, int] = {}  # short texts: the rows' values
+        self.drafts: dict[str, int] = {}  # whole blocks: few, and large
+
+    def count(self, text: str) -> int:
+        seen, size = (self.values, 8192) if len(text) < 256 else (self.drafts, 64)
+        n = seen.get(text)
+        if n is None:
+            if len(seen) >= size:  # bounded, even with no fold to reset it
+                seen.clear()
+            n = seen[text] = self.counter.count(text)
+        return n
+
+    def message(self, msg: Mapping[str, Any]) -> int:
+        return self.counter.message(msg)
 
 
 class Assembler:
@@ -40,6 +65,7 @@ class Assembler:
         self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
         self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
+        self._counts = _CountMemo(self.memory.counter)  # block drafts of this state
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
                  keep_from: float | None = None) -> tuple[str, int]:
@@ -73,7 +99,8 @@ class Assembler:
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
         text, self._dropped = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
-            counter=mem.counter, keep_anchors=False, keep_from=keep_from,
+            counter=self._counts if state is mem._state else mem.counter,
+            keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
             shown_text="\n".join(str(msg.get("content") or "") for _, msg, _ in shown or []),
             rows=rows, guess=self._dropped or None)

@@ -100,13 +100,15 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
     def draw(kept: list[Row], dropped: int) -> str:
         return formatter(kept, labels, dropped, provenance)
 
-    full = draw(rows, 0)
     counter = counter or TokenCounter()
-    total = counter.count(full) if budget is not None else 0
-    if budget is None or total <= budget:
-        return full, 0
     floor = keep_from if keep_from is not None else \
         RANK_USER_ANCHOR if keep_anchors else float("inf")
+    rows, beyond = _within_reach(rows, budget, counter, floor)
+    guess = None if guess is None else max(guess - beyond, 1)  # of the rows left
+    full = draw(rows, beyond)
+    total = counter.count(full) if budget is not None else 0
+    if budget is None or total <= budget:
+        return full, beyond
     order = sorted((k for k, r in enumerate(rows) if r.rank < floor),
                    key=lambda k: (rows[k].rank, rows[k].turn or 0, k))
     if not order:
@@ -120,9 +122,32 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
             over -= size[order[guess]]
             guess += 1
     k = _fewest(len(order), lambda m: counter.count(
-        draw(_without(rows, order[:m]), m)) <= budget, guess)
+        draw(_without(rows, order[:m]), m + beyond)) <= budget, guess)
     kept = _without(rows, order[:k])
-    return (draw(kept, k), k) if kept else ("", k)
+    return (draw(kept, k + beyond), k + beyond) if kept else ("", k + beyond)
+
+
+def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: float
+                  ) -> tuple[list[Row], int]:
+    """``rows`` less those no block within ``budget`` can show, and how many those are.
+
+    Rows leave a block lowest rank first, so every block keeps a best-ranked run of
+    them; once even the least a run can cost (its values alone: labels are shared, and a
+    name that heads a subject's line is not repeated) passes the budget, nothing ranked
+    lower can be shown. Drafting only the rest keeps a block's cost bounded by its
+    budget, not by the size of the state."""
+    if budget is None:
+        return rows, 0
+    ranked = sorted(range(len(rows)), key=lambda k: (rows[k].rank >= floor, rows[k].rank,
+                                                     rows[k].turn or 0, k), reverse=True)
+    least = 0
+    for n, k in enumerate(ranked):
+        r = rows[k]
+        least += 0 if r.tag == "name" else counter.count(_q(r.value))
+        if least > budget and r.rank < floor:
+            gone = set(ranked[n:])
+            return [r for k, r in enumerate(rows) if k not in gone], len(gone)
+    return rows, 0
 
 
 def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
