@@ -30,9 +30,9 @@ _MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a contex
 
 
 class _CountMemo:
-    """A counter that remembers the texts it counted. Until the next fold every context
-    drafts its block from the same rows, so the same values and drafts come back turn
-    after turn; each is tokenized once."""
+    """A counter that remembers the texts it counted. Every context drafts its block
+    from mostly the same rows, so the same values and drafts come back turn after turn;
+    each is tokenized once."""
 
     def __init__(self, counter: Counter):
         self.counter = counter
@@ -57,6 +57,9 @@ class Assembler:
 
     def __init__(self, memory: ConversationMemory):
         self.memory = memory
+        # token counts of values and block drafts: a value counts the same in every
+        # state, so they outlive a fold (bounded)
+        self._counts = _CountMemo(memory.counter)
         self.reset()
 
     def reset(self) -> None:
@@ -65,7 +68,6 @@ class Assembler:
         self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
         self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
-        self._counts = _CountMemo(self.memory.counter)  # block drafts of this state
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
                  keep_from: float | None = None) -> tuple[str, int]:
