@@ -132,10 +132,10 @@ def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: 
     """``rows`` less those no block within ``budget`` can show, and how many those are.
 
     Rows leave a block lowest rank first, so every block keeps a best-ranked run of
-    them; once even the least a run can cost (its values alone: labels are shared, and a
-    name that heads a subject's line is not repeated) passes the budget, nothing ranked
-    lower can be shown. Drafting only the rest keeps a block's cost bounded by its
-    budget, not by the size of the state."""
+    them; once even the least a run can cost (its values alone, in any format: labels
+    are shared, and a name that heads a subject's line is not repeated) passes the
+    budget, nothing ranked lower can be shown. Drafting only the rest keeps a block's
+    cost bounded by its budget, not by the size of the state."""
     if budget is None:
         return rows, 0
     ranked = sorted(range(len(rows)), key=lambda k: (rows[k].rank >= floor, rows[k].rank,
@@ -143,7 +143,9 @@ def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: 
     least = 0
     for n, k in enumerate(ranked):
         r = rows[k]
-        least += 0 if r.tag == "name" else counter.count(_q(r.value))
+        if r.tag != "name":  # a value's own tokens, less what merging at its edges saves
+            value = r.value if isinstance(r.value, str) else _q(r.value)
+            least += max(counter.count(value) - 2, 0)
         if least > budget and r.rank < floor:
             gone = set(ranked[n:])
             return [r for k, r in enumerate(rows) if k not in gone], len(gone)
