@@ -60,6 +60,7 @@ class Assembler:
         # token counts of values and block drafts: a value counts the same in every
         # state, so they outlive a fold (bounded)
         self._counts = _CountMemo(memory.counter)
+        self._whole: list[tuple[ConversationState, int]] = []  # whole blocks' tokens
         self.reset()
 
     def reset(self) -> None:
@@ -205,10 +206,16 @@ class Assembler:
         return ([part[1]] if part else []) + [msg for _, msg, _ in entries[p:]]
 
     def fixed_tokens(self, state: ConversationState | None = None) -> int:
-        """Tokens of a context but its raw turns, with the whole block (within its cap)."""
+        """Tokens of a context but its raw turns, with the whole block (within its cap).
+        A fold logs it after, and the next fold before, for the same state: it is drafted
+        once."""
         mem = self.memory
-        block = self.block_at(state or mem._state, mem.state_budget, [])[1]
-        return mem.priming + mem._system_tokens + block
+        state = state or mem._state
+        known = next((n for s, n in self._whole if s is state), None)
+        if known is None:
+            known = self.render_block(state, budget=mem.state_budget)[1]
+            self._whole = [*self._whole[-1:], (state, known)]
+        return mem.priming + mem._system_tokens + known
 
     def assemble(self, documents: dict[str, Any] | None = None, reserved: int = 0
                  ) -> list[dict[str, Any]]:

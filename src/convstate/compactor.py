@@ -277,8 +277,7 @@ class Compactor:
         record.fallback = extraction.fell_back
         for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
             setattr(record, name, getattr(stats, name))
-        block_tokens = m._assembler.render_block(new)[1]
-        record.tokens_after = m.priming + m._system_tokens + block_tokens + sum(
+        record.tokens_after = m._assembler.fixed_tokens(new) + sum(
             n for t, n in plan.raw if t.index > plan.through)
         m.store.save_state(m.session_id, new.model_dump(mode="json"), state.version, record)
         return FoldOutcome(record, new)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 
+@lru_cache(maxsize=65536)  # every fold keys the whole state again: the same texts
 def normalize(text: str) -> str:
     """Fold width (NFKC), case, whitespace and punctuation: '１３８-0013 8000' == '13800138000'.
 
