@@ -6,7 +6,7 @@ import unicodedata
 from functools import lru_cache
 
 
-@lru_cache(maxsize=65536)  # every fold keys the whole state again: the same texts
+@lru_cache(maxsize=16384)  # every fold keys the whole state again: the same texts
 def normalize(text: str) -> str:
     """Fold width (NFKC), case, whitespace and punctuation: '１３８-0013 8000' == '13800138000'.
 
