@@ -112,7 +112,7 @@ def test_rows_past_the_budget_are_left_out_before_drafting_with_the_same_block(
     assert r._within_reach(rows, 120, counter, float("inf"))[1] > 150  # left out early
     fast = [r.render_dropping(state, fmt, "zh", b, counter, keep_anchors=False)
             for b in budgets]
-    monkeypatch.setattr(r, "_within_reach", lambda rows, *_: (rows, 0))
+    monkeypatch.setattr(r, "_within_reach", lambda rows, *_, **__: (rows, 0))
     slow = [r.render_dropping(state, fmt, "zh", b, counter, keep_anchors=False)
             for b in budgets]
     assert fast == slow  # the same block and the same count of rows left out

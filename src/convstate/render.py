@@ -103,7 +103,7 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
     counter = counter or TokenCounter()
     floor = keep_from if keep_from is not None else \
         RANK_USER_ANCHOR if keep_anchors else float("inf")
-    rows, beyond = _within_reach(rows, budget, counter, floor)
+    rows, beyond = _within_reach(rows, budget, counter, floor, quoted=format != "xml")
     guess = None if guess is None else max(guess - beyond, 1)  # of the rows left
     full = draw(rows, beyond)
     total = counter.count(full) if budget is not None else 0
@@ -127,15 +127,16 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
     return (draw(kept, k + beyond), k + beyond) if kept else ("", k + beyond)
 
 
-def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: float
-                  ) -> tuple[list[Row], int]:
+def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: float,
+                  quoted: bool = True) -> tuple[list[Row], int]:
     """``rows`` less those no block within ``budget`` can show, and how many those are.
 
     Rows leave a block lowest rank first, so every block keeps a best-ranked run of
-    them; once even the least a run can cost (its values alone, in any format: labels
-    are shared, and a name that heads a subject's line is not repeated) passes the
-    budget, nothing ranked lower can be shown. Drafting only the rest keeps a block's
-    cost bounded by its budget, not by the size of the state."""
+    them; once even the least a run can cost (its values alone, as the format writes
+    them — ``quoted`` as JSON strings, else as they are — less what merging at their
+    edges may save: labels are shared, and a name that heads a subject's line is not
+    repeated) passes the budget, nothing ranked lower can be shown. Drafting only the
+    rest keeps a block's cost bounded by its budget, not by the size of the state."""
     if budget is None:
         return rows, 0
     ranked = sorted(range(len(rows)), key=lambda k: (rows[k].rank >= floor, rows[k].rank,
@@ -143,8 +144,8 @@ def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: 
     least = 0
     for n, k in enumerate(ranked):
         r = rows[k]
-        if r.tag != "name":  # a value's own tokens, less what merging at its edges saves
-            value = r.value if isinstance(r.value, str) else _q(r.value)
+        if r.tag != "name":
+            value = _q(r.value) if quoted or not isinstance(r.value, str) else r.value
             least += max(counter.count(value) - 2, 0)
         if least > budget and r.rank < floor:
             gone = set(ranked[n:])
