@@ -111,7 +111,7 @@ def main() -> None:
     print(f"| all | | {tot[0]} | {tot[1]} | {tot[1] / tot[0]:.2f} | {tot[2]} | "
           f"{tot[2] / tot[0]:.2f} |" + (" | |" if args.llm else ""))
     n = len(ex.batches)
-    fixed = (c.messages(llm.request(ex.batches[0][0][:0], [])) + tool) * n
+    fixed = llm.fixed_prompt_tokens * n  # instructions + tool definition (cl100k, as here)
     theirs_fixed = c.messages(summary_request("", [])) * n
     print(f"\nthe fixed part of a request (instructions and tool definition; byte-identical "
           f"on every fold, so a provider's prompt cache can serve it): convstate "

@@ -37,7 +37,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from convstate import ConversationMemory, Extraction, InMemoryStore, SQLiteStore, StateDelta
+from convstate import (
+    BaseExtractor,
+    ConversationMemory,
+    Extraction,
+    InMemoryStore,
+    SQLiteStore,
+    StateDelta,
+)
 from convstate.cli import load_demo
 from convstate.tokens import encoding_for
 
@@ -58,7 +65,7 @@ def tokens(texts: Sequence[str]) -> int:
     return sum(len(ENC.encode(t)) for t in texts)
 
 
-class InstantExtractor:
+class InstantExtractor(BaseExtractor):
     """As instant as the peers' fake LLM: reads nothing, returns an empty delta."""
 
     name = "instant"
@@ -66,13 +73,6 @@ class InstantExtractor:
     def extract(self, turns: Sequence[Any], index: Sequence[Any],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:
         return Extraction(delta=delta_model(), extractor=self.name)
-
-    async def aextract(self, turns: Sequence[Any], index: Sequence[Any],
-                       delta_model: type[StateDelta] = StateDelta) -> Extraction:
-        return self.extract(turns, index, delta_model)
-
-    async def aclose(self) -> None:
-        return None
 
 
 def convstate_step(tmp: Path, durable: bool, rules: bool, window: int) -> Step:

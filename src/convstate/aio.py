@@ -4,20 +4,13 @@ async callers need."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-def asyncio_module() -> ModuleType:
-    """The asyncio module (imported once, on first call)."""
-    import asyncio
-
-    return asyncio
-
-
 async def in_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """``asyncio.to_thread``: ``fn`` in a worker thread, the event loop keeps running."""
-    result: T = await asyncio_module().to_thread(fn, *args, **kwargs)
-    return result
+    import asyncio
+
+    return await asyncio.to_thread(fn, *args, **kwargs)

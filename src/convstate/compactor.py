@@ -18,7 +18,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .aio import asyncio_module, in_thread
+from .aio import in_thread
 from .errors import ExtractionError, StoreError, VersionConflictError
 from .extract.base import Extraction
 from .fold import fold_report
@@ -169,13 +169,15 @@ class Compactor:
     async def adue(self, force: bool, policy: WindowPolicy | None = None
                    ) -> CompactionRecord | None:
         """``due`` for event loops; ``background`` folds in a task."""
+        import asyncio  # only async callers load it (see aio.py)
+
         if self.memory.background and not force:
             plan = await in_thread(self.plan, False, policy)
             if plan is not None and self.folding.acquire(blocking=False):
-                self.task = asyncio_module().create_task(self._ain_background(policy))
+                self.task = asyncio.create_task(self._ain_background(policy))
             return None
         while not self.folding.acquire(blocking=False):  # never block the event loop
-            await asyncio_module().sleep(0.005)
+            await asyncio.sleep(0.005)
         try:
             return await self.arun(force, policy)
         finally:

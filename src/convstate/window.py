@@ -46,10 +46,10 @@ class WindowPolicy:
     min_batch: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("context_window", "reply_reserve", "keep_recent_turns", "min_batch"):
+        names = ("context_window", "reply_reserve", "keep_recent_turns") + (
+            ("min_batch",) if self.min_batch is not None else ())
+        for name in names:
             value = getattr(self, name)
-            if value is None and name == "min_batch":
-                continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(name, f"expected a non-negative integer, got {value!r}")
         if self.context_window < MIN_WINDOW:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from ..lang import Cues
+from ..lang.zh import PACK as ZH
 from ..normalize import normalize
 from ..sections import NewAnchor, NewFact
 from ..turns import Turn
@@ -38,7 +39,7 @@ _LIST_HEAD = re.compile(r"(?:(?:^|(?<=\s))\d{1,2}[.)、]|^[ \t]*[-*•])[ \t]*\*
                         r"([^:：*\n]{2,60}?)\**[ \t]*[:：]", re.M)
 _ITEM_NUMBER = re.compile(r"\s*\d{1,2}[.)、]?$")
 OUTLINE_IMPORTANCE = 0.25  # below what people state about themselves and exact values
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_ZH_LETTER = re.compile(ZH.letters)
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -58,7 +59,7 @@ def outline(turn: Turn) -> list[NewFact]:
     lead = _ITEM_NUMBER.sub("", next(sentences(text), "")).rstrip("。.!！:：;； ")
     heads = list(dict.fromkeys(m.group(1).strip() for m in _LIST_HEAD.finditer(text)))
     # four words or eight characters of Chinese: "It depends." leads nowhere
-    says = len(lead.split()) >= 4 or len(_CJK.findall(lead)) >= 8
+    says = len(lead.split()) >= 4 or len(_ZH_LETTER.findall(lead)) >= 8
     parts = ([lead] if says and len(lead) <= MAX_CHARS else []) + (
         [" · ".join(heads)] if len(heads) >= 2 else [])
     return [NewFact(text=p, importance=OUTLINE_IMPORTANCE, turns=[turn.index])
