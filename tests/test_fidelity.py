@@ -250,3 +250,26 @@ def test_a_fact_never_brings_back_a_replaced_value() -> None:
         "My phone is 415-555-0132, call me there after lunch"] == "faded"
     block = render(state)
     assert "628-555-0199" in block and "415-555-0132" not in block
+
+
+def test_lines_from_long_answers_come_before_an_earlier_raw_turn() -> None:
+    topics = ["tax", "leases", "hiring", "pricing", "insurance", "audits", "loans", "rent",
+              "payroll", "warranties", "financing", "marketing", "parts", "service",
+              "licensing", "zoning", "trade-ins", "floor plans", "recalls", "auctions"]
+
+    def answer(topic: str) -> str:
+        return (f"Here is how {topic} works for a small dealership like yours. "
+                + f"The {topic} details depend on the state and the year. " * 25)
+
+    mem = ConversationMemory("long", store=InMemoryStore(), context_window=2000)
+    for topic in topics:
+        mem.add("user", f"How does {topic} work?")
+        mem.add("assistant", answer(topic))
+    ctx = mem.context()
+    block = "\n".join(m["content"] for m in ctx if m["role"] == "system")
+    raw = "\n".join(m["content"] for m in ctx if m["role"] != "system")
+    # a raw turn costs about 300 tokens, an outline line about 15: the oldest answers
+    # are still said (by their lead), not dropped for one more earlier turn
+    leads = [f"Here is how {t} works for a small dealership like yours" for t in topics]
+    assert all(lead in block or lead in raw for lead in leads)
+    assert mem.counter.messages(ctx) <= mem.policy.budget

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .layout import first_shown, next_start, recent_start
+from .layout import before_raw, first_shown, next_start, recent_start
 from .profile import PROFILE_SHARE, shown
 from .registry import LANGUAGES
 from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
@@ -136,23 +136,22 @@ class Assembler:
                             RANK_PROFILE + item.importance))
         return rows
 
-    def row_costs(self) -> tuple[list[tuple[int | None, int]], int]:
-        """Estimated tokens of each block row, and of the block's title and headers."""
+    def row_costs(self) -> tuple[list[tuple[int | None, int, float]], int]:
+        """Each block row's latest turn, estimated tokens and rank, and the tokens of the
+        block's title and headers."""
         mem = self.memory
         state = mem._state
         if self._costs is None or self._costs[0] != state.version:
             lang = mem.lang or state.language or "en"
             rows = self.rows_of(state, lang)
-            costs = [(r.turn, mem.counter.count(f"{r.value}") + 3) for r in rows]
+            costs = [(r.turn, mem.counter.count(f"{r.value}") + 3, r.rank) for r in rows]
             overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
             # calibrated on the whole block, rendered anyway for the fold trigger
             whole = self.block_at(state, 10**9, [])[1] - overhead
-            estimate = sum(n for _, n in costs)
+            estimate = sum(n for _, n, _ in costs)
             if whole > 0 and estimate > 0:
-                costs = [(t, max(1, round(n * whole / estimate))) for t, n in costs]
-            # the rows that come before earlier raw turns (the rest fill what is left)
-            costs = [c for c, r in zip(costs, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
+                costs = [(t, max(1, round(n * whole / estimate)), r) for t, n, r in costs]
             self._costs = (state.version, costs, overhead)
         return self._costs[1], self._costs[2]
 
@@ -172,17 +171,19 @@ class Assembler:
             # the recent floor alone does not fit: the block gets room; with redaction,
             # what was folded reaches the model only masked, in the block
             first = unfolded_at
-        p = first
+        p, keep_from = first, RANK_BEFORE_RAW
         if mem.redact is None:
             rows, overhead = self.row_costs()
-            p = first_shown(entries, first, room, rows, overhead, mem.state_budget)
+            keep_from = before_raw(entries[:first], rows, RANK_BEFORE_RAW)
+            p = first_shown(entries, first, room, [(t, n) for t, n, r in rows if r >= keep_from],
+                            overhead, mem.state_budget)
         for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
             if p >= first:
                 break
             raw = sum(e[2] for e in entries[p:])
             budget = min(mem.state_budget, room - raw)
             # the rows that come before raw turns, whole; the rest in the room left
-            text, tokens = self.block_at(state, budget, entries[p:], RANK_BEFORE_RAW)
+            text, tokens = self.block_at(state, budget, entries[p:], keep_from)
             if tokens <= budget:
                 return text, self.filled(entries, p, room - raw - tokens)
             left = room - raw - tokens

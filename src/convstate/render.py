@@ -40,7 +40,8 @@ RANK_FIELD = 100.0  # your own fields
 RANK_USER_ANCHOR = 85.0  # at or above: kept whatever the budget, unless keep_anchors=False
 RANK_SENTIMENT = 78.0  # the mood: above every commitment, below the exact values
 # Rows ranked below this (most facts, preferences, open questions) take only the room the
-# raw turns leave: an earlier turn shown whole is worth more than a line quoted from it.
+# raw turns leave: an earlier short turn shown whole is worth more than a line quoted from
+# it (where turns are long, every row comes first: layout.before_raw).
 RANK_BEFORE_RAW = 60.0
 
 
