@@ -66,7 +66,7 @@ class Assembler:
     def reset(self) -> None:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
-        self._costs: tuple[int, list[tuple[int | None, int]], int] | None = None
+        self._costs: tuple[int, list[tuple[int | None, int, float]], int] | None = None
         self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
 
