@@ -142,3 +142,18 @@ def test_a_lead_that_matches_as_well_as_a_later_sentence_is_kept_first() -> None
     budget = COUNTER.count(f"[d1] {lead}") + 3
     out = compress_documents("When was Harbor Tower opened?", [doc], budget, counter=COUNTER)
     assert out.text == f"[d1] {lead}"  # not the shorter, closer match that comes later
+
+
+def test_pages_repeating_the_question_do_not_take_the_rest_of_the_budget() -> None:
+    docs = ["Router password reset: reset the router password in a minute.",
+            "Reset router password - the router password reset page.",
+            "Forgot the router password? Reset the router password here.",
+            "Hold the button for ten seconds. The lights blink when it is done."]
+    out = compress_documents("How long do I hold the button to reset the router password?",
+                             docs, 40, counter=COUNTER)
+    assert out.tokens <= 40
+    # one page saying the question's words is kept; then the answer's next sentence,
+    # not a third copy of them
+    assert "[d4] Hold the button for ten seconds. The lights blink when it is done." \
+        in out.text, out.text
+    assert "[d3]" not in out.text and "[d2]" not in out.text

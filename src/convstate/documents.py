@@ -17,7 +17,9 @@ written, within an exact token budget:
    says what it is about first: the lead). Names in the best sentences are looked for
    too (a bridge: "the group that made X" is answered where the group's name appears).
 3. The best sentences are taken while the whole output fits the budget; repeated
-   sentences (the same text in two documents) are kept once.
+   sentences (the same text in two documents) are kept once, and a question term
+   already kept counts half as much in the next sentence (so the budget is not spent
+   on a page repeating the question).
 4. The output lists each document that kept something, most relevant first, as
    ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
    two documents give different numbers after the same words, a line says so.
@@ -48,6 +50,10 @@ RANK_WEIGHT = 0.2  # of the best score, over the document's rank (the retriever'
 # but put a matching first sentence ahead of the answering one in a policy page.
 LEAD_WEIGHT = 0.5
 ADJACENT_BONUS = 0.2  # of the best score, for the neighbour of a kept sentence
+# A question term counts this much less each time a kept sentence already holds it: a
+# page repeating the question (a search result's title, an SEO page) is kept once, and
+# the rest of the budget goes to what else the documents say.
+TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
 GAP = " … "
 
@@ -118,9 +124,13 @@ class _BM25:
         self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
 
     def score(self, query: list[str], k: int) -> float:
+        return sum(self.parts(query, k).values())
+
+    def parts(self, query: list[str], k: int) -> dict[str, float]:
+        """Each query term's share of document ``k``'s score."""
         tf, norm = self.tfs[k], _K1 * (1 - _B + _B * self.lens[k] / (self.avg or 1))
-        return sum(self.idf.get(t, 0.0) * tf[t] * (_K1 + 1) / (tf[t] + norm)
-                   for t in set(query) if t in tf)
+        return {t: self.idf.get(t, 0.0) * tf[t] * (_K1 + 1) / (tf[t] + norm)
+                for t in set(query) if t in tf}
 
 
 def compress_documents(query: str, documents: Sequence[str | Mapping[str, Any]],
@@ -157,7 +167,8 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     doc_bm25 = _BM25([terms(text) for _, text in docs])
     doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
     sent_bm25 = _BM25([terms(docs[d][1][s:e]) for d, s, e in units])
-    raw = [sent_bm25.score(q, k) for k in range(len(units))]
+    parts = [sent_bm25.parts(q, k) for k in range(len(units))]
+    raw = [sum(p.values()) for p in parts]
     extra = _feedback(docs, units, raw, q)
     if extra:  # a bridge: what the best sentences name, looked for elsewhere
         raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
@@ -173,7 +184,7 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if s == 0:  # the lead
             score += LEAD_WEIGHT * raw[k]
         scores.append(score)
-    chosen = _fill(docs, units, scores, ADJACENT_BONUS * best, budget, counter)
+    chosen = _fill(docs, units, scores, parts, ADJACENT_BONUS * best, budget, counter)
     while True:  # the estimate may be a few tokens off: check, and drop the weakest
         out = _with_conflicts(_render(docs, units, chosen, scores), docs)
         out.tokens = counter.count(out.text)
@@ -197,22 +208,36 @@ def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
 
 
 def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
-          scores: list[float], adjacent: float, budget: int,
-          counter: TokenCounterProtocol) -> set[int]:
-    """The best sentences whose estimated output fits ``budget``; a neighbour of a
-    chosen sentence gains ``adjacent`` (answers run across sentences). The estimate: each
+          scores: list[float], parts: list[dict[str, float]], adjacent: float,
+          budget: int, counter: TokenCounterProtocol) -> set[int]:
+    """The best sentences whose estimated output fits ``budget``, taken greedily: a
+    neighbour of a chosen sentence gains ``adjacent`` (answers run across sentences), and
+    a sentence loses part of each question term's score (``parts``) that chosen sentences
+    already hold. The estimate: each
     sentence's own tokens, a document's ``[id]`` once, a gap mark between runs; a
     repeated sentence is skipped."""
     gap, used = counter.count(GAP), 0
     chosen: set[int] = set()
     seen: set[str] = set()
     headed: set[int] = set()
+    covered: Counter[str] = Counter()
+
+    def value(k: int) -> float:
+        near = any(j in chosen for j in (k - 1, k + 1) if 0 <= j < len(units)
+                   and units[j][0] == units[k][0])
+        return scores[k] + (adjacent if near else 0.0) - sum(
+            c * (1 - TERM_DECAY ** covered[t]) for t, c in parts[k].items())
+
     heap = [(-score, k) for k, score in enumerate(scores)]
     heapq.heapify(heap)
     done: set[int] = set()
     while heap:
-        _, k = heapq.heappop(heap)
+        top, k = heapq.heappop(heap)
         if k in done:
+            continue
+        now = value(k)
+        if now < -top - 1e-9:  # a term it matches is already kept: look again
+            heapq.heappush(heap, (-now, k))
             continue
         done.add(k)
         d, s, e = units[k]
@@ -227,12 +252,13 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
         if used + cost > budget:
             continue
         chosen.add(k)
+        covered.update(parts[k].keys())
         seen.add(key)
         headed.add(d)
         used += cost
         for j in (k - 1, k + 1):
             if 0 <= j < len(units) and units[j][0] == d and j not in done:
-                heapq.heappush(heap, (-(scores[j] + adjacent), j))
+                heapq.heappush(heap, (-value(j), j))
     return chosen
 
 
