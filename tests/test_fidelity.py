@@ -188,6 +188,22 @@ def test_a_long_answer_is_kept_as_its_outline() -> None:
         assert all(part in turns[f.turns[0]].content for part in f.text.split(" · "))
 
 
+def test_a_chinese_answer_is_long_by_what_it_says_not_by_its_characters() -> None:
+    # 240 characters, but as much as some 650 Latin letters: an explanation
+    zh = ("订婚戒指的款式有很多种，以下是一些常见的款式：\n"
+          "1. 托四爪镶嵌款：最常见的款式之一，主钻石被四个爪子托住，以突出它的光彩。\n"
+          "2. 托六爪镶嵌款：与四爪类似，只是爪子从四个变为六个，钻石看起来更加稳固。\n"
+          "3. 三石款：由三颗宝石组成，一般是一颗大钻石与两颗小钻石相配，代表着过去、现在和"
+          "未来的爱情，寓意很好，也很受欢迎。\n"
+          "4. 珍珠镶嵌款：主要用珍珠来装饰，通常会配以小钻石或其他贵重宝石来提高光彩度。\n"
+          "以上是一些常见的款式，当然还有其他不同的款式可供选择，具体取决于个人的口味和预算。")
+    assert len(zh) < 600
+    turns = make_turns(("user", "订婚戒指有哪些款式？"), ("assistant", zh))
+    facts = [f.text for f in RuleExtractor().extract(turns, []).delta.facts]
+    assert facts == ["订婚戒指的款式有很多种，以下是一些常见的款式",
+                     "托四爪镶嵌款 · 托六爪镶嵌款 · 三石款 · 珍珠镶嵌款"]
+
+
 def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> None:
     from dataclasses import replace
     from typing import Annotated

@@ -30,8 +30,10 @@ MIN_AROUND = 6  # characters a value-bearing sentence must add to its values
 MAX_FACTS_PER_TURN = 8
 # An assistant turn this long explains: its cue words ("confirmed", "I will") describe,
 # they do not commit, and its sentences are not the conversation's facts. Its exact
-# values are still taken as anchors.
+# values are still taken as anchors. Counted in Latin letters: a Chinese character says
+# about what three do (and costs about as many tokens).
 EXPOSITORY_CHARS = 600
+HAN_WIDTH = 3
 _NOT_PROSE = re.compile(r"\|.*\||`|^\s*#|^\s*[-=*_]{3,}")  # a table row, code, a heading
 # The head of a list item: "1. Full node clients: ...", "- **Encryption**: ...",
 # "2、准备材料：..." (a number may start an item mid-line, a bullet only a line).
@@ -40,6 +42,13 @@ _LIST_HEAD = re.compile(r"(?:(?:^|(?<=\s))\d{1,2}[.)、]|^[ \t]*[-*•])[ \t]*\*
 _ITEM_NUMBER = re.compile(r"\s*\d{1,2}[.)、]?$")
 OUTLINE_IMPORTANCE = 0.25  # below what people state about themselves and exact values
 _ZH_LETTER = re.compile(ZH.letters)
+
+
+def expository(turn: Turn) -> bool:
+    """An assistant turn long enough to explain rather than converse (EXPOSITORY_CHARS)."""
+    text = turn.content or ""
+    return turn.role == "assistant" and (
+        len(text) + (HAN_WIDTH - 1) * len(_ZH_LETTER.findall(text)) > EXPOSITORY_CHARS)
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -73,7 +82,7 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
     assistant answer gives its outline instead."""
     if turn.role not in ("user", "assistant") or not turn.content:
         return []
-    if turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS:
+    if expository(turn):
         return outline(turn)
     out: list[NewFact] = []
     for s in sentences(turn.content):

@@ -32,7 +32,7 @@ from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
 from .base import BaseExtractor, Extraction
-from .facts import EN_SENTENCE, EXPOSITORY_CHARS, SENTENCE, find_facts
+from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .names import find_names
 
 _I = re.IGNORECASE
@@ -303,8 +303,7 @@ def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
 
 def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
     for turn in turns:
-        if turn.role not in ("user", "assistant") or not turn.content or (
-                turn.role == "assistant" and len(turn.content) > EXPOSITORY_CHARS):
+        if turn.role not in ("user", "assistant") or not turn.content or expository(turn):
             continue
         for part in EN_SENTENCE.split(turn.content):
             for sentence in SENTENCE.findall(part):
