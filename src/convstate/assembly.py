@@ -66,7 +66,8 @@ class Assembler:
     def reset(self) -> None:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
-        self._costs: tuple[int, list[tuple[int | None, int, float]], int] | None = None
+        self._costs: tuple[int, dict[float, list[tuple[int | None, int]]], float | None,
+                           int] | None = None
         self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
 
@@ -136,24 +137,32 @@ class Assembler:
                             RANK_PROFILE + item.importance))
         return rows
 
-    def row_costs(self) -> tuple[list[tuple[int | None, int, float]], int]:
-        """Each block row's latest turn, estimated tokens and rank, and the tokens of the
-        block's title and headers."""
+    def row_costs(self) -> tuple[dict[float, list[tuple[int | None, int]]], float | None,
+                                 int]:
+        """The block rows' (latest turn, estimated tokens), for each rank they may come
+        before earlier raw turns from (``RANK_BEFORE_RAW``, or every row: 0.0); the mean
+        tokens of a row ranked below ``RANK_BEFORE_RAW`` (None: no such row); and the
+        tokens of the block's title and headers. Per state version."""
         mem = self.memory
         state = mem._state
         if self._costs is None or self._costs[0] != state.version:
             lang = mem.lang or state.language or "en"
             rows = self.rows_of(state, lang)
-            costs = [(r.turn, mem.counter.count(f"{r.value}") + 3, r.rank) for r in rows]
+            costs = [mem.counter.count(f"{r.value}") + 3 for r in rows]
             overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
             # calibrated on the whole block, rendered anyway for the fold trigger
             whole = self.block_at(state, 10**9, [])[1] - overhead
-            estimate = sum(n for _, n, _ in costs)
+            estimate = sum(costs)
             if whole > 0 and estimate > 0:
-                costs = [(t, max(1, round(n * whole / estimate)), r) for t, n, r in costs]
-            self._costs = (state.version, costs, overhead)
-        return self._costs[1], self._costs[2]
+                costs = [max(1, round(n * whole / estimate)) for n in costs]
+            low = [n for n, r in zip(costs, rows, strict=True) if r.rank < RANK_BEFORE_RAW]
+            by_rank = {0.0: [(r.turn, n) for n, r in zip(costs, rows, strict=True)],
+                       RANK_BEFORE_RAW: [(r.turn, n) for n, r in zip(costs, rows, strict=True)
+                                         if r.rank >= RANK_BEFORE_RAW]}
+            self._costs = (state.version, by_rank, sum(low) / len(low) if low else None,
+                           overhead)
+        return self._costs[1], self._costs[2], self._costs[3]
 
     def layout(self, reserved: int = 0) -> tuple[str, list[dict[str, Any]]]:
         """The block and the raw messages of the context (see layout.py), in the budget
@@ -173,10 +182,9 @@ class Assembler:
             first = unfolded_at
         p, keep_from = first, RANK_BEFORE_RAW
         if mem.redact is None:
-            rows, overhead = self.row_costs()
-            keep_from = before_raw(entries[:first], rows, RANK_BEFORE_RAW)
-            p = first_shown(entries, first, room, [(t, n) for t, n, r in rows if r >= keep_from],
-                            overhead, mem.state_budget)
+            rows, line, overhead = self.row_costs()
+            keep_from = before_raw(entries[:first], line, RANK_BEFORE_RAW)
+            p = first_shown(entries, first, room, rows[keep_from], overhead, mem.state_budget)
         for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
             if p >= first:
                 break

@@ -212,10 +212,9 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
           budget: int, counter: TokenCounterProtocol) -> set[int]:
     """The best sentences whose estimated output fits ``budget``, taken greedily: a
     neighbour of a chosen sentence gains ``adjacent`` (answers run across sentences), and
-    a sentence loses part of each question term's score (``parts``) that chosen sentences
-    already hold. The estimate: each
-    sentence's own tokens, a document's ``[id]`` once, a gap mark between runs; a
-    repeated sentence is skipped."""
+    a sentence loses part of each question term's score (``parts``) that chosen
+    sentences already hold. The estimate: each sentence's own tokens, a document's
+    ``[id]`` once, a gap mark between runs; a repeated sentence is skipped."""
     gap, used = counter.count(GAP), 0
     chosen: set[int] = set()
     seen: set[str] = set()
