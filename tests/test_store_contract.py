@@ -182,6 +182,9 @@ def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid) -
     assert store.load_state(sid, max(seen) + 1) is None
     reopened = ConversationMemory(sid, store=store, context_window=300)
     assert reopened.state.model_dump(mode="json") == seen[max(seen)]
+    # every version packed (zlib), none as plain JSON
+    assert store._read("SELECT COUNT(*) FROM states WHERE session_id={p} AND (packed IS "
+                       "NULL OR state <> '')", (sid,))[0][0] == 0
     rewritten, before, after = store.compact_states(sid)  # already deltas: nothing to do
     assert rewritten == 0 and before == after
     assert all(store.load_state(sid, v) == state for v, state in seen.items())

@@ -392,7 +392,7 @@ def _migrate(args: argparse.Namespace) -> int:
         for session in store.sessions():
             n, b, a = store.compact_states(session)
             rewritten, before, after = rewritten + n, before + b, after + a
-        print(f"{rewritten} state versions rewritten as deltas: {before / 1e6:.2f} MB of "
+        print(f"{rewritten} state versions rewritten as packed deltas: {before / 1e6:.2f} MB of "
               f"states -> {after / 1e6:.2f} MB (a SQLite file reuses the freed pages; "
               "VACUUM gives them back)")
     return 0

@@ -24,7 +24,8 @@ class PostgresStore(SQLStore):
     ``convstate migrate --store DSN``); ``schema_version`` records each.
     """
 
-    dialect = Dialect(param="%s", serial_id="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION")
+    dialect = Dialect(param="%s", serial_id="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION",
+                      blob="BYTEA")
 
     def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8,
                  timeout: float = 5.0):

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import ConfigError, StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
-from .deltas import SNAPSHOT_EVERY, apply, is_delta, replay, stored_text
+from .deltas import SNAPSHOT_EVERY, apply, is_delta, pack, replay, stored_text, unpack
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
@@ -164,14 +164,14 @@ class SQLStore:
         rows: list[dict[str, Any]] = []
         for limit in (2 * SNAPSHOT_EVERY, None):  # a snapshot is never further back
             found = self._read(
-                "SELECT version, state FROM states WHERE session_id={p} AND version<={p} "
-                "ORDER BY version DESC" + (f" LIMIT {limit}" if limit else ""),
+                "SELECT version, state, packed FROM states WHERE session_id={p} AND "
+                "version<={p} ORDER BY version DESC" + (f" LIMIT {limit}" if limit else ""),
                 (session_id, upper))
             if not found or (version is not None and found[0][0] != version):
                 return None
             rows = []
-            for _, text in found:
-                rows.append(json.loads(text))
+            for _, text, packed in found:
+                rows.append(json.loads(unpack(text, packed)))
                 if not is_delta(rows[-1]):
                     return replay(rows[::-1])
         raise StoreError(f"session {session_id!r}: state versions up to {upper} have no "
@@ -197,8 +197,8 @@ class SQLStore:
                 raise VersionConflictError(session_id, expected_version, found)
             stored = self._stored_form(session_id, state, expected_version)
             db.execute("INSERT INTO states (session_id, version, folded_through, state, "
-                       "created_at) VALUES ({p},{p},{p},{p},{p})",
-                       (session_id, state["version"], state["folded_through"], stored,
+                       "packed, created_at) VALUES ({p},{p},{p},'',{p},{p})",
+                       (session_id, state["version"], state["folded_through"], pack(stored),
                         record.created_at.isoformat()))
             db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
                        (session_id, record.model_dump_json()))
@@ -219,26 +219,31 @@ class SQLStore:
         return stored_text(before, state, previous)
 
     def compact_states(self, session_id: str) -> tuple[int, int, int]:
-        """Rewrite a session's full state versions written before deltas existed as
-        deltas (a snapshot every ``SNAPSHOT_EVERY`` stays): (versions rewritten, bytes
-        before, bytes after). Each version reads back exactly as before."""
+        """Rewrite a session's state versions written by older releases — full states as
+        deltas (a snapshot every ``SNAPSHOT_EVERY`` stays), plain JSON packed: (versions
+        rewritten, bytes before, bytes after). Each version reads back exactly as before."""
         rewritten = before = after = 0
         with self._tx(session_id) as db:
-            rows = db.execute("SELECT version, state FROM states WHERE session_id={p} "
-                              "ORDER BY version", (session_id,)).fetchall()
+            rows = db.execute("SELECT version, state, packed FROM states WHERE "
+                              "session_id={p} ORDER BY version", (session_id,)).fetchall()
             previous: tuple[int, dict[str, Any]] | None = None
-            for version, text in rows:
-                stored = json.loads(text)
+            for version, text, packed in rows:
+                plain = unpack(text, packed)
+                stored = json.loads(plain)
                 state = apply(previous[1], stored) if is_delta(stored) and previous \
                     else stored
-                before += len(text)
+                size = len(packed) if packed is not None else len(text.encode("utf-8"))
+                before += size
                 if not is_delta(stored) and previous is not None:
                     new_text = stored_text(previous[1], state, previous[0])
                     if is_delta(json.loads(new_text)):
-                        db.execute("UPDATE states SET state={p} WHERE session_id={p} "
-                                   "AND version={p}", (new_text, session_id, version))
-                        rewritten, text = rewritten + 1, new_text
-                after += len(text)
+                        plain, packed = new_text, None
+                if packed is None:
+                    packed = pack(plain)
+                    db.execute("UPDATE states SET state='', packed={p} WHERE session_id={p} "
+                               "AND version={p}", (packed, session_id, version))
+                    rewritten, size = rewritten + 1, len(packed)
+                after += size
                 previous = (int(version), state)
         return rewritten, before, after
 
