@@ -38,6 +38,27 @@ def test_readme_commands_run(command: str, tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip()
+    assert not _running_in(tmp_path), "the command left a process running (a model server?)"
+
+
+def _running_in(folder: Path) -> list[str]:
+    """The command lines of live processes whose working folder is ``folder`` (Linux's
+    /proc; [] elsewhere): what a command started and did not stop."""
+    import time
+
+    proc = Path("/proc")
+    for _ in range(20):  # a stopped child may take a moment to go
+        found = []
+        for entry in proc.glob("[0-9]*") if proc.is_dir() else []:
+            try:
+                if (entry / "cwd").resolve() == folder.resolve():
+                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except OSError:  # gone, or not ours to look at
+                continue
+        if not found:
+            return []
+        time.sleep(0.5)
+    return found
 
 
 def test_every_readme_python_block_runs_as_written(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import sys
+from contextlib import ExitStack
 from datetime import datetime
 from functools import partial
 from importlib import resources
@@ -193,9 +194,9 @@ def _demo(args: argparse.Namespace) -> int:
     if args.llm == "local":
         from .extract.local import LocalServer
 
-        with _console().status("starting the local model (llama.cpp)..."):
-            server = LocalServer().__enter__()
-        with server:
+        with ExitStack() as stack:  # one server, stopped however the demo ends
+            with _console().status("starting the local model (llama.cpp)..."):
+                server = stack.enter_context(LocalServer())
             return _run_demo(args, server.base_url, "local")
     return _run_demo(args, args.llm, args.model)
 
