@@ -250,3 +250,43 @@ def test_a_slow_fold_keeps_a_short_lease_alive(tmp_path) -> None:
     mem.compact(keep_recent_turns=0)
     assert held and held[0] is not None  # renewed while the extractor ran
     assert store.lease_holder("s") is None  # given back when the fold ended
+
+
+def test_a_save_gives_the_lease_back_in_its_own_transaction(store, sid) -> None:
+    from convstate.store.base import CompactionRecord
+
+    def record(version: int) -> CompactionRecord:
+        return CompactionRecord(session_id=sid, first_turn=0, last_turn=0, version=version,
+                                extractor="test", tokens_before=0, tokens_after=0)
+
+    assert store.acquire_lease(sid, "w1", 30)
+    store.save_state(sid, {"version": 1, "folded_through": 0}, 0, record(1), release="w2")
+    assert store.lease_holder(sid) == "w1"  # only its owner's lease goes
+    store.save_state(sid, {"version": 2, "folded_through": 0}, 1, record(2), release="w1")
+    assert store.lease_holder(sid) is None
+    assert store.acquire_lease(sid, "w1", 30)  # a failed save keeps the lease
+    with pytest.raises(VersionConflictError):
+        store.save_state(sid, {"version": 2, "folded_through": 0}, 1, record(2),
+                         release="w1")
+    assert store.lease_holder(sid) == "w1"
+
+
+@pytest.mark.parametrize("releasing", [True, False])
+def test_a_fold_gives_its_lease_back_once(tmp_path, releasing: bool) -> None:
+    calls: list[str] = []
+
+    class Counting(SQLiteStore):
+        def release_lease(self, session_id: str, owner: str) -> None:
+            calls.append(owner)
+            super().release_lease(session_id, owner)
+
+    class Plain(Counting):  # a store whose save knows nothing of leases
+        def save_state(self, session_id, state, expected_version, record):  # type: ignore[override]
+            super().save_state(session_id, state, expected_version, record)
+
+    store = (Counting if releasing else Plain)(tmp_path / "l.db")
+    mem = ConversationMemory("s", store=store, context_window=400)
+    mem.add("user", "订单号 DD20240315889 要退款")
+    assert mem.compact(keep_recent_turns=0) is not None
+    assert store.lease_holder("s") is None  # given back either way
+    assert len(calls) == (0 if releasing else 1)  # with the save, or after it

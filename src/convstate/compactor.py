@@ -9,6 +9,7 @@ off the event loop. One fold of a memory runs at a time (``folding``).
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import socket
@@ -78,6 +79,8 @@ class Compactor:
         self.retry_at = -1  # after a failed extraction, the turn index to try again at
         self.worker: threading.Thread | None = None
         self.task: asyncio.Task[None] | None = None
+        # whether the store's save gives the fold lease back in its own transaction
+        self.saves_releasing = _takes(memory.store.save_state, "release")
 
     # -- the one fold path --------------------------------------------------------------
 
@@ -104,10 +107,15 @@ class Compactor:
                                                          m.lease_ttl):
                 return None  # nothing due, or another worker is folding this session
             renewal = _Renewal(m.store, m.session_id, self.owner, m.lease_ttl)
+            released = False
             try:
                 answer = yield plan
-                outcome = self._land(plan, answer) if isinstance(answer, Extraction) \
-                    else self._failed(plan, answer)
+                renewal.stop()  # before a save that may give the lease back
+                if isinstance(answer, Extraction):
+                    outcome = self._land(plan, answer)
+                    released = self.saves_releasing
+                else:
+                    outcome = self._failed(plan, answer)
             except VersionConflictError:
                 log.info("convstate: session %r was folded by another writer; reloading",
                          m.session_id)
@@ -115,7 +123,8 @@ class Compactor:
                 continue
             finally:
                 renewal.stop()
-                self._release()
+                if not released:
+                    self._release()
             return self._apply(outcome)
         return None
 
@@ -281,7 +290,9 @@ class Compactor:
             setattr(record, name, getattr(stats, name))
         record.tokens_after = m._assembler.fixed_tokens(new) + sum(
             n for t, n in plan.raw if t.index > plan.through)
-        m.store.save_state(m.session_id, new.model_dump(mode="json"), state.version, record)
+        extra = {"release": self.owner} if self.saves_releasing else {}
+        m.store.save_state(m.session_id, new.model_dump(mode="json"), state.version, record,
+                           **extra)
         return FoldOutcome(record, new)
 
     def _apply(self, outcome: FoldOutcome) -> CompactionRecord:
@@ -296,6 +307,14 @@ class Compactor:
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record
+
+
+def _takes(method: Any, name: str) -> bool:
+    """Whether ``method`` has a parameter ``name`` (a store's optional ability)."""
+    try:
+        return name in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # a builtin or C method: assume the plain protocol
+        return False
 
 
 class _Renewal:

@@ -45,7 +45,9 @@ class Store(Protocol):
     transaction, and only if the stored version is still ``expected_version``;
     otherwise it raises VersionConflictError and writes nothing. A fold lease
     (``acquire_lease``) lets one worker at a time fold a session; it expires, so a
-    crashed worker's lease is taken over.
+    crashed worker's lease is taken over. A store whose ``save_state`` takes
+    ``release=owner`` gives the lease back in the save's own transaction; for one that
+    does not, the fold calls ``release_lease`` after saving.
     """
 
     def append(self, session_id: str, fields: dict[str, Any]) -> Turn: ...
