@@ -190,8 +190,10 @@ class Assembler:
                 break
             raw = sum(e[2] for e in entries[p:])
             budget = min(mem.state_budget, room - raw)
-            # the rows that come before raw turns, whole; the rest in the room left
-            text, tokens = self.block_at(state, budget, entries[p:], keep_from)
+            # the rows that come before raw turns, whole; the rest in the room left (when
+            # every row comes first, the estimate gave them the room: the block fits it)
+            whole = keep_from if keep_from == RANK_BEFORE_RAW else None
+            text, tokens = self.block_at(state, budget, entries[p:], whole)
             if tokens <= budget:
                 return text, self.filled(entries, p, room - raw - tokens)
             left = room - raw - tokens
