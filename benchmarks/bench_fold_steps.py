@@ -1,0 +1,86 @@
+"""Where the time of add() + context() goes, step by step, late in a session in memory
+(rule extractor, window 4096, the repeated bench_core conversation): what a faster
+memory would have to cut.
+
+    python benchmarks/bench_fold_steps.py [--warm 1000] [--turns 1000]
+
+Each step is timed by wrapping the method that does it (nested steps are counted in
+their parents too); the table gives the total per 1,000 turns and the time per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_core import conversation  # noqa: E402
+
+import convstate.compactor as compactor  # noqa: E402
+from convstate import ConversationMemory, InMemoryStore, RuleExtractor  # noqa: E402
+from convstate.assembly import Assembler  # noqa: E402
+from convstate.store.sql import SQLStore  # noqa: E402
+
+# (owner, method, what it does)
+STEPS = [
+    (RuleExtractor, "extract", "rule extraction (a fold)"),
+    (compactor.Compactor, "_land", "landing a fold (fold, log, save)"),
+    (compactor, "fold_report", "landing: fold_report"),
+    (Assembler, "fixed_tokens", "landing: the whole block's tokens, for the log"),
+    (SQLStore, "save_state", "landing: save_state (diff, pack, insert)"),
+    (compactor.Compactor, "plan", "planning (is a fold due?)"),
+    (Assembler, "layout", "laying out a context"),
+]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--warm", type=int, default=1000, help="turns played before timing")
+    p.add_argument("--turns", type=int, default=1000, help="turns timed")
+    args = p.parse_args()
+    spent: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+
+    def timed(fn: Any, label: str) -> Any:
+        def run(*a: Any, **k: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[label] += time.perf_counter() - start
+                calls[label] += 1
+        return run
+
+    for owner, name, label in STEPS:
+        setattr(owner, name, timed(getattr(owner, name), label))
+    messages = list(conversation(args.warm + args.turns, False))
+    mem = ConversationMemory("steps", store=InMemoryStore(), context_window=4096)
+    for m in messages[:args.warm]:
+        mem.add_message(m)
+        mem.context()
+    spent.clear()
+    calls.clear()
+    start = time.perf_counter()
+    for m in messages[args.warm:]:
+        mem.add_message(m)
+        mem.context()
+    total = time.perf_counter() - start
+    per = 1000 / args.turns
+    print("| step | calls per 1,000 turns | ms per 1,000 turns | ms per call |")
+    print("|---|---:|---:|---:|")
+    print(f"| add() + context(), all of it | {1000} | {total * 1000 * per:.0f} | "
+          f"{total * 1000 / args.turns:.3f} |")
+    for _, _, label in STEPS:
+        if calls[label]:
+            print(f"| {label} | {calls[label] * per:.0f} | {spent[label] * 1000 * per:.0f} | "
+                  f"{spent[label] * 1000 / calls[label]:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
