@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .layout import before_raw, first_shown, next_start, recent_start
+from .layout import first_shown, lines_first, next_start, recent_start
 from .profile import PROFILE_SHARE, shown
 from .registry import LANGUAGES
 from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
@@ -66,7 +66,7 @@ class Assembler:
     def reset(self) -> None:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
-        self._costs: tuple[int, dict[float, list[tuple[int | None, int]]], float | None,
+        self._costs: tuple[int, dict[bool, list[tuple[int | None, int]]], float | None,
                            int] | None = None
         self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
@@ -137,12 +137,12 @@ class Assembler:
                             RANK_PROFILE + item.importance))
         return rows
 
-    def row_costs(self) -> tuple[dict[float, list[tuple[int | None, int]]], float | None,
+    def row_costs(self) -> tuple[dict[bool, list[tuple[int | None, int]]], float | None,
                                  int]:
-        """The block rows' (latest turn, estimated tokens), for each rank they may come
-        before earlier raw turns from (``RANK_BEFORE_RAW``, or every row: 0.0); the mean
-        tokens of a row ranked below ``RANK_BEFORE_RAW`` (None: no such row); and the
-        tokens of the block's title and headers. Per state version."""
+        """The block rows' (latest turn, estimated tokens) that come before earlier raw
+        turns, by ``lines_first`` (True: every row; False: those ranked
+        ``RANK_BEFORE_RAW`` or more); the mean tokens of a row ranked lower (None: no
+        such row); and the tokens of the block's title and headers. Per state version."""
         mem = self.memory
         state = mem._state
         if self._costs is None or self._costs[0] != state.version:
@@ -157,11 +157,10 @@ class Assembler:
             if whole > 0 and estimate > 0:
                 costs = [max(1, round(n * whole / estimate)) for n in costs]
             low = [n for n, r in zip(costs, rows, strict=True) if r.rank < RANK_BEFORE_RAW]
-            by_rank = {0.0: [(r.turn, n) for n, r in zip(costs, rows, strict=True)],
-                       RANK_BEFORE_RAW: [(r.turn, n) for n, r in zip(costs, rows, strict=True)
-                                         if r.rank >= RANK_BEFORE_RAW]}
-            self._costs = (state.version, by_rank, sum(low) / len(low) if low else None,
-                           overhead)
+            every = [(r.turn, n) for n, r in zip(costs, rows, strict=True)]
+            high = [c for c, r in zip(every, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
+            self._costs = (state.version, {True: every, False: high},
+                           sum(low) / len(low) if low else None, overhead)
         return self._costs[1], self._costs[2], self._costs[3]
 
     def layout(self, reserved: int = 0) -> tuple[str, list[dict[str, Any]]]:
@@ -180,11 +179,12 @@ class Assembler:
             # the recent floor alone does not fit: the block gets room; with redaction,
             # what was folded reaches the model only masked, in the block
             first = unfolded_at
-        p, keep_from = first, RANK_BEFORE_RAW
+        p, first_lines = first, False
         if mem.redact is None:
             rows, line, overhead = self.row_costs()
-            keep_from = before_raw(entries[:first], line, RANK_BEFORE_RAW)
-            p = first_shown(entries, first, room, rows[keep_from], overhead, mem.state_budget)
+            first_lines = lines_first(entries[:first], line)
+            p = first_shown(entries, first, room, rows[first_lines], overhead,
+                            mem.state_budget)
         for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
             if p >= first:
                 break
@@ -192,8 +192,8 @@ class Assembler:
             budget = min(mem.state_budget, room - raw)
             # the rows that come before raw turns, whole; the rest in the room left (when
             # every row comes first, the estimate gave them the room: the block fits it)
-            whole = keep_from if keep_from == RANK_BEFORE_RAW else None
-            text, tokens = self.block_at(state, budget, entries[p:], whole)
+            text, tokens = self.block_at(state, budget, entries[p:],
+                                         None if first_lines else RANK_BEFORE_RAW)
             if tokens <= budget:
                 return text, self.filled(entries, p, room - raw - tokens)
             left = room - raw - tokens

@@ -5,7 +5,7 @@ always shown (no state holds them yet), and so are the last ``keep_recent_turns`
 turns while they fit. Older folded turns are shown again, newest first, for
 as long as they and the block fit: each one shown takes the block's items it states
 verbatim out of the block. Which rows of the block come before those turns depends on
-how long the turns are (``before_raw``). So a context is as full as its budget allows,
+how long the turns are (``lines_first``). So a context is as full as its budget allows,
 and the block never repeats what the raw turns of the same context carry.
 """
 
@@ -24,19 +24,17 @@ def starts_group(entry: Entry) -> bool:
 LINES_PER_TURN = 5  # an earlier turn costing this many block lines is worth less than them
 
 
-def before_raw(earlier: Sequence[Entry], line: float | None, rank: float) -> float:
-    """The lowest rank of the block rows shown before ``earlier`` raw turns (the folded
-    turns a context may show again); rows ranked lower take only the room left. ``line``
-    is the mean tokens of a row ranked below ``rank`` (None: there is none).
+def lines_first(earlier: Sequence[Entry], line: float | None) -> bool:
+    """Whether every block row comes before the ``earlier`` raw turns (the folded turns a
+    context may show again), not only the rows ranked ``RANK_BEFORE_RAW`` or more.
+    ``line`` is the mean tokens of a row ranked lower (None: there is none).
 
-    That is ``rank`` while an earlier turn costs about what the lines quoted from it do:
-    short task turns, shown whole, say more than a line each. Where the turns are long
-    (explanations, documents) a line costs a fraction of the turn it comes from, so every
-    row comes first (0.0)."""
+    Not while an earlier turn costs about what the lines quoted from it do: short task
+    turns, shown whole, say more than a line each. Where the turns are long
+    (explanations, documents) a line costs a fraction of the turn it comes from."""
     if not earlier or line is None:
-        return rank
-    turn = sum(e[2] for e in earlier) / len(earlier)
-    return 0.0 if turn >= LINES_PER_TURN * line else rank
+        return False
+    return sum(e[2] for e in earlier) / len(earlier) >= LINES_PER_TURN * line
 
 
 def first_shown(entries: Sequence[Entry], first_must: int, room: int,

@@ -41,7 +41,7 @@ RANK_USER_ANCHOR = 85.0  # at or above: kept whatever the budget, unless keep_an
 RANK_SENTIMENT = 78.0  # the mood: above every commitment, below the exact values
 # Rows ranked below this (most facts, preferences, open questions) take only the room the
 # raw turns leave: an earlier short turn shown whole is worth more than a line quoted from
-# it (where turns are long, every row comes first: layout.before_raw).
+# it (where turns are long, every row comes first: layout.lines_first).
 RANK_BEFORE_RAW = 60.0
 
 

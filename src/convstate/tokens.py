@@ -121,9 +121,8 @@ def _load(name: str) -> tiktoken.Encoding:
         why = "CONVSTATE_OFFLINE=1"
     else:
         try:
-            return _within(float(os.environ.get("CONVSTATE_ENCODING_TIMEOUT",
-                                                ENCODING_TIMEOUT)),
-                           lambda: tiktoken.get_encoding(name))
+            return _download(name, float(os.environ.get("CONVSTATE_ENCODING_TIMEOUT",
+                                                         ENCODING_TIMEOUT)))
         except Exception as exc:  # a download failed or hung: no network, a proxy refused
             why = type(exc).__name__
     if name != "cl100k_base":  # the offline file is the same encoding: nothing to say
@@ -134,26 +133,25 @@ def _load(name: str) -> tiktoken.Encoding:
     return _offline()
 
 
-def _within(seconds: float, load: Any) -> tiktoken.Encoding:
-    """``load()`` in a daemon thread, or TimeoutError after ``seconds`` (the thread is
-    left to finish or fail on its own)."""
-    out: list[Any] = []
-    thread = threading.Thread(target=lambda: out.append(_attempt(load)), daemon=True,
-                              name="convstate-encoding")
+def _download(name: str, seconds: float) -> tiktoken.Encoding:
+    """``tiktoken.get_encoding(name)`` in a daemon thread, or TimeoutError after
+    ``seconds`` (a hung download is left behind; it ends with the process)."""
+    out: list[tiktoken.Encoding | Exception] = []
+
+    def load() -> None:
+        try:
+            out.append(tiktoken.get_encoding(name))
+        except Exception as exc:  # handed to the caller
+            out.append(exc)
+
+    thread = threading.Thread(target=load, daemon=True, name="convstate-encoding")
     thread.start()
     thread.join(seconds)
     if not out:
         raise TimeoutError(f"no encoding after {seconds:g} s")
-    if isinstance(out[0], BaseException):
+    if isinstance(out[0], Exception):
         raise out[0]
-    return out[0]  # type: ignore[no-any-return]
-
-
-def _attempt(load: Any) -> Any:
-    try:
-        return load()
-    except Exception as exc:
-        return exc
+    return out[0]
 
 
 @cache
