@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,18 @@ def test_an_old_store_is_upgraded_in_place_and_keeps_its_turns(tmp_path: Path) -
     assert versions(path)[:2] == [(1, "tables", False), (2, "named versions", True)]
     mem = ConversationMemory("s", store=store)
     assert [t.content for t in mem.history()] == ["订单号 DD20240315889"]
+    mem.add("assistant", "好的")
+    old, new = store.turns("s")
+    assert old.created_at == datetime(2026, 1, 1, tzinfo=UTC)  # ISO text, read as before
+    assert new.created_at.tzinfo is not None and new.created_at > old.created_at
+    db = sqlite3.connect(path)
+    # clustered by (session, index): no separate key index; new times are integers
+    assert "WITHOUT ROWID" in db.execute("SELECT sql FROM sqlite_master WHERE name='turns'"
+                                         ).fetchone()[0]
+    assert not db.execute("SELECT name FROM sqlite_master WHERE tbl_name='turns' AND "
+                          "type='index'").fetchall()
+    assert db.execute("SELECT typeof(created_at) FROM turns ORDER BY idx").fetchall() == [
+        ("text",), ("integer",)]
 
 
 def test_a_new_migration_runs_once_and_is_recorded(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -64,6 +65,18 @@ def test_tool_fields_round_trip(store, sid) -> None:
     assert a.tool_calls == calls and a.content is None
     assert (b.tool_call_id, b.name) == ("c1", "f")
     assert (c.role, c.content, c.parts) == ("developer", "看图", parts)
+
+
+def test_a_turn_s_time_comes_back_exactly_in_its_own_zone(store, sid) -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+
+    times = [datetime(2026, 3, 1, 8, 30, 15, 123456, tzinfo=UTC),
+             datetime(2026, 3, 1, 16, 30, 15, 1, tzinfo=timezone(timedelta(hours=8))),
+             datetime(2026, 3, 1, 8, 30, 15)]  # no zone given: none made up
+    for at in times:
+        store.append(sid, {"role": "user", "content": "hi", "created_at": at})
+    back = [t.created_at for t in store.turns(sid)]
+    assert back == times and [t.utcoffset() for t in back] == [t.utcoffset() for t in times]
 
 
 def test_erase_removes_one_session_everywhere(store, sid) -> None:
@@ -163,9 +176,11 @@ def test_profiles_are_versioned_and_two_sessions_of_a_user_lose_no_update(store,
     assert all(store.turn_count(f"{sid}-{k}") == 0 for k in range(2))
 
 
-def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid) -> None:
-    from convstate.store.deltas import SNAPSHOT_EVERY
+def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid,
+                                                                    monkeypatch) -> None:
+    from convstate.store import deltas
 
+    monkeypatch.setattr(deltas, "SNAPSHOT_AFTER", 0.3)  # several snapshots in 240 turns
     mem = ConversationMemory(sid, store=store, context_window=300)
     seen = {}
     for i in range(240):  # new values every exchange: the state keeps changing
@@ -174,7 +189,10 @@ def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid) -
         mem.context()
         if mem.state.version:
             seen[mem.state.version] = mem.state.model_dump(mode="json")
-    assert max(seen) > SNAPSHOT_EVERY + 2
+    stored = [json.loads(deltas.unpack(t, p)) for t, p in store._read(
+        "SELECT state, packed FROM states WHERE session_id={p} ORDER BY version", (sid,))]
+    snapshots = [i for i, s in enumerate(stored) if not deltas.is_delta(s)]
+    assert len(snapshots) >= 3 and len(stored) > 2 * len(snapshots), snapshots
     for version, state in seen.items():
         assert store.load_state(sid, version) == state, version
         assert mem.state_at(version).model_dump(mode="json") == state
@@ -210,6 +228,25 @@ def test_a_delta_round_trips_any_change() -> None:
     delta = diff(old, new, 1)
     assert apply(old, delta) == new
     assert old["a"][0] == {"id": "A1", "x": 1, "y": 2}  # the old version is untouched
+
+
+def test_a_delta_does_not_grow_with_the_list_it_changes() -> None:
+    from convstate.store.deltas import apply, diff, replay
+
+    def grown(n: int) -> tuple[dict, dict]:
+        items = [{"id": f"A{i}", "v": i} for i in range(n)]
+        new = [*items[:3], {"id": "A3", "v": -1}, *items[5:], {"id": f"A{n}", "v": n}]
+        return {"version": 1, "a": items}, {"version": 2, "a": new}
+
+    sizes = []
+    for n in (10, 1000):
+        old, new = grown(n)
+        delta = diff(old, new, 1)
+        assert apply(old, delta) == new == replay([old, delta])
+        sizes.append(len(json.dumps(delta)))
+    assert sizes[1] - sizes[0] <= 4  # only the new item's digits differ
+    moved = {"version": 2, "a": [old["a"][1], old["a"][0], *old["a"][2:]]}
+    assert apply(old, diff(old, moved, 1)) == moved  # a reordered list: every id stored
 
 
 def test_a_sqlite_file_replaced_or_deleted_under_a_store_is_not_written_past(tmp_path) -> None:

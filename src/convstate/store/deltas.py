@@ -1,10 +1,17 @@
-"""State versions stored as deltas, with a full snapshot every ``SNAPSHOT_EVERY``, so a
-store grows with what changes, not with the state's size times the number of folds; and
-each version's JSON zlib-compressed (``pack``): a quarter of the bytes.
+"""State versions stored as deltas, with a full snapshot once the deltas since the last
+one weigh ``SNAPSHOT_AFTER`` times the state, so a store grows with what changes, not with
+the state's size times the number of folds; and each version's JSON zlib-compressed
+(``pack``): a quarter of the bytes.
+
+Snapshots by weight, not by count: a state that keeps growing (a new order every
+exchange) would make a snapshot every N versions cost the state's size N times over,
+quadratic in the session; by weight they cost at most 1 / ``SNAPSHOT_AFTER`` of the
+deltas, and rebuilding a version reads at most that many states' worth of deltas.
 
 A delta holds the top-level fields that changed; a changed list of items (every item
-has an ``id``) is stored as its order of ids, the new items whole, and the changed ones as
-their id and changed fields.
+has an ``id``) is stored as the ids that left it (``gone``) when the kept items keep
+their order and the new ones come last, else as its whole order of ids (``ids``); the
+new items whole, and the changed ones as their id and changed fields.
 Applying the deltas after a snapshot, in order, gives each version back exactly.
 A stored full state has no ``DELTA_OF`` key, so versions written before deltas existed
 are read as they are.
@@ -16,7 +23,7 @@ import json
 import zlib
 from typing import Any
 
-SNAPSHOT_EVERY = 16
+SNAPSHOT_AFTER = 4
 DELTA_OF = "_delta_of"  # the version a delta applies to
 WHOLE = "_whole"  # an item stored whole in a delta, not as a patch
 
@@ -35,7 +42,7 @@ def diff(old: dict[str, Any], new: dict[str, Any], old_version: int) -> dict[str
             continue
         if _items(value) and _items(before):
             known = {x["id"]: x for x in before or []}
-            out["lists"][key] = {"ids": [x["id"] for x in value],
+            out["lists"][key] = {**_order(before or [], value),
                                  "items": [_patch(known.get(x["id"]), x) for x in value
                                            if known.get(x["id"]) != x]}
         else:
@@ -45,36 +52,68 @@ def diff(old: dict[str, Any], new: dict[str, Any], old_version: int) -> dict[str
 
 def apply(old: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     """``old`` with ``delta`` applied (a new dict; ``old`` is not changed)."""
-    new = {k: v for k, v in old.items() if k not in delta["drop"]}
-    new.update(delta["set"])
-    for key, change in delta["lists"].items():
-        by_id = {x["id"]: x for x in old.get(key) or []}
-        for patch in change["items"]:
-            if patch.get(WHOLE):  # a field was removed: the item as it is now
-                by_id[patch["id"]] = {k: v for k, v in patch.items() if k != WHOLE}
-            else:
-                by_id[patch["id"]] = {**by_id.get(patch["id"], {}), **patch}
-        new[key] = [by_id[i] for i in change["ids"]]
-    return new
-
-
-def stored_text(before: dict[str, Any] | None, state: dict[str, Any], previous: int) -> str:
-    """The JSON version ``state["version"]`` is stored as: whole every ``SNAPSHOT_EVERY``
-    versions or with no previous state, else the delta from ``before`` (version
-    ``previous``) when it is under half the whole."""
-    whole = json.dumps(state, ensure_ascii=False)
-    if before is None or previous == 0 or state["version"] % SNAPSHOT_EVERY == 0:
-        return whole
-    delta = json.dumps(diff(before, state, previous), ensure_ascii=False)
-    return delta if len(delta) * 2 < len(whole) else whole
+    return replay([old, delta])
 
 
 def replay(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The state of the last of ``rows`` (oldest first, starting at a snapshot)."""
-    state = rows[0]
-    for row in rows[1:]:
-        state = apply(state, row)
+    """The state of the last of ``rows`` (oldest first, starting at a snapshot; none of
+    them is changed). Item lists are kept by id across the deltas and listed once at the
+    end, so each delta costs what it changes, not the state's size."""
+    state = dict(rows[0])
+    lists: dict[str, dict[str, dict[str, Any]]] = {}
+    for delta in rows[1:]:
+        for key in [*delta["drop"], *delta["set"]]:
+            state.pop(key, None)
+            lists.pop(key, None)
+        state.update(delta["set"])
+        for key, change in delta["lists"].items():
+            if key not in lists:
+                lists[key] = {x["id"]: x for x in state.get(key) or []}
+            lists[key] = _changed(lists[key], change)
+    for key, by_id in lists.items():
+        state[key] = list(by_id.values())
     return state
+
+
+def stored_text(before: dict[str, Any] | None, state: dict[str, Any], previous: int,
+                chain: int) -> tuple[str, int]:
+    """The JSON version ``state["version"]`` is stored as, and the weight of the deltas
+    since the last snapshot after it (``chain`` before it). Whole with no previous state,
+    once ``chain`` reaches ``SNAPSHOT_AFTER`` wholes, or when the delta from ``before``
+    (version ``previous``) is not under half the whole."""
+    whole = json.dumps(state, ensure_ascii=False)
+    if before is None or previous == 0 or chain >= SNAPSHOT_AFTER * len(whole):
+        return whole, 0
+    delta = json.dumps(diff(before, state, previous), ensure_ascii=False)
+    return (delta, chain + len(delta)) if len(delta) * 2 < len(whole) else (whole, 0)
+
+
+def _order(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """How a list's order is stored: the ids that left it, when the rest stay in order
+    and the new ones come last (the usual fold: a size that does not grow with the list),
+    else every id in order."""
+    ids = [x["id"] for x in new]
+    kept = set(ids)
+    known = [x["id"] for x in old]
+    stay = [i for i in known if i in kept]
+    if ids[:len(stay)] == stay:
+        return {"gone": [i for i in known if i not in kept]}
+    return {"ids": ids}
+
+
+def _changed(by_id: dict[str, dict[str, Any]], change: dict[str, Any]
+             ) -> dict[str, dict[str, Any]]:
+    """A list's items by id, in order, after ``change`` (``by_id`` may be reused)."""
+    for gone in change.get("gone", ()):
+        del by_id[gone]
+    for patch in change["items"]:  # a known id keeps its place; a new one goes last
+        if patch.get(WHOLE):  # a field was removed: the item as it is now
+            by_id[patch["id"]] = {k: v for k, v in patch.items() if k != WHOLE}
+        else:
+            by_id[patch["id"]] = {**by_id.get(patch["id"], {}), **patch}
+    if "ids" in change:
+        return {i: by_id[i] for i in change["ids"]}
+    return by_id
 
 
 def _patch(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:

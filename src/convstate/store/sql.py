@@ -10,19 +10,34 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..errors import ConfigError, StoreError, VersionConflictError
 from ..turns import Turn
 from .base import CompactionRecord
-from .deltas import SNAPSHOT_EVERY, apply, is_delta, pack, replay, stored_text, unpack
+from .deltas import apply, is_delta, pack, replay, stored_text, unpack
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
 
 
 _SAVED_CACHE = 256  # sessions whose last saved state is kept to diff the next one from
+_PAGE = 64  # stored versions read back at a time
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _time(stored: int | str) -> datetime:
+    """A stored turn time: microseconds since the epoch, or ISO text (older rows)."""
+    if isinstance(stored, int):
+        return _EPOCH + timedelta(microseconds=stored)
+    return datetime.fromisoformat(stored)
+
+
+def _logged(record: CompactionRecord) -> str:
+    """A log line as stored: the fields that differ from their defaults (half the bytes;
+    reading it back fills the rest in)."""
+    return record.model_dump_json(exclude_defaults=True)
 
 
 def _json(value: list[Any] | None) -> str | None:
@@ -65,8 +80,15 @@ class SQLStore:
                 f"INSERT INTO turns (session_id, {_TURN_COLUMNS}) "
                 "VALUES ({p},{p},{p},{p},{p},{p},{p},{p},{p})",
                 (session_id, idx, turn.role, turn.content, turn.name, _json(turn.tool_calls),
-                 turn.tool_call_id, turn.created_at.isoformat(), _json(turn.parts)))
+                 turn.tool_call_id, self._stamp(turn.created_at), _json(turn.parts)))
         return turn
+
+    def _stamp(self, at: datetime) -> int | str:
+        """A turn's time as stored: integer microseconds where turns are clustered and
+        the time is UTC (any other zone, or none, is kept as given: ISO text)."""
+        if self.dialect.clustered_turns and at.utcoffset() == timedelta(0):
+            return (at - _EPOCH) // timedelta(microseconds=1)
+        return at.isoformat()
 
     def turns(self, session_id: str, after: int = -1, through: int | None = None) -> list[Turn]:
         """Turns with index in (after, through], oldest first."""
@@ -75,7 +97,7 @@ class SQLStore:
                           "AND idx>{p} AND idx<={p} ORDER BY idx", (session_id, after, upper))
         return [Turn(index=r[0], role=r[1], content=r[2], name=r[3],
                      tool_calls=json.loads(r[4]) if r[4] else None, tool_call_id=r[5],
-                     created_at=datetime.fromisoformat(r[6]),
+                     created_at=_time(r[6]),
                      parts=json.loads(r[7]) if r[7] else None) for r in rows]
 
     def erase(self, session_id: str) -> int:
@@ -160,22 +182,32 @@ class SQLStore:
     def load_state(self, session_id: str, version: int | None = None) -> dict[str, Any] | None:
         """The latest state (or the given version) as a dict; None if never saved. A
         version stored as a delta is rebuilt from the snapshot before it (deltas.py)."""
-        upper = 2**62 if version is None else version
+        found = self._from_snapshot(session_id, version)
+        return replay(found[0]) if found else None
+
+    def _from_snapshot(self, session_id: str, version: int | None
+                       ) -> tuple[list[dict[str, Any]], int] | None:
+        """The stored forms from the last snapshot through ``version`` (the latest when
+        None), oldest first, and the weight of their deltas; None if there is no such
+        version. Read back a page at a time: the snapshot may be hundreds of versions back."""
         rows: list[dict[str, Any]] = []
-        for limit in (2 * SNAPSHOT_EVERY, None):  # a snapshot is never further back
-            found = self._read(
+        chain, below = 0, (2**62 if version is None else version + 1)
+        while True:
+            page = self._read(
                 "SELECT version, state, packed FROM states WHERE session_id={p} AND "
-                "version<={p} ORDER BY version DESC" + (f" LIMIT {limit}" if limit else ""),
-                (session_id, upper))
-            if not found or (version is not None and found[0][0] != version):
+                "version<{p} ORDER BY version DESC LIMIT " + str(_PAGE), (session_id, below))
+            if not rows and (not page or version is not None and page[0][0] != version):
                 return None
-            rows = []
-            for _, text, packed in found:
-                rows.append(json.loads(unpack(text, packed)))
+            if not page:
+                raise StoreError(f"session {session_id!r}: state version {rows[0]['version']}"
+                                 " has no snapshot to start from")
+            for _, text, packed in page:
+                plain = unpack(text, packed)
+                rows.append(json.loads(plain))
                 if not is_delta(rows[-1]):
-                    return replay(rows[::-1])
-        raise StoreError(f"session {session_id!r}: state versions up to {upper} have no "
-                         "snapshot to start from")
+                    return rows[::-1], chain
+                chain += len(plain)
+            below = page[-1][0]
 
     def state_version(self, session_id: str) -> int:
         return int(self._read("SELECT COALESCE(MAX(version), 0) FROM states "
@@ -203,7 +235,7 @@ class SQLStore:
                        (session_id, state["version"], state["folded_through"], pack(stored),
                         record.created_at.isoformat()))
             db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
-                       (session_id, record.model_dump_json()))
+                       (session_id, _logged(record)))
             if release is not None:
                 db.execute("DELETE FROM leases WHERE session_id={p} AND owner={p}",
                            (session_id, release))
@@ -214,20 +246,25 @@ class SQLStore:
         lock, saved = self.__dict__.setdefault("_saved_states", (threading.Lock(),
                                                                  OrderedDict()))
         with lock:
-            cached = saved.get(session_id)
-            saved[session_id] = (int(state["version"]), state)
-            saved.move_to_end(session_id)
+            cached = saved.pop(session_id, None)
+        if cached and cached[0] == previous:
+            before, chain = cached[1], cached[2]
+        else:
+            found = self._from_snapshot(session_id, previous) if previous else None
+            before, chain = (replay(found[0]), found[1]) if found else (None, 0)
+        text, chain = stored_text(before, state, previous, chain)
+        with lock:
+            saved[session_id] = (int(state["version"]), state, chain)
             while len(saved) > _SAVED_CACHE:
                 saved.popitem(last=False)
-        before = cached[1] if cached and cached[0] == previous else (
-            self.load_state(session_id, previous) if previous else None)
-        return stored_text(before, state, previous)
+        return text
 
     def compact_states(self, session_id: str) -> tuple[int, int, int]:
-        """Rewrite a session's state versions written by older releases — full states as
-        deltas (a snapshot every ``SNAPSHOT_EVERY`` stays), plain JSON packed: (versions
-        rewritten, bytes before, bytes after). Each version reads back exactly as before."""
-        rewritten = before = after = 0
+        """Rewrite a session's state versions as this release stores them — full states
+        of older releases as deltas where ``stored_text`` would write one (their fixed
+        snapshot every 16 included), plain JSON packed: (versions rewritten, bytes
+        before, bytes after). Each version reads back exactly as before."""
+        rewritten = before = after = chain = 0
         with self._tx(session_id) as db:
             rows = db.execute("SELECT version, state, packed FROM states WHERE "
                               "session_id={p} ORDER BY version", (session_id,)).fetchall()
@@ -239,9 +276,12 @@ class SQLStore:
                     else stored
                 size = len(packed) if packed is not None else len(text.encode("utf-8"))
                 before += size
-                if not is_delta(stored) and previous is not None:
-                    new_text = stored_text(previous[1], state, previous[0])
-                    if is_delta(json.loads(new_text)):
+                if is_delta(stored):
+                    chain += len(plain)
+                else:
+                    new_text, chain = stored_text(previous[1] if previous else None, state,
+                                                  previous[0] if previous else 0, chain)
+                    if chain:  # written whole before, a delta now
                         plain, packed = new_text, None
                 if packed is None:
                     packed = pack(plain)
@@ -258,7 +298,7 @@ class SQLStore:
         """Log a fold that did not change the state (a failed extraction)."""
         with self._tx(record.session_id) as db:
             db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
-                       (record.session_id, record.model_dump_json()))
+                       (record.session_id, _logged(record)))
 
     def compactions(self, session_id: str) -> list[CompactionRecord]:
         rows = self._read("SELECT record FROM compactions WHERE session_id={p} ORDER BY id",

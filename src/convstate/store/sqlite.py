@@ -27,7 +27,8 @@ class SQLiteStore(SQLStore):
     instead of deadlocking; "database is locked" past the busy timeout is retried here.
     """
 
-    dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL")
+    dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL",
+                      clustered_turns=True)
 
     def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0,
                  readonly: bool = False):
