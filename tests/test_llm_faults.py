@@ -134,6 +134,28 @@ def test_the_fixed_part_of_every_request_is_compact_and_byte_identical(server_fa
     assert '"maxItems": 8' in text  # bounds stay: a grammar-constrained server needs them
     full = json.dumps(StateDelta.model_json_schema())
     assert len(text) < 0.85 * len(full)
+    assert text.count('"maxItems": 8') == 1  # the cited turns: defined once, referred to
+
+
+def test_shared_property_schemas_mean_what_they_meant_inline() -> None:
+    from convstate.extract.llm import compact_schema, share_repeats
+
+    def inline(node, defs):
+        if isinstance(node, list):
+            return [inline(v, defs) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if set(node) == {"$ref"} and node["$ref"].split("/")[-1] in defs:
+            return inline(defs[node["$ref"].split("/")[-1]], defs)
+        return {k: inline(v, defs) for k, v in node.items() if k != "$defs"}
+
+    before = compact_schema(StateDelta.model_json_schema())
+    after = share_repeats(before)
+    assert set(after["$defs"]) - set(before["$defs"]) == {"turns"}
+    defs = after["$defs"]
+    assert inline(after, defs) == inline(before, before["$defs"])
+    assert share_repeats({"properties": {"a": {"type": "string"}}}) == {
+        "properties": {"a": {"type": "string"}}}  # nothing recurs: unchanged
 
 
 def test_an_llm_fold_takes_at_least_its_fixed_part_of_turns(server_factory) -> None:

@@ -82,12 +82,64 @@ def compact_schema(node: Any) -> Any:
     return out
 
 
+_SHARED_FROM = 60  # characters: a repeated property schema this long is sent once
+
+
+def share_repeats(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with each property schema that recurs whole (the cited ``turns`` of
+    every kind of item) moved to ``$defs`` under its property's name and referred to:
+    sent once, not once per item type (a tenth of the tool definition's tokens)."""
+    seen: dict[str, list[str]] = {}  # a property schema's JSON -> the names it has
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            for name, sub in (node.get("properties") or {}).items():
+                key = json.dumps(sub, sort_keys=True)
+                if len(key) >= _SHARED_FROM and "$ref" not in sub:
+                    seen.setdefault(key, []).append(name)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(schema)
+    taken = set(schema.get("$defs") or {})
+    shared: dict[str, str] = {}
+    for key, names in seen.items():
+        if len(names) > 1:
+            name = next(n for n in (names[0], *(f"{names[0]}_{i}" for i in range(2, 99)))
+                        if n not in taken)
+            shared[key] = name
+            taken.add(name)
+    if not shared:
+        return schema
+
+    def swap(node: Any) -> Any:
+        if isinstance(node, list):
+            return [swap(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: swap(v) for k, v in node.items() if k != "properties"}
+        if "properties" in node:
+            out["properties"] = {
+                name: {"$ref": f"#/$defs/{shared[key]}"} if (key := json.dumps(
+                    sub, sort_keys=True)) in shared else swap(sub)
+                for name, sub in node["properties"].items()}
+        return out
+
+    out: dict[str, Any] = swap(schema)
+    out["$defs"] = {**out.get("$defs", {}), **{name: json.loads(key)
+                                               for key, name in shared.items()}}
+    return out
+
+
 @lru_cache(maxsize=64)
 def wire_model(model: type[BaseModel]) -> type[BaseModel]:
     """``model`` as sent to the LLM: the same fields and validation, a compact schema
     (byte-identical on every request, so a provider's prompt cache keeps it)."""
     full = model.model_json_schema()
-    compact = {**compact_schema(full), "title": full["title"]}  # the tool's name
+    compact = {**share_repeats(compact_schema(full)), "title": full["title"]}  # tool's name
 
     class Wire(model):  # type: ignore[misc, valid-type]
         @classmethod
