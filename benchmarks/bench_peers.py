@@ -50,7 +50,9 @@ from convstate.tokens import encoding_for
 
 BUDGET = 2000  # tokens of turns every method may keep
 ENC = encoding_for("gpt-4o-mini")
-Step = Callable[[dict[str, Any]], int]  # one add + context; returns the context's tokens
+# one add + context; returns the context's texts, whose tokens are counted untimed (a
+# count of ~2,000 tokens a turn, the same for every method, would blur the ratios)
+Step = Callable[[dict[str, Any]], list[str]]
 # LangChain's summary buffer never prunes a SQL history (it pops from a copy), so its
 # context and cost grow with every turn: runs past this length would take hours.
 LANGCHAIN_SQL_MAX = 1000
@@ -82,7 +84,7 @@ def convstate_step(tmp: Path, durable: bool, rules: bool, window: int) -> Step:
 
     def step(m: dict[str, Any]) -> int:
         mem.add_message(m)
-        return tokens([c["content"] for c in mem.context() if c.get("content")])
+        return [c["content"] for c in mem.context() if c.get("content")]
     return step
 
 
@@ -115,7 +117,7 @@ def langchain_step(tmp: Path, durable: bool) -> Step:
             mem.save_context({"input": pending.pop() if pending else ""},
                              {"output": m["content"]})
         messages = mem.load_memory_variables({})["history"]
-        return tokens([str(x.content) for x in messages] + pending)
+        return [str(x.content) for x in messages] + pending
     return step
 
 
@@ -133,24 +135,25 @@ def llamaindex_step(tmp: Path, durable: bool) -> Step:
         mem.put(ChatMessage(role=m["role"], content=m["content"]))
         if durable:
             store.persist(persist_path=path)
-        return tokens([str(x.content or "") for x in mem.get()])
+        return [str(x.content or "") for x in mem.get()]
     return step
 
 
 def one_run(make: Callable[[Path], Step], msgs: list[dict[str, Any]]) -> tuple[float, float,
                                                                                float]:
     """(mean ms per turn, mean ms and mean context tokens over the last 10% of turns)."""
+    late = max(1, len(msgs) // 10)
     with tempfile.TemporaryDirectory() as tmp:
         step = make(Path(tmp))
         costs, sizes = [], []
-        for m in msgs:
+        for i, m in enumerate(msgs):
             t0 = time.perf_counter()
-            size = step(m)
+            context = step(m)
             costs.append(time.perf_counter() - t0)
-            sizes.append(size)
-    late = max(1, len(costs) // 10)
+            if i >= len(msgs) - late:
+                sizes.append(tokens(context))
     return (1000 * statistics.fmean(costs), 1000 * statistics.fmean(costs[-late:]),
-            statistics.fmean(sizes[-late:]))
+            statistics.fmean(sizes))
 
 
 def window_for(target: float, rules: bool) -> int:
