@@ -289,6 +289,40 @@ def test_a_slow_fold_keeps_a_short_lease_alive(tmp_path) -> None:
     assert store.lease_holder("s") is None  # given back when the fold ended
 
 
+def test_one_thread_renews_the_leases_of_every_running_fold(tmp_path) -> None:
+    from convstate import RuleExtractor
+
+    store = SQLiteStore(tmp_path / "leases.db")
+    held: dict[str, str | None] = {}
+
+    class Slow(RuleExtractor):
+        def __init__(self, sid: str):
+            super().__init__()
+            self.sid = sid
+
+        def extract(self, turns, index, delta_model=None):
+            time.sleep(1.2)  # four lease lifetimes
+            held[self.sid] = store.lease_holder(self.sid)
+            return super().extract(turns, index, *([delta_model] if delta_model else []))
+
+    def fold(sid: str) -> None:
+        mem = ConversationMemory(sid, store=store, extractor=Slow(sid), context_window=400,
+                                 lease_ttl=0.3)
+        mem.add("user", f"订单号 DD2024031588{sid[-1]} 要退款")
+        mem.compact(keep_recent_turns=0)
+
+    folds = [threading.Thread(target=fold, args=(f"s{k}",)) for k in range(3)]
+    for t in folds:
+        t.start()
+    time.sleep(0.6)
+    renewing = [t for t in threading.enumerate() if t.name == "convstate-leases"]
+    for t in folds:
+        t.join()
+    assert len(renewing) == 1  # not one per fold
+    assert all(held.get(f"s{k}") is not None for k in range(3)), held
+    assert all(store.lease_holder(f"s{k}") is None for k in range(3))
+
+
 def test_a_save_gives_the_lease_back_in_its_own_transaction(store, sid) -> None:
     from convstate.store.base import CompactionRecord
 

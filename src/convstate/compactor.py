@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -318,27 +319,80 @@ def _takes(method: Any, name: str) -> bool:
 
 
 class _Renewal:
-    """Keeps a fold lease alive while its fold runs — renewed every third of its time by
-    a thread — so a short lease (a dead worker's sessions resume in seconds) never
-    expires under a slow extractor."""
+    """Keeps a fold lease alive while its fold runs — renewed every third of its time —
+    so a short lease (a dead worker's sessions resume in seconds) never expires under a
+    slow extractor. One thread per process renews every running fold's lease (``_Keeper``):
+    a fold does not start a thread of its own."""
 
     def __init__(self, store: Any, session_id: str, owner: str, ttl: float):
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._renew, daemon=True,
-                                        args=(store, session_id, owner, ttl))
-        self._thread.start()
-
-    def _renew(self, store: Any, session_id: str, owner: str, ttl: float) -> None:
-        while not self._stop.wait(ttl / 3):
-            try:
-                if not store.acquire_lease(session_id, owner, ttl):
-                    return  # taken over: the save's version check decides
-            except StoreError as exc:
-                log.warning("convstate: could not renew the fold lease of %r (%s)",
-                            session_id, exc)
+        self._token = _KEEPER.add(store, session_id, owner, ttl)
 
     def stop(self) -> None:
-        self._stop.set()
+        """No renewal after this returns (one under way is waited for: it would take the
+        lease back after the save gave it up)."""
+        _KEEPER.drop(self._token)
+
+
+class _Keeper:
+    """The process's lease-renewing thread, started at the first fold (again in a forked
+    child, which inherits the leases' table but not the thread)."""
+
+    def __init__(self) -> None:
+        self._leases: dict[int, tuple[float, Any, str, str, float]] = {}  # due first
+        self._renewing: set[int] = set()
+        self._changed = threading.Condition()
+        self._pid: int | None = None
+        self._next = 0
+
+    def add(self, store: Any, session_id: str, owner: str, ttl: float) -> int:
+        with self._changed:
+            self._next += 1
+            self._leases[self._next] = (time.monotonic() + ttl / 3, store, session_id,
+                                        owner, ttl)
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                threading.Thread(target=self._run, daemon=True,
+                                 name="convstate-leases").start()
+            self._changed.notify_all()
+            return self._next
+
+    def drop(self, token: int) -> None:
+        with self._changed:
+            self._leases.pop(token, None)
+            while token in self._renewing:
+                self._changed.wait()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                now = time.monotonic()
+                due = {t: lease for t, lease in self._leases.items() if lease[0] <= now}
+                if not due:
+                    soonest = min((lease[0] for lease in self._leases.values()), default=None)
+                    self._changed.wait(None if soonest is None else soonest - now)
+                    continue
+                for t, (_, store, session_id, owner, ttl) in due.items():
+                    self._leases[t] = (now + ttl / 3, store, session_id, owner, ttl)
+                self._renewing = set(due)
+            for t, (_, store, session_id, owner, ttl) in due.items():
+                kept = self._renew(store, session_id, owner, ttl)
+                with self._changed:
+                    if not kept:  # taken over: the save's version check decides
+                        self._leases.pop(t, None)
+                    self._renewing.discard(t)
+                    self._changed.notify_all()
+
+    @staticmethod
+    def _renew(store: Any, session_id: str, owner: str, ttl: float) -> bool:
+        try:
+            return bool(store.acquire_lease(session_id, owner, ttl))
+        except Exception as exc:  # noqa: BLE001 - the thread serves every fold: it goes on
+            log.warning("convstate: could not renew the fold lease of %r (%s)",
+                        session_id, exc)
+            return True
+
+
+_KEEPER = _Keeper()
 
 
 def _step(steps: Steps, answer: Extraction | Exception | None) -> tuple[bool, Any]:
