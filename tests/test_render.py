@@ -77,6 +77,26 @@ def test_budget_drops_lowest_priority_first_and_says_so() -> None:
     assert "Goals" not in tiny  # only anchors are left, whatever the budget
 
 
+def test_a_key_s_newest_values_are_kept_whatever_the_budget_and_older_ones_may_leave() -> None:
+    from convstate.render import KEPT_PER_KEY
+
+    n = 2 * KEPT_PER_KEY
+    turns = make_turns(*[("user", f"订单号 DD{20240000 + i}") for i in range(n)])
+    state = ConversationState()
+    for i in range(n):
+        state = fold(state, StateDelta(anchors=[NewAnchor(
+            kind="order_id", key="order_id", value=f"DD{20240000 + i}", turns=[i])]),
+            sources(turns[i:i + 1]))
+    counter = TokenCounter()
+    full, tiny = render(state, "text", "en"), render(state, "text", "en", budget=10,
+                                                     counter=counter)
+    assert all(f"DD{20240000 + i}" in full for i in range(n))  # room for all: all shown
+    newest = {f"DD{20240000 + i}" for i in range(n - KEPT_PER_KEY, n)}
+    assert all(v in tiny for v in newest)  # forced past the budget, as before
+    assert not any(f"DD{20240000 + i}" in tiny for i in range(n - KEPT_PER_KEY))
+    assert "left out" in tiny and len(state.anchors) == n  # every value is in the state
+
+
 def test_anchors_can_leave_only_when_asked() -> None:
     state = hostile_state()
     counter = TokenCounter()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -39,6 +39,11 @@ def block_words(lang: str) -> Mapping[str, str]:
 RANK_FIELD = 100.0  # your own fields
 RANK_USER_ANCHOR = 85.0  # at or above: kept whatever the budget, unless keep_anchors=False
 RANK_SENTIMENT = 78.0  # the mood: above every commitment, below the exact values
+# A key's newest KEPT_PER_KEY values the user stated rank as exact values; older ones (a
+# session that has named dozens of orders) take their chance with the facts, so what a
+# block must keep stays bounded however long the session (every value stays in the state).
+KEPT_PER_KEY = 32
+RANK_OLDER_VALUE = 55.0
 # Rows ranked below this (most facts, preferences, open questions) take only the room the
 # raw turns leave: an earlier short turn shown whole is worth more than a line quoted from
 # it (where turns are long, every row comes first: layout.lines_first).
@@ -223,6 +228,13 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     if s := state.sentiment:  # a reading of the mood, not a quote: never left to raw turns
         rows.append(Row("sentiment", s.label, s.reason, None, None,
                         f"{s.score:+.2f}, {s.trend}", RANK_SENTIMENT))
+    taken: dict[tuple[str, str], int] = {}
+    for k in sorted(range(len(rows)), key=lambda k: -(rows[k].turn or 0)):
+        r = rows[k]
+        if r.section != "fields" and RANK_USER_ANCHOR <= r.rank < RANK_FIELD:
+            taken[r.section, r.label] = n = taken.get((r.section, r.label), 0) + 1
+            if n > KEPT_PER_KEY:
+                rows[k] = replace(r, rank=RANK_OLDER_VALUE + recency(r.turn))
     return sorted(rows, key=lambda r: position[r.section])  # stable: keeps turn order within
 
 
