@@ -224,7 +224,7 @@ class LLMExtractor(BaseExtractor):
         """The part of every request that does not depend on the turns — instructions
         and tool definition — in tokens (cl100k, an estimate for any model). It is
         byte-identical on every fold, so a provider's prompt cache can serve it. About
-        1,950 for the built-in state."""
+        1,750 for the built-in state."""
         if self._fixed_tokens is None:
             counter = TokenCounter("gpt-4")
             tool = json.dumps(tool_definition(self.response_model), ensure_ascii=False)
