@@ -323,6 +323,42 @@ def test_one_thread_renews_the_leases_of_every_running_fold(tmp_path) -> None:
     assert all(store.lease_holder(f"s{k}") is None for k in range(3))
 
 
+def _fold_slowly(path: str, queue) -> None:
+    """A fold whose extractor outlives its lease four times; puts who held the lease."""
+    from convstate import RuleExtractor
+
+    store = SQLiteStore(path)
+
+    class Slow(RuleExtractor):
+        def extract(self, turns, index, delta_model=None):
+            time.sleep(1.2)  # four lease lifetimes
+            queue.put(store.lease_holder("s"))
+            return super().extract(turns, index, *([delta_model] if delta_model else []))
+
+    mem = ConversationMemory("s", store=store, extractor=Slow(), context_window=400,
+                             lease_ttl=0.3)
+    mem.add("user", "订单号 DD20240315889 要退款")
+    mem.compact(keep_recent_turns=0)
+
+
+def test_a_forked_worker_renews_its_own_leases(tmp_path) -> None:
+    import multiprocessing
+
+    # the parent's renewing thread is running (a fold of its own) when the child forks
+    parent = threading.Thread(target=_fold_slowly,
+                              args=(str(tmp_path / "parent.db"), multiprocessing.Queue()))
+    parent.start()
+    time.sleep(0.5)
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_fold_slowly, args=(str(tmp_path / "c.db"), queue))
+    child.start()
+    held = queue.get(timeout=30)
+    child.join(30)
+    parent.join()
+    assert child.exitcode == 0 and held is not None  # renewed in the child
+
+
 def test_a_save_gives_the_lease_back_in_its_own_transaction(store, sid) -> None:
     from convstate.store.base import CompactionRecord
 

@@ -334,14 +334,19 @@ class _Renewal:
 
 
 class _Keeper:
-    """The process's lease-renewing thread, started at the first fold (again in a forked
-    child, which inherits the leases' table but not the thread)."""
+    """The process's lease-renewing thread, started at the first fold."""
 
     def __init__(self) -> None:
-        self._leases: dict[int, tuple[float, Any, str, str, float]] = {}  # due first
+        self.reset()
+
+    def reset(self) -> None:
+        """No leases, a new lock, no thread: also in a forked child, which runs none of
+        its parent's folds and may have inherited the lock held by the parent's thread."""
+        # token -> (next renewal, store, session, owner, ttl)
+        self._leases: dict[int, tuple[float, Any, str, str, float]] = {}
         self._renewing: set[int] = set()
         self._changed = threading.Condition()
-        self._pid: int | None = None
+        self._started = False
         self._next = 0
 
     def add(self, store: Any, session_id: str, owner: str, ttl: float) -> int:
@@ -349,8 +354,8 @@ class _Keeper:
             self._next += 1
             self._leases[self._next] = (time.monotonic() + ttl / 3, store, session_id,
                                         owner, ttl)
-            if self._pid != os.getpid():
-                self._pid = os.getpid()
+            if not self._started:
+                self._started = True
                 threading.Thread(target=self._run, daemon=True,
                                  name="convstate-leases").start()
             self._changed.notify_all()
@@ -393,6 +398,7 @@ class _Keeper:
 
 
 _KEEPER = _Keeper()
+os.register_at_fork(after_in_child=_KEEPER.reset)
 
 
 def _step(steps: Steps, answer: Extraction | Exception | None) -> tuple[bool, Any]:

@@ -72,9 +72,10 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     """Render the live part of ``state`` as ``format`` with labels in ``lang``.
 
     With ``budget`` (tokens), the lowest-ranked rows leave first and the block says how
-    many left. Your own fields and the exact values the user stated are kept whatever
-    the budget, unless ``keep_anchors`` is False; ``keep_from``: keep every row ranked
-    at least this instead (the block may then pass the budget). ``shown_from`` is the
+    many left. Your own fields and the exact values the user stated (a key's newest
+    ``KEPT_PER_KEY``) are kept whatever the budget, unless ``keep_anchors`` is False;
+    ``keep_from``: keep every row ranked at least this instead (the block may then pass
+    the budget). ``shown_from`` is the
     first turn the same context carries raw: items stated there or later are left out
     (the raw turns hold them verbatim), and so is every value that ``shown_text`` (those
     turns' text) holds. ``provenance`` adds speaker and turn to text and markdown rows. ``rows``:
