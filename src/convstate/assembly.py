@@ -61,6 +61,10 @@ class Assembler:
         # state, so they outlive a fold (bounded)
         self._counts = _CountMemo(memory.counter)
         self._whole: list[tuple[ConversationState, int]] = []  # whole blocks' tokens
+        # the block rows of the last state drafted, whatever the state changes since:
+        # keyed by the state itself, its version, the language and the profile's version
+        self._rows: tuple[tuple[int, int, str, int | None], ConversationState,
+                          list[Row]] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -68,7 +72,6 @@ class Assembler:
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
         self._costs: tuple[int, dict[bool, list[tuple[int | None, int]]], float | None,
                            int] | None = None
-        self._rows: tuple[tuple[int, str, int | None], list[Row]] | None = None
         self._dropped = 0  # rows the last block left out: where the next search starts
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
@@ -103,7 +106,7 @@ class Assembler:
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
         text, self._dropped = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
-            counter=self._counts if state is mem._state else mem.counter,
+            counter=self._counts,
             keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
             shown_text="\n".join(str(msg.get("content") or "") for _, msg, _ in shown or []),
@@ -113,14 +116,16 @@ class Assembler:
         return text, mem.counter.message({"role": "system", "content": text}) if text else 0
 
     def rows_of(self, state: ConversationState, lang: str) -> list[Row]:
-        """The block rows of ``state``, built once per state version and language."""
+        """The block rows of ``state``, built once per state and language: a fold drafts
+        its new state's block before the memory has it, and the contexts after use the
+        same rows."""
         mem = self.memory
-        if state is not mem._state:
-            return block_rows(state, lang) + self.profile_rows(state)
-        key = (state.version, lang, mem._profile.version if mem._profile else None)
-        if self._rows is None or self._rows[0] != key:
-            self._rows = (key, block_rows(state, lang) + self.profile_rows(state))
-        return self._rows[1]
+        key = (id(state), state.version, lang, mem._profile.version if mem._profile else None)
+        cached = self._rows
+        if cached is None or cached[0] != key or cached[1] is not state:
+            cached = self._rows = (key, state, block_rows(state, lang) +
+                                   self.profile_rows(state))
+        return cached[2]
 
     def profile_rows(self, state: ConversationState) -> list[Row]:
         """The user's profile items this session's block shows, last, most important
