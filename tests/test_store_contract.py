@@ -267,51 +267,36 @@ def test_a_sqlite_file_replaced_or_deleted_under_a_store_is_not_written_past(tmp
     assert [t.content for t in SQLiteStore(db).turns("s")] == ["订单号 DD20240315889"]
 
 
-def test_a_slow_fold_keeps_a_short_lease_alive(tmp_path) -> None:
-    import time
-
+def _fold_slowly(store, sid: str, report) -> None:
+    """A fold whose extractor outlives its lease (0.3 s) four times; ``report`` is given
+    who held the lease by then."""
     from convstate import RuleExtractor
-
-    store = SQLiteStore(tmp_path / "lease.db")
-    held: list[str | None] = []
 
     class Slow(RuleExtractor):
         def extract(self, turns, index, delta_model=None):
-            time.sleep(1.2)  # four lease lifetimes
-            held.append(store.lease_holder("s"))
+            time.sleep(1.2)
+            report(store.lease_holder(sid))
             return super().extract(turns, index, *([delta_model] if delta_model else []))
 
-    mem = ConversationMemory("s", store=store, extractor=Slow(), context_window=400,
+    mem = ConversationMemory(sid, store=store, extractor=Slow(), context_window=400,
                              lease_ttl=0.3)
     mem.add("user", "订单号 DD20240315889 要退款")
     mem.compact(keep_recent_turns=0)
+
+
+def test_a_slow_fold_keeps_a_short_lease_alive(tmp_path) -> None:
+    store = SQLiteStore(tmp_path / "lease.db")
+    held: list[str | None] = []
+    _fold_slowly(store, "s", held.append)
     assert held and held[0] is not None  # renewed while the extractor ran
     assert store.lease_holder("s") is None  # given back when the fold ended
 
 
 def test_one_thread_renews_the_leases_of_every_running_fold(tmp_path) -> None:
-    from convstate import RuleExtractor
-
     store = SQLiteStore(tmp_path / "leases.db")
     held: dict[str, str | None] = {}
-
-    class Slow(RuleExtractor):
-        def __init__(self, sid: str):
-            super().__init__()
-            self.sid = sid
-
-        def extract(self, turns, index, delta_model=None):
-            time.sleep(1.2)  # four lease lifetimes
-            held[self.sid] = store.lease_holder(self.sid)
-            return super().extract(turns, index, *([delta_model] if delta_model else []))
-
-    def fold(sid: str) -> None:
-        mem = ConversationMemory(sid, store=store, extractor=Slow(sid), context_window=400,
-                                 lease_ttl=0.3)
-        mem.add("user", f"订单号 DD2024031588{sid[-1]} 要退款")
-        mem.compact(keep_recent_turns=0)
-
-    folds = [threading.Thread(target=fold, args=(f"s{k}",)) for k in range(3)]
+    folds = [threading.Thread(target=_fold_slowly, args=(
+        store, f"s{k}", lambda h, k=k: held.__setitem__(f"s{k}", h))) for k in range(3)]
     for t in folds:
         t.start()
     time.sleep(0.6)
@@ -323,35 +308,21 @@ def test_one_thread_renews_the_leases_of_every_running_fold(tmp_path) -> None:
     assert all(store.lease_holder(f"s{k}") is None for k in range(3))
 
 
-def _fold_slowly(path: str, queue) -> None:
-    """A fold whose extractor outlives its lease four times; puts who held the lease."""
-    from convstate import RuleExtractor
-
-    store = SQLiteStore(path)
-
-    class Slow(RuleExtractor):
-        def extract(self, turns, index, delta_model=None):
-            time.sleep(1.2)  # four lease lifetimes
-            queue.put(store.lease_holder("s"))
-            return super().extract(turns, index, *([delta_model] if delta_model else []))
-
-    mem = ConversationMemory("s", store=store, extractor=Slow(), context_window=400,
-                             lease_ttl=0.3)
-    mem.add("user", "订单号 DD20240315889 要退款")
-    mem.compact(keep_recent_turns=0)
+def _fold_slowly_in(path: str, queue) -> None:
+    _fold_slowly(SQLiteStore(path), "s", queue.put)
 
 
 def test_a_forked_worker_renews_its_own_leases(tmp_path) -> None:
     import multiprocessing
 
     # the parent's renewing thread is running (a fold of its own) when the child forks
-    parent = threading.Thread(target=_fold_slowly,
+    parent = threading.Thread(target=_fold_slowly_in,
                               args=(str(tmp_path / "parent.db"), multiprocessing.Queue()))
     parent.start()
     time.sleep(0.5)
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
-    child = ctx.Process(target=_fold_slowly, args=(str(tmp_path / "c.db"), queue))
+    child = ctx.Process(target=_fold_slowly_in, args=(str(tmp_path / "c.db"), queue))
     child.start()
     held = queue.get(timeout=30)
     child.join(30)
