@@ -65,6 +65,10 @@ class Assembler:
         # keyed by the state itself, its version, the language and the profile's version
         self._rows: tuple[tuple[int, int, str, int | None], ConversationState,
                           list[Row]] | None = None
+        # rows the last block left out, where the next search starts (a state later it
+        # is still close): one for a block within the whole cap (a fold's, for its log),
+        # one for the blocks of contexts
+        self._dropped = {True: 0, False: 0}
         self.reset()
 
     def reset(self) -> None:
@@ -72,7 +76,6 @@ class Assembler:
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
         self._costs: tuple[int, dict[bool, list[tuple[int | None, int]]], float | None,
                            int] | None = None
-        self._dropped = 0  # rows the last block left out: where the next search starts
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
                  keep_from: float | None = None) -> tuple[str, int]:
@@ -104,13 +107,14 @@ class Assembler:
         lang = lang or mem.lang or state.language or (
             mem._profile.language if mem._profile else None) or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
-        text, self._dropped = render_dropping(
+        whole = budget == mem.state_budget
+        text, self._dropped[whole] = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
             counter=self._counts,
             keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
             shown_text="\n".join(str(msg.get("content") or "") for _, msg, _ in shown or []),
-            rows=rows, guess=self._dropped or None)
+            rows=rows, guess=self._dropped[whole] or None)
         if mem.redact is not None:  # the model sees masked values; the store keeps all
             text = mem.redact(text)
         return text, mem.counter.message({"role": "system", "content": text}) if text else 0
