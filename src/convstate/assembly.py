@@ -62,8 +62,8 @@ class Assembler:
         self._counts = _CountMemo(memory.counter)
         self._whole: list[tuple[ConversationState, int]] = []  # whole blocks' tokens
         # the block rows of the last state drafted, whatever the state changes since:
-        # keyed by the state itself, its version, the language and the profile's version
-        self._rows: tuple[tuple[int, int, str, int | None], ConversationState,
+        # that state itself, and its version, the language and the profile's version
+        self._rows: tuple[ConversationState, tuple[int, str, int | None],
                           list[Row]] | None = None
         # rows the last block left out, where the next search starts (a state later it
         # is still close): one for a block within the whole cap (a fold's, for its log),
@@ -124,10 +124,10 @@ class Assembler:
         its new state's block before the memory has it, and the contexts after use the
         same rows."""
         mem = self.memory
-        key = (id(state), state.version, lang, mem._profile.version if mem._profile else None)
+        key = (state.version, lang, mem._profile.version if mem._profile else None)
         cached = self._rows
-        if cached is None or cached[0] != key or cached[1] is not state:
-            cached = self._rows = (key, state, block_rows(state, lang) +
+        if cached is None or cached[0] is not state or cached[1] != key:
+            cached = self._rows = (state, key, block_rows(state, lang) +
                                    self.profile_rows(state))
         return cached[2]
 

@@ -107,11 +107,11 @@ class Compactor:
             if plan is None or not m.store.acquire_lease(m.session_id, self.owner,
                                                          m.lease_ttl):
                 return None  # nothing due, or another worker is folding this session
-            renewal = _Renewal(m.store, m.session_id, self.owner, m.lease_ttl)
+            renewal = _RENEWALS.add(m.store, m.session_id, self.owner, m.lease_ttl)
             released = False
             try:
                 answer = yield plan
-                renewal.stop()  # before a save that may give the lease back
+                _RENEWALS.drop(renewal)  # before a save that may give the lease back
                 if isinstance(answer, Extraction):
                     outcome = self._land(plan, answer)
                     released = self.saves_releasing
@@ -123,7 +123,7 @@ class Compactor:
                 m._reload_locked()
                 continue
             finally:
-                renewal.stop()
+                _RENEWALS.drop(renewal)
                 if not released:
                     self._release()
             return self._apply(outcome)
@@ -318,23 +318,11 @@ def _takes(method: Any, name: str) -> bool:
         return False
 
 
-class _Renewal:
-    """Keeps a fold lease alive while its fold runs — renewed every third of its time —
-    so a short lease (a dead worker's sessions resume in seconds) never expires under a
-    slow extractor. One thread per process renews every running fold's lease (``_Keeper``):
-    a fold does not start a thread of its own."""
-
-    def __init__(self, store: Any, session_id: str, owner: str, ttl: float):
-        self._token = _KEEPER.add(store, session_id, owner, ttl)
-
-    def stop(self) -> None:
-        """No renewal after this returns (one under way is waited for: it would take the
-        lease back after the save gave it up)."""
-        _KEEPER.drop(self._token)
-
-
-class _Keeper:
-    """The process's lease-renewing thread, started at the first fold."""
+class _Renewals:
+    """Keeps fold leases alive while their folds run — each renewed every third of its
+    time — so a short lease (a dead worker's sessions resume in seconds) never expires
+    under a slow extractor. One thread per process, started at the first fold, renews
+    every running fold's lease: a fold does not start a thread of its own."""
 
     def __init__(self) -> None:
         self.reset()
@@ -350,6 +338,7 @@ class _Keeper:
         self._next = 0
 
     def add(self, store: Any, session_id: str, owner: str, ttl: float) -> int:
+        """Renew this lease until ``drop``; the token to drop it with."""
         with self._changed:
             self._next += 1
             self._leases[self._next] = (time.monotonic() + ttl / 3, store, session_id,
@@ -362,6 +351,8 @@ class _Keeper:
             return self._next
 
     def drop(self, token: int) -> None:
+        """No renewal after this returns (one under way is waited for: it would take the
+        lease back after the save gave it up). Dropping twice is harmless."""
         with self._changed:
             self._leases.pop(token, None)
             while token in self._renewing:
@@ -397,8 +388,8 @@ class _Keeper:
             return True
 
 
-_KEEPER = _Keeper()
-os.register_at_fork(after_in_child=_KEEPER.reset)
+_RENEWALS = _Renewals()
+os.register_at_fork(after_in_child=_RENEWALS.reset)
 
 
 def _step(steps: Steps, answer: Extraction | Exception | None) -> tuple[bool, Any]:

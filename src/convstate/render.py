@@ -75,10 +75,10 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     many left. Your own fields and the exact values the user stated (a key's newest
     ``KEPT_PER_KEY``) are kept whatever the budget, unless ``keep_anchors`` is False;
     ``keep_from``: keep every row ranked at least this instead (the block may then pass
-    the budget). ``shown_from`` is the
-    first turn the same context carries raw: items stated there or later are left out
-    (the raw turns hold them verbatim), and so is every value that ``shown_text`` (those
-    turns' text) holds. ``provenance`` adds speaker and turn to text and markdown rows. ``rows``:
+    the budget). ``shown_from`` is the first turn the same context carries raw: items
+    stated there or later are left out (the raw turns hold them verbatim), and so is
+    every value that ``shown_text`` (those turns' text) holds. ``provenance`` adds
+    speaker and turn to text and markdown rows. ``rows``:
     ``block_rows(state, lang)`` when the caller has them already (they are per state).
     Resolved and superseded items are never shown.
     """
@@ -232,7 +232,7 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     taken: dict[tuple[str, str], int] = {}
     for k in sorted(range(len(rows)), key=lambda k: -(rows[k].turn or 0)):
         r = rows[k]
-        if r.section != "fields" and RANK_USER_ANCHOR <= r.rank < RANK_FIELD:
+        if RANK_USER_ANCHOR <= r.rank < RANK_FIELD:  # exact values (fields rank above)
             taken[r.section, r.label] = n = taken.get((r.section, r.label), 0) + 1
             if n > KEPT_PER_KEY:
                 rows[k] = replace(r, rank=RANK_OLDER_VALUE + recency(r.turn))

@@ -108,8 +108,10 @@ def share_repeats(schema: dict[str, Any]) -> dict[str, Any]:
     shared: dict[str, str] = {}
     for key, names in seen.items():
         if len(names) > 1:
-            name = next(n for n in (names[0], *(f"{names[0]}_{i}" for i in range(2, 99)))
-                        if n not in taken)
+            name, n = names[0], 1
+            while name in taken:  # a model of that name, or another shape of the field
+                n += 1
+                name = f"{names[0]}_{n}"
             shared[key] = name
             taken.add(name)
     if not shared:
