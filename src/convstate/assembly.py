@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .layout import first_shown, lines_first, next_start, recent_start
+from .layout import RowCosts, first_shown, lines_first, next_start, recent_start
 from .profile import PROFILE_SHARE, shown
 from .registry import LANGUAGES
-from .render import RANK_BEFORE_RAW, Row, block_rows, block_words, render_dropping
+from .render import RANK_BEFORE_RAW, RankedRows, Row, block_rows, block_words, render_dropping
 from .state import ConversationState
 from .tokens import Counter
 from .window import Entry, cut_entry, fit_raw
@@ -64,7 +64,7 @@ class Assembler:
         # the block rows of the last state drafted, whatever the state changes since:
         # that state itself, and its version, the language and the profile's version
         self._rows: tuple[ConversationState, tuple[int, str, int | None],
-                          list[Row]] | None = None
+                          RankedRows] | None = None
         # rows the last block left out, where the next search starts (a state later it
         # is still close): one for a block within the whole cap (a fold's, for its log),
         # one for the blocks of contexts
@@ -74,8 +74,7 @@ class Assembler:
     def reset(self) -> None:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
-        self._costs: tuple[int, dict[bool, list[tuple[int | None, int]]], float | None,
-                           int] | None = None
+        self._costs: tuple[int, dict[bool, RowCosts], float | None, int] | None = None
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
                  keep_from: float | None = None) -> tuple[str, int]:
@@ -113,13 +112,13 @@ class Assembler:
             counter=self._counts,
             keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
-            shown_text="\n".join(str(msg.get("content") or "") for _, msg, _ in shown or []),
+            shown_texts=[str(msg.get("content") or "") for _, msg, _ in shown or []],
             rows=rows, guess=self._dropped[whole] or None)
         if mem.redact is not None:  # the model sees masked values; the store keeps all
             text = mem.redact(text)
         return text, mem.counter.message({"role": "system", "content": text}) if text else 0
 
-    def rows_of(self, state: ConversationState, lang: str) -> list[Row]:
+    def rows_of(self, state: ConversationState, lang: str) -> RankedRows:
         """The block rows of ``state``, built once per state and language: a fold drafts
         its new state's block before the memory has it, and the contexts after use the
         same rows."""
@@ -127,8 +126,8 @@ class Assembler:
         key = (state.version, lang, mem._profile.version if mem._profile else None)
         cached = self._rows
         if cached is None or cached[0] is not state or cached[1] != key:
-            cached = self._rows = (state, key, block_rows(state, lang) +
-                                   self.profile_rows(state))
+            cached = self._rows = (state, key, RankedRows(block_rows(state, lang) +
+                                                          self.profile_rows(state)))
         return cached[2]
 
     def profile_rows(self, state: ConversationState) -> list[Row]:
@@ -146,8 +145,7 @@ class Assembler:
                             RANK_PROFILE + item.importance))
         return rows
 
-    def row_costs(self) -> tuple[dict[bool, list[tuple[int | None, int]]], float | None,
-                                 int]:
+    def row_costs(self) -> tuple[dict[bool, RowCosts], float | None, int]:
         """The block rows' (latest turn, estimated tokens) that come before earlier raw
         turns, by ``lines_first`` (True: every row; False: those ranked
         ``RANK_BEFORE_RAW`` or more); the mean tokens of a row ranked lower (None: no
@@ -156,8 +154,8 @@ class Assembler:
         state = mem._state
         if self._costs is None or self._costs[0] != state.version:
             lang = mem.lang or state.language or "en"
-            rows = self.rows_of(state, lang)
-            costs = [mem.counter.count(f"{r.value}") + 3 for r in rows]
+            rows = self.rows_of(state, lang).rows
+            costs = [self._counts.count(f"{r.value}") + 3 for r in rows]
             overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
             # calibrated on the whole block, rendered anyway for the fold trigger
@@ -168,7 +166,7 @@ class Assembler:
             low = [n for n, r in zip(costs, rows, strict=True) if r.rank < RANK_BEFORE_RAW]
             every = [(r.turn, n) for n, r in zip(costs, rows, strict=True)]
             high = [c for c, r in zip(every, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
-            self._costs = (state.version, {True: every, False: high},
+            self._costs = (state.version, {True: RowCosts(every), False: RowCosts(high)},
                            sum(low) / len(low) if low else None, overhead)
         return self._costs[1], self._costs[2], self._costs[3]
 

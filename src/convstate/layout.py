@@ -38,19 +38,18 @@ def lines_first(earlier: Sequence[Entry], line: float | None) -> bool:
 
 
 def first_shown(entries: Sequence[Entry], first_must: int, room: int,
-                rows: Sequence[tuple[int | None, int]], overhead: int, cap: int) -> int:
+                rows: RowCosts, overhead: int, cap: int) -> int:
     """The position of the oldest turn to show raw: the most turns whose tokens and the
     estimated block left by them fit in ``room``.
 
     ``entries`` are the recent turns, oldest first; those from ``first_must`` on are
     always shown (the unfolded ones and the last few user turns). ``rows`` are the
-    block's items as (latest turn stating it, or None; estimated tokens); ``overhead``
-    the block's fixed cost (title, headers); ``cap`` the most tokens the block may take.
-    An item stated at or after the first shown turn leaves the block.
+    block's estimated costs; ``overhead`` the block's fixed cost (title, headers);
+    ``cap`` the most tokens the block may take. An item stated at or after the first
+    shown turn leaves the block.
     """
     raw = sum(e[2] for e in entries[first_must:])
-    by_turn = sorted(((t, n) for t, n in rows if t is not None), key=lambda r: -r[0])
-    block = sum(n for _, n in rows)
+    by_turn, block = rows.by_turn, rows.total
     best, j = first_must, 0
     for p in range(first_must - 1, -1, -1):
         raw += entries[p][2]
@@ -64,6 +63,16 @@ def first_shown(entries: Sequence[Entry], first_must: int, room: int,
         if raw + (min(cap, overhead + block) if block else 0) <= room:
             best = p
     return best
+
+
+class RowCosts:
+    """A block's rows as ``first_shown`` needs them, prepared once per state: the
+    estimated tokens of all, and (latest turn, tokens) of those tied to a turn, the
+    newest first."""
+
+    def __init__(self, rows: Sequence[tuple[int | None, int]]):
+        self.total = sum(n for _, n in rows)
+        self.by_turn = sorted(((t, n) for t, n in rows if t is not None), key=lambda r: -r[0])
 
 
 def next_start(entries: Sequence[Entry], p: int) -> int:

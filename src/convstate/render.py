@@ -15,7 +15,8 @@ first among equals); the state keeps everything.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -83,81 +84,135 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
     Resolved and superseded items are never shown.
     """
     return render_dropping(state, format, lang, budget, counter, keep_anchors, shown_from,
-                           shown_text, provenance, rows, keep_from)[0]
+                           (shown_text,), provenance, rows, keep_from)[0]
+
+
+class RankedRows:
+    """A state's block rows, prepared once for the many blocks drawn from them (one per
+    context): the order they stay in (rank, then the newest first), their turns in order,
+    and their values indexed by their last characters. With these a block costs what it
+    can show, not what the state holds."""
+
+    KEY = 6  # characters of a value's end that index it
+    _HELD = 256  # texts whose held rows are remembered
+
+    def __init__(self, rows: list[Row]):
+        self.rows = rows
+        self.order = sorted(range(len(rows)), reverse=True,
+                            key=lambda k: (rows[k].rank, rows[k].turn or 0, k))
+        self.turns = sorted(r.turn for r in rows if r.turn is not None)
+        self._ends: dict[str, list[int]] = {}
+        for k, r in enumerate(rows):
+            if r.turn is not None and isinstance(r.value, str):
+                self._ends.setdefault(r.value[-self.KEY:], []).append(k)
+        self._lengths = {len(key) for key in self._ends}
+        self._held: dict[str, frozenset[int]] = {}
+
+    def held_by(self, text: str) -> frozenset[int]:
+        """The rows tied to a turn whose value ``text`` holds verbatim: only the values
+        ending in one of the text's pieces are searched."""
+        found = self._held.get(text)
+        if found is None:
+            pieces = {text[i - n:i] for n in self._lengths for i in range(n, len(text) + 1)}
+            found = frozenset(k for end in pieces & self._ends.keys() for k in self._ends[end]
+                              if self.rows[k].value in text)
+            if len(self._held) >= self._HELD:  # bounded: a text is a turn's, and turns pass
+                self._held.clear()
+            self._held[text] = found
+        return found
+
+    def left_of(self, shown_from: int | None, held: set[int]) -> int:
+        """How many rows a block may show: not those stated at or after ``shown_from``,
+        nor the ``held`` ones (their values are in the raw turns)."""
+        late = len(self.turns) - bisect_left(self.turns, shown_from) \
+            if shown_from is not None else 0
+        return len(self.rows) - late - sum(
+            1 for k in held if shown_from is None or (self.rows[k].turn or 0) < shown_from)
 
 
 def render_dropping(state: ConversationState, format: str = "text", lang: str | None = None,
                     budget: int | None = None, counter: Counter | None = None,
                     keep_anchors: bool = True, shown_from: int | None = None,
-                    shown_text: str = "", provenance: bool = False,
-                    rows: list[Row] | None = None, keep_from: float | None = None,
-                    guess: int | None = None) -> tuple[str, int]:
-    """``render``, and how many rows it left out; ``guess``: a likely count to search
-    from (the last one, for a block rendered again and again)."""
+                    shown_texts: Sequence[str] = (), provenance: bool = False,
+                    rows: list[Row] | RankedRows | None = None,
+                    keep_from: float | None = None, guess: int | None = None
+                    ) -> tuple[str, int]:
+    """``render``, and how many rows it left out. ``shown_texts``: the raw turns' texts
+    (a value any of them holds is left out); ``guess``: a likely count to search from
+    (the last one, for a block rendered again and again)."""
     formatter = FORMATS.get(format)  # ConfigError for an unknown one
     lang = lang or state.language or "en"
     pack(lang)  # ConfigError for a language no pack provides
-    rows = [r for r in (block_rows(state, lang) if rows is None else rows)
-            if r.turn is None or ((shown_from is None or r.turn < shown_from)
-                                  and not (isinstance(r.value, str) and r.value in shown_text))]
-    if not rows:
+    ready = rows if isinstance(rows, RankedRows) else \
+        RankedRows(block_rows(state, lang) if rows is None else rows)
+    held: set[int] = set().union(*(ready.held_by(t) for t in shown_texts))
+
+    def hidden(k: int) -> bool:
+        turn = ready.rows[k].turn
+        return turn is not None and ((shown_from is not None and turn >= shown_from)
+                                     or k in held)
+
+    counter = counter or TokenCounter()
+    floor = keep_from if keep_from is not None else \
+        RANK_USER_ANCHOR if keep_anchors else float("inf")
+    kept, beyond = _within_reach(ready, hidden, ready.left_of(shown_from, held), budget,
+                                 counter, floor, quoted=format != "xml")
+    if not kept and not beyond:
         return "", 0
+    shown = [ready.rows[k] for k in kept]
     labels = _labels(type(state), lang)
 
     def draw(kept: list[Row], dropped: int) -> str:
         return formatter(kept, labels, dropped, provenance)
 
-    counter = counter or TokenCounter()
-    floor = keep_from if keep_from is not None else \
-        RANK_USER_ANCHOR if keep_anchors else float("inf")
-    rows, beyond = _within_reach(rows, budget, counter, floor, quoted=format != "xml")
     guess = None if guess is None else max(guess - beyond, 1)  # of the rows left
-    full = draw(rows, beyond)
+    full = draw(shown, beyond)
     total = counter.count(full) if budget is not None else 0
     if budget is None or total <= budget:
         return full, beyond
-    order = sorted((k for k, r in enumerate(rows) if r.rank < floor),
-                   key=lambda k: (rows[k].rank, rows[k].turn or 0, k))
+    order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
+                   key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
     if not order:
         return full, 0
     # The fewest dropped rows that fit: dropping more never lengthens the block, so a
     # search from a guess (the rows' share of the characters) takes few renders.
     if guess is None:
-        size = {k: len(_q(r.value)) + len(r.label) + 4 for k, r in enumerate(rows)}
+        size = {k: len(_q(r.value)) + len(r.label) + 4 for k, r in enumerate(shown)}
         over, guess = (total - budget) * sum(size.values()) / total, 0
         while guess < len(order) and over > 0:
             over -= size[order[guess]]
             guess += 1
     k = _fewest(len(order), lambda m: counter.count(
-        draw(_without(rows, order[:m]), m + beyond)) <= budget, guess)
-    kept = _without(rows, order[:k])
-    return (draw(kept, k + beyond), k + beyond) if kept else ("", k + beyond)
+        draw(_without(shown, order[:m]), m + beyond)) <= budget, guess)
+    left = _without(shown, order[:k])
+    return (draw(left, k + beyond), k + beyond) if left else ("", k + beyond)
 
 
-def _within_reach(rows: list[Row], budget: int | None, counter: Counter, floor: float,
-                  quoted: bool = True) -> tuple[list[Row], int]:
-    """``rows`` less those no block within ``budget`` can show, and how many those are.
+def _within_reach(rows: RankedRows, hidden: Callable[[int], bool], showable: int,
+                  budget: int | None, counter: Counter, floor: float, quoted: bool = True
+                  ) -> tuple[list[int], int]:
+    """The rows (positions, in block order) that some block within ``budget`` can show,
+    of those not ``hidden``, and how many of the ``showable`` ones it cannot.
 
     Rows leave a block lowest rank first, so every block keeps a best-ranked run of
     them; once even the least a run can cost (its values alone, as the format writes
     them — ``quoted`` as JSON strings, else as they are — less what merging at their
     edges may save: labels are shared, and a name that heads a subject's line is not
-    repeated) passes the budget, nothing ranked lower can be shown. Drafting only the
-    rest keeps a block's cost bounded by its budget, not by the size of the state."""
-    if budget is None:
-        return rows, 0
-    ranked = sorted(range(len(rows)), key=lambda k: (rows[k].rank >= floor, rows[k].rank,
-                                                     rows[k].turn or 0, k), reverse=True)
-    least = 0
-    for n, k in enumerate(ranked):
-        r = rows[k]
-        if r.tag != "name":
+    repeated) passes the budget, nothing ranked lower can be shown. The run is walked in
+    the order prepared once per state, so a block's cost is bounded by its budget, not
+    by the size of the state."""
+    kept, least = [], 0
+    for k in rows.order:
+        if hidden(k):
+            continue
+        r = rows.rows[k]
+        if budget is not None and r.tag != "name":
             value = _q(r.value) if quoted or not isinstance(r.value, str) else r.value
             least += max(counter.count(value) - 2, 0)
-        if least > budget and r.rank < floor:
-            gone = set(ranked[n:])
-            return [r for k, r in enumerate(rows) if k not in gone], len(gone)
-    return rows, 0
+            if least > budget and r.rank < floor:
+                break
+        kept.append(k)
+    return sorted(kept), showable - len(kept)
 
 
 def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
