@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 from .layout import RowCosts, first_shown, lines_first, next_start, recent_start
 from .profile import PROFILE_SHARE, shown
 from .registry import LANGUAGES
-from .render import RANK_BEFORE_RAW, RankedRows, Row, block_rows, block_words, render_dropping
+from .render import (
+    RANK_BEFORE_RAW,
+    RankedRows,
+    Row,
+    block_rows,
+    block_words,
+    render,
+    render_dropping,
+)
 from .state import ConversationState
 from .tokens import Counter
 from .window import Entry, cut_entry, fit_raw
@@ -158,11 +166,17 @@ class Assembler:
             costs = [self._counts.count(f"{r.value}") + 3 for r in rows]
             overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
-            # calibrated on the whole block, rendered anyway for the fold trigger
-            whole = self.block_at(state, 10**9, [])[1] - overhead
-            estimate = sum(costs)
-            if whole > 0 and estimate > 0:
-                costs = [max(1, round(n * whole / estimate)) for n in costs]
+            # calibrated on a draft of the block's first rows, up to twice its cap (the
+            # whole block when it is within that): a cost bounded by the cap
+            sample, estimate = 0, 0
+            while sample < len(rows) and (estimate + costs[sample] <= 2 * mem.state_budget
+                                          or not sample):
+                estimate += costs[sample]
+                sample += 1
+            draft = render(state, mem.state_format, lang, rows=rows[:sample])
+            drafted = mem.counter.message({"role": "system", "content": draft}) - overhead
+            if drafted > 0 and estimate > 0:
+                costs = [max(1, round(n * drafted / estimate)) for n in costs]
             low = [n for n, r in zip(costs, rows, strict=True) if r.rank < RANK_BEFORE_RAW]
             every = [(r.turn, n) for n, r in zip(costs, rows, strict=True)]
             high = [c for c, r in zip(every, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
