@@ -133,3 +133,22 @@ def test_a_section_spec_must_match_its_field_and_have_a_live_status() -> None:
     with pytest.raises(FieldTypeError, match="grumbles"):
         class Misnamed(ConversationState):
             grumbles: Annotated[list[Complaint], COMPLAINTS] = Field(default_factory=list)
+
+
+def test_field_of_reads_fields_properties_and_missing_names_like_getattr() -> None:
+    from pydantic import BaseModel
+
+    from convstate.sections import field_of
+
+    class Ticket(BaseModel):
+        value: str = "T-1"
+        owner: str | None = None
+
+        @property
+        def text(self) -> str:
+            return f"ticket {self.value}"
+
+    t, plain = Ticket(owner="assistant"), ("a", "b")
+    for item, name in [(t, "value"), (t, "owner"), (t, "text"), (t, "missing"),
+                       (Ticket(), "owner"), (plain, "count"), (plain, "missing")]:
+        assert field_of(item, name) == getattr(item, name, None)

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import Section, text_of
+from .sections import Section, field_of, text_of
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -189,7 +189,7 @@ class _Keys:
     def key(section: str, item: Any) -> Any:
         if section == "anchors":
             return (item.key, _subject(item), normalize(item.value))
-        return (getattr(item, "owner", None), normalize(item.text))
+        return (field_of(item, "owner"), normalize(item.text))
 
 
 def _subject(anchor: Any) -> str:

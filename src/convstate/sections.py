@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -152,9 +153,24 @@ class Section:
         return item_id.startswith(self.prefix) and item_id[len(self.prefix):].isdigit()
 
 
+def field_of(item: Any, name: str) -> Any:
+    """``getattr(item, name, None)``, fast for a name the item lacks: pydantic looks a
+    missing name up the slow way (~10 us, in a fold's loops over the whole state)."""
+    fields = getattr(item, "__dict__", None)
+    if fields is not None and name in fields:
+        return fields[name]
+    return getattr(item, name, None) if _defines(item.__class__, name) else None
+
+
+@lru_cache(maxsize=256)
+def _defines(cls: Any, name: str) -> bool:
+    """Whether ``cls`` or a base has ``name`` of its own (a property, a class value)."""
+    return any(name in vars(k) for k in cls.__mro__)
+
+
 def text_of(item: Any) -> str:
     """What an item says: an anchor's value, every other item's text."""
-    return str(getattr(item, "value", None) or getattr(item, "text", ""))
+    return str(field_of(item, "value") or field_of(item, "text") or "")
 
 
 # -- the built-in sections: item, proposal, spec -----------------------------------------

@@ -34,6 +34,7 @@ from .sections import (
     Request,
     Section,
     Speaker,
+    field_of,
     text_of,
 )
 
@@ -214,7 +215,7 @@ class ConversationState(BaseModel):
                     text = f"{item.key}={item.value}" if isinstance(item, Anchor) else item.text
                     out.append(IndexEntry(id=item.id, section=spec.name, text=text[:80],
                                           status=item.status,
-                                          owner=getattr(item, "owner", None)))
+                                          owner=field_of(item, "owner")))
         return out
 
     def history(self, name: str) -> list[HistoryEntry]:
