@@ -55,8 +55,11 @@ class Item(BaseModel):
 
     @model_validator(mode="after")
     def _bounded(self) -> Item:
-        self.mentions = max(self.mentions, len(self.turns))
-        self.turns = bounded_turns(self.turns)
+        # assigned only when it changes: every copy of a state validates every item
+        if self.mentions < len(self.turns):
+            self.mentions = len(self.turns)
+        if len(self.turns) > TURNS_HEAD + TURNS_TAIL:
+            self.turns = bounded_turns(self.turns)
         return self
 
     def add_turns(self, turns: list[int]) -> None:
