@@ -34,6 +34,10 @@ pytestmark = pytest.mark.skipif(
 def url() -> str:
     if not URL:
         pytest.fail("CI must start the local model server (see .ci/run)")
+    try:  # a dead server would fail each test as a fold's fallback: say it once, plainly
+        urllib.request.urlopen(f"{URL}/models", timeout=10).close()
+    except OSError as e:
+        pytest.fail(f"the local model server at {URL} does not answer ({e}): did it crash?")
     return URL
 
 
