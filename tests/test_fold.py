@@ -244,3 +244,10 @@ def test_provenance_stays_bounded_however_often_a_value_is_said() -> None:
     assert (order.first_turn, order.last_turn) == (0, 39)
     again = ConversationState.model_validate(state.model_dump(mode="json"))
     assert again.anchor("order_id") == order  # loading keeps the count and the bound
+    # the last batch folded again: its turns left out of the bound are not counted twice
+    last = turns[36:]
+    delta = RuleExtractor().extract(last, state.index()).delta
+    assert fold(state, delta, sources(last)).anchor("order_id").mentions == 40
+    whole = fold(ConversationState(), RuleExtractor().extract(turns, {}).delta, sources(turns))
+    assert fold(whole, RuleExtractor().extract(turns, {}).delta,
+                sources(turns)).anchor("order_id").mentions == 40

@@ -63,8 +63,11 @@ class Item(BaseModel):
         return self
 
     def add_turns(self, turns: list[int]) -> None:
-        """Record that ``turns`` stated this item too."""
+        """Record that ``turns`` stated this item too (again: no change)."""
         new = set(turns) - set(self.turns)
+        if self.mentions > len(self.turns):  # bounded: the turns left out were counted
+            gap = self.turns[TURNS_HEAD - 1], self.turns[-TURNS_TAIL]
+            new = {t for t in new if not gap[0] < t < gap[1]}
         if not new:
             return
         merged = sorted(set(self.turns) | new)
