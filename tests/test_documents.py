@@ -70,6 +70,36 @@ def test_answers_survive_a_quarter_of_the_tokens(name: str) -> None:
     assert ours >= 0.9 and ours > result["methods"]["lead"]["answer_retention"] + 0.2
 
 
+@pytest.mark.skipif(not DATA.exists(), reason="needs ../shared/data/qa")
+@pytest.mark.parametrize("name", ["hotpotqa_dev_distractor_sample",
+                                  "dureader_search_demo_multidoc"])
+def test_real_retrieved_documents_beat_both_naive_cuts(name: str) -> None:
+    result = evaluate_documents(load_qa(DATA / f"{name}.json"), 0.25)
+    kept = {m: v["answer_retention"] for m, v in result["methods"].items()}
+    assert result["over_budget"] == 0
+    assert kept["convstate"] > max(kept["truncation"], kept["lead"]), kept
+
+
+def test_the_lead_baseline_joins_a_documents_sentences_as_written() -> None:
+    from convstate.eval.docs import lead
+
+    x = {"language": "en", "question": "q", "answers": [],
+         "documents": [{"id": "d1", "text": "One. Two."}, {"id": "d2", "text": "Three."}]}
+    # sentence 1 of each document, then sentence 2: an answer "One. Two." stays whole
+    assert lead(x, 100, COUNTER).split("\n") == ["One. Two.", "Three."]
+
+
+def test_a_page_asking_the_question_gives_way_to_the_one_answering_it() -> None:
+    docs = ["How long is the warranty on AirSound earbuds? We get asked a lot.",
+            "AirSound earbuds have a warranty of 18 months. Batteries are not covered."]
+    out = compress_documents("How long is the warranty on AirSound earbuds?", docs, 20,
+                             counter=COUNTER)
+    assert out.text == "[d2] AirSound earbuds have a warranty of 18 months."
+    docs = ["退款多久到账？很多买家问过这个问题。", "退款审核通过后，3个工作日内原路退回到账。"]
+    out = compress_documents("退款多久到账？", docs, 30, counter=COUNTER)
+    assert out.text == "[d2] 退款审核通过后，3个工作日内原路退回到账。"
+
+
 def test_documents_in_a_context_have_their_own_block_and_are_never_stored() -> None:
     x = TINY[1]
     mem = ConversationMemory("rag", store=InMemoryStore(), context_window=600,
@@ -157,3 +187,13 @@ def test_pages_repeating_the_question_do_not_take_the_rest_of_the_budget() -> No
     assert "[d4] Hold the button for ten seconds. The lights blink when it is done." \
         in out.text, out.text
     assert "[d3]" not in out.text and "[d2]" not in out.text
+
+
+def test_a_policy_pages_answering_sentence_outranks_its_lead() -> None:
+    docs = ["Shipping is free on orders over $50. Orders leave the warehouse within two days.",
+            "Our return policy covers 30 days from delivery. Items must come with their "
+            "receipt. Opened headphones cannot be returned for hygiene reasons, only "
+            "exchanged. Refunds take 5 days.",
+            "Gift cards never expire. They cannot be exchanged for cash."]
+    out = compress_documents("Can I return opened headphones?", docs, 24, counter=COUNTER)
+    assert "Opened headphones cannot be returned" in out.text, out.text

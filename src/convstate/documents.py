@@ -13,9 +13,11 @@ written, within an exact token budget:
    elsewhere), plus a share of its neighbours' (an answer often follows the sentence
    that names the subject), plus a little for an early document (the retriever's
    order), plus a bonus when the question asks for a number or a date and the sentence
-   has one, plus half again its own score for a document's first sentence (a page
-   says what it is about first: the lead). Names in the best sentences are looked for
-   too (a bridge: "the group that made X" is answered where the group's name appears).
+   has one, plus, for a document's first sentence, half again its own score or a
+   share of the best (a page says what it is about first: the lead); a sentence that
+   asks a question counts half (a page restating the question answers none of it).
+   Names in the best sentences are looked for too (a bridge: "the group that made X" is
+   answered where the group's name appears).
 3. The best sentences are taken while the whole output fits the budget; repeated
    sentences (the same text in two documents) are kept once, and a question term
    already kept counts half as much in the next sentence (so the budget is not spent
@@ -43,22 +45,29 @@ from .tokens import Counter as TokenCounterProtocol, TokenCounter
 _K1, _B = 1.5, 0.75
 DOC_WEIGHT = 0.3  # a sentence's share of its document's score
 NEIGHBOUR_WEIGHT = 0.25  # ... and of its neighbours'
-VALUE_BONUS = 0.15  # of the best score, for a number when the question asks for one
+# Of the best score, for a number when the question asks for one: an answer to "how
+# long" holds one (a policy page's "3 working days" over its lead).
+VALUE_BONUS = 0.5
 RANK_WEIGHT = 0.2  # of the best score, over the document's rank (the retriever's order)
-# A document's first sentence counts its own match with the question this much more.
-# Stronger priors keep more on lead-heavy sets (HotpotQA 0.886 at 1.5x the best score)
-# but put a matching first sentence ahead of the answering one in a policy page.
-LEAD_WEIGHT = 0.5
+# A document's first sentence counts its own match with the question this much more,
+# or this share of the best score whatever it matches, whichever is more: a retrieved
+# page (a Q&A thread, a search result) answers first, often in words the question does
+# not use. Not both: a policy page's lead would then outrank its answering sentence.
+LEAD_WEIGHT, LEAD_PRIOR = 0.5, 0.4
 ADJACENT_BONUS = 0.2  # of the best score, for the neighbour of a kept sentence
 # A question term counts this much less each time a kept sentence already holds it: a
 # page repeating the question (a search result's title, an SEO page) is kept once, and
 # the rest of the budget goes to what else the documents say.
 TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
+# A sentence that asks (ends in ? or ？) counts this share: a page restating the
+# question (a thread's title, "What is X?") matches every word of it and answers none.
+ASKING_WEIGHT = 0.5
 GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
                        re.S)
+_ASKING = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _EN_STOP = frozenset("""a an the of to in on at for by with from and or but is are was were be
@@ -182,7 +191,9 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if asks_number and _NUMBER.search(docs[d][1][s:e]):
             score += VALUE_BONUS * best
         if s == 0:  # the lead
-            score += LEAD_WEIGHT * raw[k]
+            score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best)
+        if _ASKING.search(docs[d][1][s:e]):  # a question, not its answer
+            score *= ASKING_WEIGHT
         scores.append(score)
     chosen = _fill(docs, units, scores, parts, ADJACENT_BONUS * best, budget, counter)
     while True:  # the estimate may be a few tokens off: check, and drop the weakest

@@ -10,18 +10,24 @@ kept when one of its strings is verbatim in what a method keeps.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..documents import compress_documents, sentences
+from ..documents import compress_documents
 from ..errors import DataError
 from ..jsonfile import read_json
 from ..tokens import TokenCounter
 
 METHODS = ("convstate", "truncation", "lead")
+# The sets' own sentence ends for the lead baseline (shared/data/qa/README.txt): zh after
+# 。！？!? with closing quotes, en after .!? and whitespace. Not compress_documents'
+# splitter, which also cuts at ； and line breaks: a baseline must not move with ours.
+_LEAD_SENTENCE = {"zh": re.compile(r".+?(?:[。！？!?]+[」』”’\"')）]*|$)", re.S),
+                  "en": re.compile(r".+?(?:[.!?]+(?=\s)\s*|$)", re.S)}
 
 
 def load_qa(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
@@ -56,20 +62,24 @@ def truncation(x: dict[str, Any], budget: int, counter: TokenCounter) -> str:
 
 def lead(x: dict[str, Any], budget: int, counter: TokenCounter) -> str:
     """Sentences round robin (the first of every document, then the second...), whole
-    while they fit, the next one cut, then stop."""
-    split = [[d["text"][s:e] for s, e in sentences(d["text"])] for d in x["documents"]]
-    kept, left = [], budget
+    while they fit, the next one cut, then stop; a document's kept sentences joined as
+    written (an answer running over two of them stays whole)."""
+    ends = _LEAD_SENTENCE["zh" if x.get("language") == "zh" else "en"]
+    split = [[m.group() for m in ends.finditer(d["text"]) if m.group()] or [d["text"]]
+             for d in x["documents"]]
+    kept: list[list[str]] = [[] for _ in split]
+    left = budget
     for k in range(max(len(s) for s in split)):
-        for sents in split:
+        for sents, out in zip(split, kept, strict=True):
             if k >= len(sents):
                 continue
             n = counter.count(sents[k])
             if n > left:
-                kept.append(counter.truncate(sents[k], left))
-                return "\n".join(kept)
-            kept.append(sents[k])
+                out.append(counter.truncate(sents[k], left))
+                return "\n".join("".join(o) for o in kept if o)
+            out.append(sents[k])
             left -= n
-    return "\n".join(kept)
+    return "\n".join("".join(o) for o in kept if o)
 
 
 def evaluate_documents(data: list[dict[str, Any]], ratio: float, model: str = "gpt-4o-mini",
