@@ -69,16 +69,14 @@ def lead(x: dict[str, Any], budget: int, counter: TokenCounter) -> str:
              for d in x["documents"]]
     kept: list[list[str]] = [[] for _ in split]
     left = budget
-    for k in range(max(len(s) for s in split)):
-        for sents, out in zip(split, kept, strict=True):
-            if k >= len(sents):
-                continue
-            n = counter.count(sents[k])
-            if n > left:
-                out.append(counter.truncate(sents[k], left))
-                return "\n".join("".join(o) for o in kept if o)
-            out.append(sents[k])
-            left -= n
+    order = ((kept[i], sents[k]) for k in range(max(map(len, split)))
+             for i, sents in enumerate(split) if k < len(sents))
+    for out, sentence in order:
+        n = counter.count(sentence)
+        out.append(sentence if n <= left else counter.truncate(sentence, left))
+        if n > left:
+            break
+        left -= n
     return "\n".join("".join(o) for o in kept if o)
 
 
