@@ -144,6 +144,32 @@ def test_rows_past_the_budget_are_left_out_before_drafting_with_the_same_block(
     assert fast[0][1] > 200 and fast[-1][1] == 0
 
 
+def test_rows_reused_across_blocks_draw_what_fresh_rows_draw() -> None:
+    """A state's rows remember their drafts (contexts of one state probe the same ones):
+    a draft remembered for one format, budget or set of raw turns is never given for
+    another."""
+    r = importlib.import_module("convstate.render")
+    turns = make_turns(*[("user", f"订单号 DD{20240000 + i}，我想要靠窗的座位{i}")
+                         for i in range(40)])
+    state = fold(ConversationState(), StateDelta(
+        anchors=[NewAnchor(kind="order_id", key="order_id", value=f"DD{20240000 + i}",
+                           turns=[i]) for i in range(40)],
+        goals=[NewGoal(text=f"我想要靠窗的座位{i}", turns=[i]) for i in range(40)]),
+        sources(turns))
+    counter = TokenCounter("gpt-4")
+    reused = r.RankedRows(r.block_rows(state, "zh"))
+    cases = [(fmt, budget, shown_from, texts) for fmt in ("text", "markdown", "xml", "text")
+             for budget in (60, 200, 60, 10**5)
+             for shown_from, texts in ((None, []), (30, ["DD20240003 和 DD20240007"]))]
+    for fmt, budget, shown_from, texts in cases:
+        fresh = r.RankedRows(r.block_rows(state, "zh"))
+        args = (state, fmt, "zh", budget, counter)
+        kw = dict(keep_anchors=False, shown_from=shown_from, shown_texts=texts)
+        assert r.render_dropping(*args, rows=reused, **kw) == \
+            r.render_dropping(*args, rows=fresh, **kw)
+    assert len(reused._drafts) > 1  # it did remember
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text("ab号1 ", max_size=9), max_size=12), st.text("ab号1 ", max_size=40))
 def test_the_values_a_text_holds_are_found_by_their_ends(values, text) -> None:

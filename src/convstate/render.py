@@ -95,6 +95,7 @@ class RankedRows:
 
     KEY = 6  # characters of a value's end that index it
     _HELD = 256  # texts whose held rows are remembered
+    _DRAFTS = 64  # drafts remembered: a block's search probes the same few turn after turn
 
     def __init__(self, rows: list[Row]):
         self.rows = rows
@@ -107,6 +108,20 @@ class RankedRows:
                 self._ends.setdefault(r.value[-self.KEY:], []).append(k)
         self._lengths = {len(key) for key in self._ends}
         self._held: dict[str, frozenset[int]] = {}
+        self._drafts: dict[tuple[Any, ...], str] = {}
+
+    def draft(self, key: tuple[Any, ...], positions: list[int],
+              draw: Callable[[list[Row]], str]) -> str:
+        """``draw`` of the rows at ``positions``, remembered under ``key`` (what else the
+        draft depends on: its format, words and count of rows left out). Contexts of one
+        state differ by a turn, and the rows their blocks show rarely do."""
+        full = (*key, tuple(positions))
+        text = self._drafts.get(full)
+        if text is None:
+            if len(self._drafts) >= self._DRAFTS:  # bounded, even with no fold to reset it
+                self._drafts.clear()
+            text = self._drafts[full] = draw([self.rows[k] for k in positions])
+        return text
 
     def held_by(self, text: str) -> frozenset[int]:
         """The rows tied to a turn whose value ``text`` holds verbatim: only the values
@@ -162,11 +177,12 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
     shown = [ready.rows[k] for k in kept]
     labels = _labels(type(state), lang)
 
-    def draw(kept: list[Row], dropped: int) -> str:
-        return formatter(kept, labels, dropped, provenance)
+    def draw(positions: list[int], dropped: int) -> str:
+        return ready.draft((format, lang, type(state), provenance, dropped), positions,
+                           lambda rows: formatter(rows, labels, dropped, provenance))
 
     guess = None if guess is None else max(guess - beyond, 1)  # of the rows left
-    full = draw(shown, beyond)
+    full = draw(kept, beyond)
     total = counter.count(full) if budget is not None else 0
     if budget is None or total <= budget:
         return full, beyond
@@ -183,8 +199,8 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
             over -= size[order[guess]]
             guess += 1
     k = _fewest(len(order), lambda m: counter.count(
-        draw(_without(shown, order[:m]), m + beyond)) <= budget, guess)
-    left = _without(shown, order[:k])
+        draw(_without(kept, order[:m]), m + beyond)) <= budget, guess)
+    left = _without(kept, order[:k])
     return (draw(left, k + beyond), k + beyond) if left else ("", k + beyond)
 
 
@@ -302,9 +318,10 @@ def _labels(state_model: type[ConversationState], lang: str) -> dict[str, str]:
                       or english.get(s.name) or s.name for s in state_model.sections()}}
 
 
-def _without(rows: list[Row], drops: list[int]) -> list[Row]:
+def _without(positions: list[int], drops: list[int]) -> list[int]:
+    """``positions`` but the ``drops``-th of them."""
     gone = set(drops)
-    return [r for k, r in enumerate(rows) if k not in gone]
+    return [p for k, p in enumerate(positions) if k not in gone]
 
 
 def _group(rows: list[Row], key: Callable[[Row], Any]) -> dict[Any, list[Row]]:
