@@ -1,16 +1,18 @@
 """Where the time of add() + context() goes, step by step, late in a session in memory
-(rule extractor, window 4096, the repeated bench_core conversation): what a faster
-memory would have to cut.
+(rule extractor, window 4096, the repeated bench_core conversation, or with --worst the
+one naming a new order id every cycle): what a faster memory would have to cut.
 
-    python benchmarks/bench_fold_steps.py [--warm 1000] [--turns 1000]
+    python benchmarks/bench_fold_steps.py [--warm 1000] [--turns 1000] [--worst]
 
 Each step is timed by wrapping the method that does it (nested steps are counted in
-their parents too); the table gives the total per 1,000 turns and the time per call.
+their parents too), and Python's garbage collector by its callbacks; the table gives the
+total per 1,000 turns and the time per call.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from collections import Counter
@@ -21,8 +23,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_core import conversation  # noqa: E402
 
+import convstate.assembly as assembly  # noqa: E402
 import convstate.compactor as compactor  # noqa: E402
-from convstate import ConversationMemory, InMemoryStore, RuleExtractor  # noqa: E402
+from convstate import (  # noqa: E402
+    ConversationMemory,
+    ConversationState,
+    InMemoryStore,
+    RuleExtractor,
+)
 from convstate.assembly import Assembler  # noqa: E402
 from convstate.store.sql import SQLStore  # noqa: E402
 
@@ -33,6 +41,8 @@ STEPS = [
     (compactor, "fold_report", "landing: fold_report"),
     (Assembler, "fixed_tokens", "landing: the whole block's tokens, for the log"),
     (SQLStore, "save_state", "landing: save_state (diff, pack, insert)"),
+    (ConversationState, "index", "the item index handed to the extractor"),
+    (assembly, "block_rows", "the block's rows (once per state)"),
     (compactor.Compactor, "plan", "planning (is a fold due?)"),
     (Assembler, "layout", "laying out a context"),
 ]
@@ -42,9 +52,19 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--warm", type=int, default=1000, help="turns played before timing")
     p.add_argument("--turns", type=int, default=1000, help="turns timed")
+    p.add_argument("--worst", action="store_true", help="a new order id every cycle")
     args = p.parse_args()
     spent: Counter[str] = Counter()
     calls: Counter[str] = Counter()
+    collecting = [0.0]
+    GC = "garbage collection (all generations)"
+
+    def collector(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collecting[0] = time.perf_counter()
+        else:
+            spent[GC] += time.perf_counter() - collecting[0]
+            calls[GC] += 1
 
     def timed(fn: Any, label: str) -> Any:
         def run(*a: Any, **k: Any) -> Any:
@@ -58,24 +78,26 @@ def main() -> int:
 
     for owner, name, label in STEPS:
         setattr(owner, name, timed(getattr(owner, name), label))
-    messages = list(conversation(args.warm + args.turns, False))
+    messages = list(conversation(args.warm + args.turns, args.worst))
     mem = ConversationMemory("steps", store=InMemoryStore(), context_window=4096)
     for m in messages[:args.warm]:
         mem.add_message(m)
         mem.context()
     spent.clear()
     calls.clear()
+    gc.callbacks.append(collector)
     start = time.perf_counter()
     for m in messages[args.warm:]:
         mem.add_message(m)
         mem.context()
     total = time.perf_counter() - start
+    gc.callbacks.remove(collector)
     per = 1000 / args.turns
     print("| step | calls per 1,000 turns | ms per 1,000 turns | ms per call |")
     print("|---|---:|---:|---:|")
     print(f"| add() + context(), all of it | {1000} | {total * 1000 * per:.0f} | "
           f"{total * 1000 / args.turns:.3f} |")
-    for _, _, label in STEPS:
+    for label in [label for _, _, label in STEPS] + [GC]:
         if calls[label]:
             print(f"| {label} | {calls[label] * per:.0f} | {spent[label] * 1000 * per:.0f} | "
                   f"{spent[label] * 1000 / calls[label]:.3f} |")
