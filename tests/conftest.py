@@ -22,6 +22,30 @@ from convstate import (
 os.environ["CONVSTATE_STRICT"] = "1"
 
 
+@pytest.fixture(autouse=True)
+def folds_never_change_their_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every fold of every test checks that the state it was given is unchanged: the new
+    state shares the items a fold leaves alone, and contexts read the old one meanwhile
+    (fold.py's ``_Draft``). A fold that changed a shared item in place fails the test
+    that made it."""
+    import importlib
+
+    # the modules (the package's names `fold` and `compactor` may be its functions)
+    compactor = importlib.import_module("convstate.compactor")
+    fold_module = importlib.import_module("convstate.fold")
+
+    real = fold_module.fold_report
+
+    def checked(state, delta, sources):  # type: ignore[no-untyped-def]
+        before = state.model_dump()
+        out = real(state, delta, sources)
+        assert state.model_dump() == before, "a fold changed the state it was given"
+        return out
+
+    monkeypatch.setattr(fold_module, "fold_report", checked)
+    monkeypatch.setattr(compactor, "fold_report", checked)
+
+
 def make_turns(*rows: tuple[str, str], start: int = 0) -> list[Turn]:
     """Turns numbered from ``start`` out of (role, content) pairs."""
     return [Turn(index=start + i, role=r, content=c) for i, (r, c) in enumerate(rows)]

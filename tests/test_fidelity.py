@@ -231,6 +231,15 @@ def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> No
     assert {f.text: f.status for f in state.facts} == {
         "I live in Leeds": "active", "I work at Acme": "active", "My cat is Tom": "faded"}
     assert "My cat is Tom" not in render(state)
+    # a later fold fades an item of the earlier state: its own copy, the earlier state
+    # unchanged; an item it leaves alone is shared, not copied
+    more = make_turns(("user", "I speak Welsh."), start=1)
+    later, _ = fold_report(state, StateDelta(facts=[
+        NewFact(text="I speak Welsh", importance=0.8, turns=[1])]), {1: more[0]})
+    assert {f.text: f.status for f in later.facts}["I work at Acme"] == "faded"
+    assert {f.text: f.status for f in state.facts}["I work at Acme"] == "active"
+    assert later.facts[1] is not state.facts[1]  # "I work at Acme", faded
+    assert later.facts[0] is state.facts[0] and later.facts[2] is state.facts[2]
 
 
 def test_low_ranked_rows_never_take_the_place_of_an_earlier_raw_turn() -> None:

@@ -2,6 +2,11 @@
 
 No I/O, no clock, no randomness. Folding the same delta twice gives the same state.
 Ids are assigned here. Nothing is deleted: changes are status changes.
+
+The new state shares the items the fold leaves alone with the state it was given (each
+one it changes is copied first, see ``_Draft``): a fold costs what it changes, not what
+the state holds, and the given state is never changed (contexts read it meanwhile).
+Treat a state as a value: copy an item before changing it in place.
 """
 
 from __future__ import annotations
@@ -49,11 +54,10 @@ def fold(state: ConversationState, delta: StateDelta,
 def fold_report(state: ConversationState, delta: StateDelta,
                 sources: Mapping[int, Turn]) -> tuple[ConversationState, FoldStats]:
     """Like :func:`fold`, and also say what was added, deduplicated and rejected."""
-    # a deep copy: the same values through a dump and validation, ~8x cheaper than
-    # copy.deepcopy over pydantic models
-    new = type(state).model_validate(state.model_dump())
+    draft = _Draft(state)
+    new = draft.state
     stats = FoldStats()
-    keys = _Keys(new)
+    keys = _Keys(draft)
     if new.language is None and delta.language is not None:
         new.language = delta.language
 
@@ -69,17 +73,17 @@ def fold_report(state: ConversationState, delta: StateDelta,
         # (and the phone of one restaurant never replaces another's)
         groups = {(a.speaker == "user", _subject(a)) for a in new.anchors if a.key == key}
         for users, subject in sorted(groups):
-            _settle(new.anchors, lambda a, k=key, u=users, s=subject: a.key == k and
+            _settle(draft, "anchors", lambda a, k=key, u=users, s=subject: a.key == k and
                     (a.speaker == "user") == u and _subject(a) == s, stats, turn_field=True)
 
     for spec in type(new).sections():
         if spec.name != "anchors":
-            _fold_section(new, spec, getattr(delta, spec.name, None) or [], sources, stats,
+            _fold_section(draft, spec, getattr(delta, spec.name, None) or [], sources, stats,
                           keys)
 
     for u in delta.updates:
-        _apply_update(new, u.id, u.status, u.turn, sources, stats)
-    _fade_stale(new, stats)
+        _apply_update(draft, u.id, u.status, u.turn, sources, stats)
+    _fade_stale(draft, stats)
     for field_spec in specs.values():
         _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
@@ -110,10 +114,11 @@ def _quotes(role: str, text: str, turns: list[int], sources: Mapping[int, Turn])
         for s in said)
 
 
-def _fold_section(state: ConversationState, spec: Section, given: list[Any],
+def _fold_section(draft: _Draft, spec: Section, given: list[Any],
                   sources: Mapping[int, Turn], stats: FoldStats, keys: _Keys) -> None:
     """Fold the proposed items of one text section: admit, deduplicate, close, settle,
     cap."""
+    state = draft.state
     shared = (spec.new.model_fields.keys() & spec.item.model_fields.keys()) - \
         {"turns", "text", "status"}
     settle: set[str] = set()
@@ -138,18 +143,18 @@ def _fold_section(state: ConversationState, spec: Section, given: list[Any],
             settle.add(normalize(getattr(item, spec.settle_by)))
     by = spec.settle_by or ""
     for value in sorted(settle):
-        _settle(getattr(state, spec.name),
+        _settle(draft, spec.name,
                 lambda i, v=value: normalize(getattr(i, by)) == v, stats, turn_field=False)
     if spec.cap is not None:
-        _cap(getattr(state, spec.name), spec, stats)
+        _cap(draft, spec, stats)
 
 
-def _cap(items: list[Any], spec: Section, stats: FoldStats) -> None:
+def _cap(draft: _Draft, spec: Section, stats: FoldStats) -> None:
     """Beyond the cap, the least important and oldest live items leave the live set."""
     limit, status = spec.cap  # type: ignore[misc]
-    live = [i for i in items if spec.is_live(i)]
+    live = [i for i in getattr(draft.state, spec.name) if spec.is_live(i)]
     for item in sorted(live, key=lambda i: (spec.rank(i), i.last_turn))[:len(live) - limit]:
-        item.status = status
+        draft.own(spec.name, item).status = status
         stats.updated += 1
 
 
@@ -171,19 +176,70 @@ def anchor_key(key: str) -> str:
     return "_".join(words)[:40]
 
 
+class _Draft:
+    """The state a fold writes: a shallow copy of the given one with lists of its own,
+    whose items stay shared until the fold changes one (``own`` copies it first). The
+    copy the fold made of every item (a dump and a validation of the whole state) cost
+    more than all the rest of a fold of a long session, and fed the garbage collector."""
+
+    def __init__(self, given: ConversationState):
+        self.state = given.model_copy()
+        for spec in given.sections():
+            setattr(self.state, spec.name, list(getattr(given, spec.name)))
+        self.state.field_log = list(given.field_log)
+        self.owned: set[int] = set()  # ids of the items that are this draft's own
+
+    def own(self, section: str, item: Any) -> Any:
+        """The draft's own copy of ``item`` (of ``section``), to change in place: made at
+        the first change, found again after (by position: ``item`` may be a reference
+        taken before)."""
+        items = getattr(self.state, section)
+        at = self._position(items, section, item.id)
+        current = items[at]
+        if id(current) not in self.owned:
+            current = items[at] = current.model_copy()
+            self.owned.add(id(current))
+        return current
+
+    def add(self, section: str, item: Any) -> None:
+        """Append a new item, the draft's own."""
+        getattr(self.state, section).append(item)
+        self.owned.add(id(item))
+
+    def _position(self, items: list[Any], section: str, item_id: str) -> int:
+        # ids are the prefix and the position + 1 (items are never removed); a state
+        # built otherwise is searched
+        number = item_id[len(self.state.section(section).prefix):]
+        at = int(number) - 1 if number.isdigit() else -1
+        if 0 <= at < len(items) and items[at].id == item_id:
+            return at
+        return next(k for k, i in enumerate(items) if i.id == item_id)
+
+
 class _Keys:
     """The dedup keys of a section's items, built once per fold: a fold of n items over
-    a state of m costs n + m, not n x m."""
+    a state of m costs n + m, not n x m. A hit is the draft's own copy."""
 
-    def __init__(self, state: ConversationState):
-        self.state = state
+    def __init__(self, draft: _Draft):
+        self.draft = draft
         self.maps: dict[str, dict[Any, Any]] = {}
 
     def of(self, section: str) -> dict[Any, Any]:
         if section not in self.maps:
             self.maps[section] = {self.key(section, i): i
-                                  for i in reversed(getattr(self.state, section))}
+                                  for i in reversed(getattr(self.draft.state, section))}
         return self.maps[section]
+
+    def owned(self, section: str, key: Any) -> Any:
+        """The item of ``section`` with dedup ``key``, the draft's own to change, or None."""
+        known = self.of(section)
+        if (item := known.get(key)) is not None:
+            item = known[key] = self.draft.own(section, item)
+        return item
+
+    def add(self, section: str, key: Any, item: Any) -> None:
+        self.of(section)[key] = item
+        self.draft.add(section, item)
 
     @staticmethod
     def key(section: str, item: Any) -> Any:
@@ -216,17 +272,15 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         stats.reasons.append(f"subject {subject[:40]!r} of {key} is not verbatim: dropped")
         subject = None
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
-    known = keys.of("anchors")
-    if (old := known.get(dedup)) is not None:
+    if (old := keys.owned("anchors", dedup)) is not None:
         old.add_turns(turns)
         stats.deduplicated += 1
         return key
-    known[dedup] = Anchor(
+    keys.add("anchors", dedup, Anchor(
         id=_next_id(state, state.section("anchors")), kind=a.kind, key=key, value=a.value,
         subject=subject, turns=turns,
         speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
-    )
-    state.anchors.append(known[dedup])
+    ))
     stats.added += 1
     return key
 
@@ -244,8 +298,7 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
         stats.reject(f"{spec.name} item cites no folded turn: {text[:40]!r}")
         return None
     key = (extra.get("owner"), normalize(text))
-    known = keys.of(spec.name)
-    if (old := known.get(key)) is not None:
+    if (old := keys.owned(spec.name, key)) is not None:
         old.add_turns(turns)
         stats.deduplicated += 1
         return old
@@ -253,36 +306,39 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     item = cls(id=_next_id(state, spec), text=text, turns=turns,
                speaker=sources[turns[0]].role, first_turn=turns[0], last_turn=turns[-1],
                **extra)
-    getattr(state, spec.name).append(item)
-    known[key] = item
+    keys.add(spec.name, key, item)
     stats.added += 1
     return item
 
 
 
 
-def _settle(items: list[Any], same: Any, stats: FoldStats, turn_field: bool) -> None:
+def _settle(draft: _Draft, section: str, same: Any, stats: FoldStats,
+            turn_field: bool) -> None:
     """Among items of one key/topic, the latest stated is active; the others superseded."""
-    group = [i for i in items if same(i)]
+    group = [i for i in getattr(draft.state, section) if same(i)]
     if len(group) < 2:
         return
     winner = max(group, key=lambda i: (i.last_turn, int(i.id[1:])))
     if winner.status != "active":
+        winner = draft.own(section, winner)
         winner.status = "active"
         winner.superseded_by = None
         if turn_field:
             winner.superseded_turn = None
     for item in group:
-        if item is not winner and item.status == "active":
+        if item.id != winner.id and item.status == "active":
+            item = draft.own(section, item)
             item.status, item.superseded_by = "superseded", winner.id
             if turn_field:
                 item.superseded_turn = winner.last_turn
             stats.superseded += 1
 
 
-def _fade_stale(state: ConversationState, stats: FoldStats) -> None:
+def _fade_stale(draft: _Draft, stats: FoldStats) -> None:
     """Items of a section with a ``stale`` status that quote a value since replaced
     take that status: the block never shows a superseded value again through them."""
+    state = draft.state
     specs = [s for s in state.sections() if s.stale is not None]
     live = {a.value for a in state.anchors if a.status == "active"}
     stale = {a.value for a in state.anchors if a.status == "superseded"} - live
@@ -291,12 +347,13 @@ def _fade_stale(state: ConversationState, stats: FoldStats) -> None:
     for spec in specs:
         for item in getattr(state, spec.name):
             if spec.is_live(item) and any(v in text_of(item) for v in stale):
-                item.status = spec.stale
+                draft.own(spec.name, item).status = spec.stale
                 stats.updated += 1
 
 
-def _apply_update(state: ConversationState, item_id: str, status: str, turn: int,
+def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
                   sources: Mapping[int, Turn], stats: FoldStats) -> None:
+    state = draft.state
     item: Any = state.find(item_id)  # every section's item has a status
     spec = next((s for s in state.sections() if s.owns(item_id)), None)
     if item is None or spec is None or status not in spec.updates:
@@ -317,6 +374,7 @@ def _apply_update(state: ConversationState, item_id: str, status: str, turn: int
         return
     if item.status == status:
         return
+    item = draft.own(spec.name, item)
     item.status = status
     if "closed_turn" in type(item).model_fields:
         item.closed_turn = turn
