@@ -230,6 +230,28 @@ def test_a_delta_round_trips_any_change() -> None:
     assert old["a"][0] == {"id": "A1", "x": 1, "y": 2}  # the old version is untouched
 
 
+def test_a_delta_is_written_without_measuring_the_whole_while_an_earlier_measure_allows(
+        ) -> None:
+    from convstate.store.deltas import SNAPSHOT_AFTER, is_delta, stored_text
+
+    old = {"version": 1, "a": [{"id": f"A{i}", "v": "x" * 50} for i in range(100)]}
+    new = {**old, "version": 2, "a": [*old["a"], {"id": "A100", "v": "y"}]}
+    size = len(json.dumps(new, ensure_ascii=False))
+    text, chain, measured = stored_text(old, new, 1, 0)  # nothing measured: weighed now
+    assert is_delta(json.loads(text)) and chain == len(text) and measured == size
+    # an earlier, smaller measure (the state grew since) still allows a delta: not weighed
+    text, chain, measured = stored_text(old, new, 1, 100, measured=1000)
+    assert is_delta(json.loads(text)) and chain == 100 + len(text) and measured == 1000
+    # a chain that would pass SNAPSHOT_AFTER times that measure: weighed again, and
+    # still a delta, since the state grew
+    text, chain, measured = stored_text(old, new, 1, int(SNAPSHOT_AFTER * 1000),
+                                        measured=1000)
+    assert is_delta(json.loads(text)) and measured == size
+    # past SNAPSHOT_AFTER times the whole: a snapshot
+    text, chain, measured = stored_text(old, new, 1, int(SNAPSHOT_AFTER * size), size)
+    assert chain == 0 and json.loads(text) == new and measured == size
+
+
 def test_a_delta_does_not_grow_with_the_list_it_changes() -> None:
     from convstate.store.deltas import apply, diff, replay
 

@@ -76,16 +76,29 @@ def replay(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def stored_text(before: dict[str, Any] | None, state: dict[str, Any], previous: int,
-                chain: int) -> tuple[str, int]:
-    """The JSON version ``state["version"]`` is stored as, and the weight of the deltas
-    since the last snapshot after it (``chain`` before it). Whole with no previous state,
-    once ``chain`` reaches ``SNAPSHOT_AFTER`` wholes, or when the delta from ``before``
-    (version ``previous``) is not under half the whole."""
-    whole = json.dumps(state, ensure_ascii=False)
-    if before is None or previous == 0 or chain >= SNAPSHOT_AFTER * len(whole):
-        return whole, 0
+                chain: int, measured: int | None = None) -> tuple[str, int, int]:
+    """The JSON version ``state["version"]`` is stored as, the weight of the deltas
+    since the last snapshot after it (``chain`` before it), and the length of a whole
+    state last measured. Whole with no previous state, once ``chain`` reaches
+    ``SNAPSHOT_AFTER`` wholes, or when the delta from ``before`` (version ``previous``)
+    is not under half the whole.
+
+    ``measured``: a whole's length measured at an earlier version. A state only grows
+    (items are never removed), so a delta under half of it, whose chain stays under
+    ``SNAPSHOT_AFTER`` times it, is written without measuring the whole again: a long
+    session's state runs to hundreds of KB, and its JSON cost more than the rest of a
+    save."""
+    if before is None or previous == 0:
+        whole = json.dumps(state, ensure_ascii=False)
+        return whole, 0, len(whole)
     delta = json.dumps(diff(before, state, previous), ensure_ascii=False)
-    return (delta, chain + len(delta)) if len(delta) * 2 < len(whole) else (whole, 0)
+    if measured and len(delta) * 2 < measured and \
+            chain + len(delta) < SNAPSHOT_AFTER * measured:
+        return delta, chain + len(delta), measured
+    whole = json.dumps(state, ensure_ascii=False)
+    if chain < SNAPSHOT_AFTER * len(whole) and len(delta) * 2 < len(whole):
+        return delta, chain + len(delta), len(whole)
+    return whole, 0, len(whole)
 
 
 def _order(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> dict[str, list[str]]:

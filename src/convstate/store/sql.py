@@ -247,14 +247,15 @@ class SQLStore:
                                                                  OrderedDict()))
         with lock:
             cached = saved.pop(session_id, None)
+        measured: int | None = None
         if cached and cached[0] == previous:
-            before, chain = cached[1], cached[2]
+            before, chain, measured = cached[1], cached[2], cached[3]
         else:
             found = self._from_snapshot(session_id, previous) if previous else None
             before, chain = (replay(found[0]), found[1]) if found else (None, 0)
-        text, chain = stored_text(before, state, previous, chain)
+        text, chain, measured = stored_text(before, state, previous, chain, measured)
         with lock:
-            saved[session_id] = (int(state["version"]), state, chain)
+            saved[session_id] = (int(state["version"]), state, chain, measured)
             while len(saved) > _SAVED_CACHE:
                 saved.popitem(last=False)
         return text
@@ -279,8 +280,9 @@ class SQLStore:
                 if is_delta(stored):
                     chain += len(plain)
                 else:
-                    new_text, chain = stored_text(previous[1] if previous else None, state,
-                                                  previous[0] if previous else 0, chain)
+                    new_text, chain, _ = stored_text(previous[1] if previous else None,
+                                                     state, previous[0] if previous else 0,
+                                                     chain)
                     if chain:  # written whole before, a delta now
                         plain, packed = new_text, None
                 if packed is None:
