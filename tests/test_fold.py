@@ -251,3 +251,23 @@ def test_provenance_stays_bounded_however_often_a_value_is_said() -> None:
     whole = fold(ConversationState(), RuleExtractor().extract(turns, {}).delta, sources(turns))
     assert fold(whole, RuleExtractor().extract(turns, {}).delta,
                 sources(turns)).anchor("order_id").mentions == 40
+
+
+def test_the_index_of_a_later_state_reuses_the_entries_of_the_items_no_fold_changed() -> None:
+    turns = make_turns(*[("user", f"订单号 DD{20240000 + i}，我要退货") for i in range(3)],
+                       ("user", "订单号 DD20240009"), ("user", "第一个不用了"))
+    first = fold(ConversationState(), StateDelta(
+        anchors=[NewAnchor(kind="order_id", key="order_id", value=f"DD{20240000 + i}",
+                           turns=[i]) for i in range(3)],
+        goals=[NewGoal(text="我要退货", turns=[0])]), sources(turns[:3]))
+    known: dict = {}
+    before = first.index(known)
+    later = fold(first, StateDelta(
+        anchors=[NewAnchor(kind="order_id", key="order_id", value="DD20240009", turns=[3])],
+        updates=[ItemUpdate(id="A1", status="superseded", turn=3)]), sources(turns[3:]))
+    after = later.index(known)
+    assert after == later.index()  # the same entries as built from scratch
+    by_id = {e.id: e for e in before}
+    assert [e.id for e in after] == ["A2", "A3", "A4", "G1"]  # A1 superseded: not live
+    assert all(e is by_id[e.id] for e in after if e.id in ("A2", "A3", "G1"))  # reused
+    assert len(known) == 4  # only this state's items are remembered

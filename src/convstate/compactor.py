@@ -24,7 +24,7 @@ from .aio import in_thread
 from .errors import ExtractionError, StoreError, VersionConflictError
 from .extract.base import Extraction
 from .fold import fold_report
-from .state import ConversationState
+from .state import ConversationState, IndexEntry, Item
 from .store.base import CompactionRecord
 from .turns import Turn
 from .window import Slot, WindowPolicy, bounded_batch, plan_expiry
@@ -82,6 +82,8 @@ class Compactor:
         self.task: asyncio.Task[None] | None = None
         # whether the store's save gives the fold lease back in its own transaction
         self.saves_releasing = _takes(memory.store.save_state, "release")
+        # the last index's entries, by item: the next fold's state shares most items
+        self.entries: dict[int, tuple[Item, IndexEntry]] = {}
 
     # -- the one fold path --------------------------------------------------------------
 
@@ -137,7 +139,7 @@ class Compactor:
             plan: Plan = value
             try:  # outside any store transaction: an extractor may be slow
                 answer: Extraction | Exception = m._extractor.extract(
-                    plan.batch, plan.state.index(), m.delta_model)
+                    plan.batch, plan.state.index(self.entries), m.delta_model)
             except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
                 answer = exc
             done, value = _step(steps, answer)
@@ -152,7 +154,7 @@ class Compactor:
             plan: Plan = value
             try:
                 answer: Extraction | Exception = await m._extractor.aextract(
-                    plan.batch, plan.state.index(), m.delta_model)
+                    plan.batch, plan.state.index(self.entries), m.delta_model)
             except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
                 answer = exc
             done, value = await in_thread(_step, steps, answer)

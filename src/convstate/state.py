@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import FieldTypeError
 from .fields import FieldSpec, analyze, describe
@@ -53,7 +53,10 @@ class Sentiment(BaseModel):
 
 
 class IndexEntry(BaseModel):
-    """A compact reference to an existing item, shown to an extractor instead of the state."""
+    """A compact reference to an existing item, shown to an extractor instead of the state.
+    Frozen: the entry of an item no fold changed is handed out again."""
+
+    model_config = ConfigDict(frozen=True)
 
     id: str
     section: str
@@ -206,17 +209,29 @@ class ConversationState(BaseModel):
                 return next((i for i in getattr(self, spec.name) if i.id == item_id), None)
         return None
 
-    def index(self) -> list[IndexEntry]:
-        """Ids and short texts of live items: what an extractor may refer to."""
-        out: list[IndexEntry] = []
+    def index(self, known: dict[int, tuple[Item, IndexEntry]] | None = None
+              ) -> list[IndexEntry]:
+        """Ids and short texts of live items: what an extractor may refer to.
+
+        ``known``: the entries of an earlier call, by item, updated to this state's: a
+        fold shares the items it leaves alone with the state before (fold.py), so a
+        long session's index is built from the few items each fold changed."""
+        fresh: dict[int, tuple[Item, IndexEntry]] = {}
         for spec in self.sections():
             for item in getattr(self, spec.name):
                 if spec.is_live(item):
-                    text = f"{item.key}={item.value}" if isinstance(item, Anchor) else item.text
-                    out.append(IndexEntry(id=item.id, section=spec.name, text=text[:80],
-                                          status=item.status,
-                                          owner=field_of(item, "owner")))
-        return out
+                    hit = known.get(id(item)) if known else None
+                    if hit is None or hit[0] is not item:
+                        text = f"{item.key}={item.value}" if isinstance(item, Anchor) \
+                            else item.text
+                        hit = (item, IndexEntry(id=item.id, section=spec.name,
+                                                text=text[:80], status=item.status,
+                                                owner=field_of(item, "owner")))
+                    fresh[id(item)] = hit
+        if known is not None:
+            known.clear()
+            known.update(fresh)
+        return [entry for _, entry in fresh.values()]
 
     def history(self, name: str) -> list[HistoryEntry]:
         """Every value a key, kind or custom field took, oldest first, with its turn."""
