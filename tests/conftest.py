@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -36,7 +37,7 @@ def folds_never_change_their_input(monkeypatch: pytest.MonkeyPatch) -> None:
 
     real = fold_module.fold_report
 
-    def checked(state, delta, sources):  # type: ignore[no-untyped-def]
+    def checked(state: Any, delta: Any, sources: Any) -> Any:
         before = state.model_dump()
         out = real(state, delta, sources)
         assert state.model_dump() == before, "a fold changed the state it was given"

@@ -230,7 +230,7 @@ class _Keys:
                                   for i in reversed(getattr(self.draft.state, section))}
         return self.maps[section]
 
-    def owned(self, section: str, key: Any) -> Any:
+    def own(self, section: str, key: Any) -> Any:
         """The item of ``section`` with dedup ``key``, the draft's own to change, or None."""
         known = self.of(section)
         if (item := known.get(key)) is not None:
@@ -272,7 +272,7 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         stats.reasons.append(f"subject {subject[:40]!r} of {key} is not verbatim: dropped")
         subject = None
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
-    if (old := keys.owned("anchors", dedup)) is not None:
+    if (old := keys.own("anchors", dedup)) is not None:
         old.add_turns(turns)
         stats.deduplicated += 1
         return key
@@ -298,7 +298,7 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
         stats.reject(f"{spec.name} item cites no folded turn: {text[:40]!r}")
         return None
     key = (extra.get("owner"), normalize(text))
-    if (old := keys.owned(spec.name, key)) is not None:
+    if (old := keys.own(spec.name, key)) is not None:
         old.add_turns(turns)
         stats.deduplicated += 1
         return old
