@@ -311,8 +311,6 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     return item
 
 
-
-
 def _settle(draft: _Draft, section: str, same: Any, stats: FoldStats,
             turn_field: bool) -> None:
     """Among items of one key/topic, the latest stated is active; the others superseded."""

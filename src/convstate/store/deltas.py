@@ -92,11 +92,14 @@ def stored_text(before: dict[str, Any] | None, state: dict[str, Any], previous: 
         whole = json.dumps(state, ensure_ascii=False)
         return whole, 0, len(whole)
     delta = json.dumps(diff(before, state, previous), ensure_ascii=False)
-    if measured and len(delta) * 2 < measured and \
-            chain + len(delta) < SNAPSHOT_AFTER * measured:
+
+    def allowed(size: int) -> bool:  # true for a size, true for any larger one
+        return len(delta) * 2 < size and chain < SNAPSHOT_AFTER * size
+
+    if measured and allowed(measured):
         return delta, chain + len(delta), measured
     whole = json.dumps(state, ensure_ascii=False)
-    if chain < SNAPSHOT_AFTER * len(whole) and len(delta) * 2 < len(whole):
+    if allowed(len(whole)):
         return delta, chain + len(delta), len(whole)
     return whole, 0, len(whole)
 
