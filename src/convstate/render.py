@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -181,27 +181,61 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
         return ready.draft((format, lang, type(state), provenance, dropped), positions,
                            lambda rows: formatter(rows, labels, dropped, provenance))
 
-    guess = None if guess is None else max(guess - beyond, 1)  # of the rows left
-    full = draw(kept, beyond)
-    total = counter.count(full) if budget is not None else 0
-    if budget is None or total <= budget:
-        return full, beyond
+    if budget is None:
+        return draw(kept, beyond), beyond
     order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
                    key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
-    if not order:
-        return full, 0
+
+    def tokens(m: int) -> int:  # of the block without the m lowest-ranked rows
+        return counter.count(draw(_without(kept, order[:m]), m + beyond) if m else
+                             draw(kept, beyond))
+
+    # a row's tokens in a block, about: its value's (counted already on the way to
+    # ``kept``, where the counter remembers) and a separator's
+    cost = [counter.count(_q(r.value)) + 2 for r in shown]
+
+    def estimate(m: int, tokens_at: int) -> int:
+        """From a block without m rows, of ``tokens_at`` tokens: how many rows to drop
+        for the budget, by the rows' costs."""
+        if tokens_at > budget:
+            over = tokens_at - budget
+            while m < len(order) and over > 0:
+                over -= cost[order[m]]
+                m += 1
+        else:
+            room = budget - tokens_at
+            while m > 1 and room >= cost[order[m - 1]]:
+                m -= 1
+                room -= cost[order[m]]
+        return m
+
     # The fewest dropped rows that fit: dropping more never lengthens the block, so a
-    # search from a guess (the rows' share of the characters) takes few renders.
-    if guess is None:
-        size = {k: len(_q(r.value)) + len(r.label) + 4 for k, r in enumerate(shown)}
-        over, guess = (total - budget) * sum(size.values()) / total, 0
-        while guess < len(order) and over > 0:
-            over -= size[order[guess]]
-            guess += 1
-    k = _fewest(len(order), lambda m: counter.count(
-        draw(_without(kept, order[:m]), m + beyond)) <= budget, guess)
+    # search takes few renders from a good start: the last block's count (one state later
+    # it is close), or none, each moved by the rows' costs against what a draft counted.
+    # The whole block is not counted when a start was given, unless the search comes down
+    # to it.
+    if guess is None or not order:
+        total = tokens(0)
+        if total <= budget:
+            return draw(kept, beyond), beyond
+        if not order:
+            return draw(kept, beyond), 0
+        guess = estimate(0, total)
+    else:
+        guess = min(max(guess - beyond, 1), len(order))
+    for _ in range(_ESTIMATES):
+        moved = estimate(guess, tokens(guess))
+        if moved == guess:
+            break
+        guess = moved
+    k = _fewest(len(order), lambda m: tokens(m) <= budget, guess)
+    if k == 1 and tokens(0) <= budget:  # the search starts at one row dropped
+        return draw(kept, beyond), beyond
     left = _without(kept, order[:k])
     return (draw(left, k + beyond), k + beyond) if left else ("", k + beyond)
+
+
+_ESTIMATES = 3  # steps by the rows' costs before the search checks their neighbours
 
 
 def _within_reach(rows: RankedRows, hidden: Callable[[int], bool], showable: int,
@@ -271,43 +305,48 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     def by_turn(item: Any) -> tuple[int, str]:
         return (item.first_turn, item.id)
 
-    def recency(turn: int | None) -> float:  # in [0, 1): newer ranks higher
-        return (turn or 0) / last
-
-    rows: list[Row] = []
+    # each row's fields as a tuple first: a key's older values get their rank before the
+    # row is made (every fold ranks every row again, the state's age being in the rank)
+    rows: list[tuple[Any, ...]] = []
     position = dict(_POSITION)
     for spec in state.sections():
         position[spec.name] = spec.position
-        for it in sorted(getattr(state, spec.name), key=by_turn):
-            if not spec.is_live(it):
-                continue
-            rank = spec.rank(it) + recency(it.last_turn)
+        live, rank_of = spec.live, spec.rank
+        for it in sorted((it for it in getattr(state, spec.name) if it.status == live),
+                         key=by_turn):
+            rank = rank_of(it) + (it.last_turn or 0) / last  # in [0, 1): newer first
             if isinstance(it, Anchor):
-                rows.append(Row(spec.name, anchor_labels.get(it.key, it.key), it.value,
-                                it.speaker, it.last_turn, it.kind, rank, it.subject))
+                rows.append((spec.name, anchor_labels.get(it.key, it.key), it.value,
+                             it.speaker, it.last_turn, it.kind, rank, it.subject))
             elif isinstance(it, OpenTask):
-                rows.append(Row(spec.name, words[it.owner], it.text, it.speaker,
-                                it.last_turn, it.owner, rank))
+                rows.append((spec.name, words[it.owner], it.text, it.speaker,
+                             it.last_turn, it.owner, rank, None))
             else:
-                rows.append(Row(spec.name, "", it.text, it.speaker, it.last_turn, "", rank))
+                rows.append((spec.name, "", it.text, it.speaker, it.last_turn, "", rank, None))
     for name, field in specs.items():
         value = getattr(state, name)
         if field.shape not in ("anchor", "anchor_list") and value not in (None, []):
-            rows.append(Row("fields", field.label_for(lang), describe(value), rank=RANK_FIELD))
+            rows.append(("fields", field.label_for(lang), describe(value), None, None, "",
+                         RANK_FIELD, None))
     for e in state.conflicts():
-        rows.append(Row("fields", specs[e.field].label_for(lang) if e.field in specs
-                        else e.field, e.value, None, None, words["conflict"], RANK_FIELD))
+        rows.append(("fields", specs[e.field].label_for(lang) if e.field in specs
+                     else e.field, e.value, None, None, words["conflict"], RANK_FIELD, None))
     if s := state.sentiment:  # a reading of the mood, not a quote: never left to raw turns
-        rows.append(Row("sentiment", s.label, s.reason, None, None,
-                        f"{s.score:+.2f}, {s.trend}", RANK_SENTIMENT))
+        rows.append(("sentiment", s.label, s.reason, None, None,
+                     f"{s.score:+.2f}, {s.trend}", RANK_SENTIMENT, None))
+    # exact values (fields rank above): a key's newest KEPT_PER_KEY keep their rank
+    exact = [k for k, r in enumerate(rows) if RANK_USER_ANCHOR <= r[6] < RANK_FIELD]
     taken: dict[tuple[str, str], int] = {}
-    for k in sorted(range(len(rows)), key=lambda k: -(rows[k].turn or 0)):
-        r = rows[k]
-        if RANK_USER_ANCHOR <= r.rank < RANK_FIELD:  # exact values (fields rank above)
-            taken[r.section, r.label] = n = taken.get((r.section, r.label), 0) + 1
-            if n > KEPT_PER_KEY:
-                rows[k] = replace(r, rank=RANK_OLDER_VALUE + recency(r.turn))
-    return sorted(rows, key=lambda r: position[r.section])  # stable: keeps turn order within
+    older: set[int] = set()
+    for k in sorted(exact, key=lambda k: -(rows[k][4] or 0)):  # stable: list order in ties
+        key = (rows[k][0], rows[k][1])
+        taken[key] = n = taken.get(key, 0) + 1
+        if n > KEPT_PER_KEY:
+            older.add(k)
+    made = [Row(*r) if k not in older else Row(
+        r[0], r[1], r[2], r[3], r[4], r[5], RANK_OLDER_VALUE + (r[4] or 0) / last, r[7])
+        for k, r in enumerate(rows)]
+    return sorted(made, key=lambda r: position[r.section])  # stable: turn order within
 
 
 def _labels(state_model: type[ConversationState], lang: str) -> dict[str, str]:
