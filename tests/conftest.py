@@ -11,6 +11,7 @@ import pytest
 
 from convstate import (
     ConversationMemory,
+    ConversationState,
     Extraction,
     IndexEntry,
     RuleExtractor,
@@ -37,14 +38,30 @@ def folds_never_change_their_input(monkeypatch: pytest.MonkeyPatch) -> None:
 
     real = fold_module.fold_report
 
-    def checked(state: Any, delta: Any, sources: Any) -> Any:
+    def checked(state: Any, delta: Any, sources: Any, keys: Any = None) -> Any:
         before = state.model_dump()
-        out = real(state, delta, sources)
+        out = real(state, delta, sources, keys)
         assert state.model_dump() == before, "a fold changed the state it was given"
         return out
 
     monkeypatch.setattr(fold_module, "fold_report", checked)
     monkeypatch.setattr(compactor, "fold_report", checked)
+
+
+@pytest.fixture(autouse=True)
+def saved_states_are_the_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every state a fold saves (``ConversationState.dump``, which hands out the dicts
+    of the items an earlier save had) is the state's full JSON form, keys in order: a
+    reused dict that went stale, or that a store changed, fails the test that met it."""
+    real = ConversationState.dump
+
+    def checked(self: ConversationState, known: Any = None) -> dict[str, Any]:
+        out = real(self, known)
+        fresh = self.model_dump(mode="json")
+        assert out == fresh and list(out) == list(fresh), "a saved state is not the state"
+        return out
+
+    monkeypatch.setattr(ConversationState, "dump", checked)
 
 
 def make_turns(*rows: tuple[str, str], start: int = 0) -> list[Turn]:

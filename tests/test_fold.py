@@ -14,6 +14,7 @@ from convstate.delta import (
     NewTask,
     StateDelta,
 )
+from convstate.fold import FoldKeys
 
 TURNS = make_turns(
     ("user", "我的订单号是 DD20240315889，手机 138-0013-8000"),
@@ -271,3 +272,60 @@ def test_the_index_of_a_later_state_reuses_the_entries_of_the_items_no_fold_chan
     assert [e.id for e in after] == ["A2", "A3", "A4", "G1"]  # A1 superseded: not live
     assert all(e is by_id[e.id] for e in after if e.id in ("A2", "A3", "G1"))  # reused
     assert len(known) == 4  # only this state's items are remembered
+
+
+def test_the_saved_form_of_a_later_state_reuses_the_dicts_of_the_items_no_fold_changed(
+) -> None:
+    turns = make_turns(*[("user", f"订单号 DD{20240000 + i}，我要退货") for i in range(3)],
+                       ("user", "订单号 DD20240009"))
+    first = fold(ConversationState(), StateDelta(
+        anchors=[NewAnchor(kind="order_id", key="order_id", value=f"DD{20240000 + i}",
+                           turns=[i]) for i in range(3)]), sources(turns[:3]))
+    known: dict = {}
+    before = first.dump(known)
+    assert before == first.model_dump(mode="json")
+    later = fold(first, StateDelta(
+        anchors=[NewAnchor(kind="order_id", key="order_id", value="DD20240009", turns=[3])],
+        updates=[ItemUpdate(id="A1", status="superseded", turn=3)]), sources(turns[3:]))
+    after = later.dump(known)
+    assert after == later.model_dump(mode="json") and list(after) == list(
+        later.model_dump(mode="json"))  # the same form, keys in order
+    assert after["anchors"][0]["status"] == "superseded"  # the changed item: dumped again
+    assert after["anchors"][0] is not before["anchors"][0]
+    assert all(after["anchors"][k] is before["anchors"][k] for k in (1, 2))  # reused
+    assert len(known) == 4  # only this state's items are remembered
+
+
+def test_a_fold_given_the_last_folds_keys_folds_as_a_fold_without_them() -> None:
+    turns = make_turns(("user", "订单号 DD20240001，我要退货"), ("user", "电话 13800138000"),
+                       ("user", "订单号 DD20240001 还没到"), ("user", "电话 13800138000 别打"))
+    deltas = [
+        StateDelta(anchors=[NewAnchor(kind="order_id", key="order_id", value="DD20240001",
+                                      turns=[0])], goals=[NewGoal(text="我要退货", turns=[0])]),
+        StateDelta(anchors=[NewAnchor(kind="phone", key="phone", value="13800138000",
+                                      turns=[1])],
+                   updates=[ItemUpdate(id="G1", status="achieved", turn=1)]),
+        # the order again (its item unchanged) and the goal again (its item copied when
+        # the update closed it): both found by the keys the earlier folds made
+        StateDelta(anchors=[NewAnchor(kind="order_id", key="order_id", value="DD20240001",
+                                      turns=[2])], goals=[NewGoal(text="我要退货", turns=[2])]),
+        StateDelta(anchors=[NewAnchor(kind="phone", key="phone", value="13800138000",
+                                      turns=[3])]),
+    ]
+    keys = FoldKeys()
+    kept, fresh = ConversationState(), ConversationState()
+    for k, delta in enumerate(deltas):
+        src = sources(turns[k:k + 1])
+        kept, stats = fold_report(kept, delta, src, keys)
+        fresh, fresh_stats = fold_report(fresh, delta, src)
+        assert kept.model_dump() == fresh.model_dump() and stats == fresh_stats
+        assert keys.state is kept
+    assert kept.anchor("order_id").mentions == 2 and len(kept.anchors) == 2
+    assert len(kept.goals) == 1
+    # a fold of another state (one a store handed back, say) keys it afresh
+    maps = keys.maps
+    other = ConversationState.model_validate(kept.model_dump())
+    again, stats = fold_report(other, deltas[0], sources(turns[:1]), keys)
+    assert stats.deduplicated == 2 and again.model_dump() == fold_report(
+        other, deltas[0], sources(turns[:1]))[0].model_dump()
+    assert keys.maps is not maps and keys.state is again

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .aio import in_thread
 from .errors import ExtractionError, StoreError, VersionConflictError
 from .extract.base import Extraction
-from .fold import fold_report
+from .fold import FoldKeys, fold_report
 from .state import ConversationState, IndexEntry, Item
 from .store.base import CompactionRecord
 from .turns import Turn
@@ -84,6 +84,9 @@ class Compactor:
         self.saves_releasing = _takes(memory.store.save_state, "release")
         # the last index's entries, by item: the next fold's state shares most items
         self.entries: dict[int, tuple[Item, IndexEntry]] = {}
+        # and the last saved state's item dicts (ConversationState.dump), likewise
+        self.dumped: dict[int, tuple[Item, dict[str, Any]]] = {}
+        self.keys = FoldKeys()  # and the dedup keys of the state the last fold made
 
     # -- the one fold path --------------------------------------------------------------
 
@@ -278,7 +281,8 @@ class Compactor:
         """Fold the extraction and save it (version-checked)."""
         m, state = self.memory, plan.state
         record = self._record(plan)
-        new, stats = fold_report(state, extraction.delta, {t.index: t for t in plan.batch})
+        new, stats = fold_report(state, extraction.delta, {t.index: t for t in plan.batch},
+                                 self.keys)
         new.version = state.version + 1
         new.folded_through = plan.through
         record.extractor = extraction.extractor
@@ -294,7 +298,7 @@ class Compactor:
         record.tokens_after = m._assembler.fixed_tokens(new) + sum(
             n for t, n in plan.raw if t.index > plan.through)
         extra = {"release": self.owner} if self.saves_releasing else {}
-        m.store.save_state(m.session_id, new.model_dump(mode="json"), state.version, record,
+        m.store.save_state(m.session_id, new.dump(self.dumped), state.version, record,
                            **extra)
         return FoldOutcome(record, new)
 

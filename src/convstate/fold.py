@@ -52,12 +52,35 @@ def fold(state: ConversationState, delta: StateDelta,
 
 
 def fold_report(state: ConversationState, delta: StateDelta,
-                sources: Mapping[int, Turn]) -> tuple[ConversationState, FoldStats]:
-    """Like :func:`fold`, and also say what was added, deduplicated and rejected."""
+                sources: Mapping[int, Turn], keys: FoldKeys | None = None
+                ) -> tuple[ConversationState, FoldStats]:
+    """Like :func:`fold`, and also say what was added, deduplicated and rejected.
+
+    ``keys``: kept by the caller from fold to fold (the compactor keeps one), so a fold
+    of the state the last one returned finds its proposals' duplicates without keying
+    every item of the state again."""
     draft = _Draft(state)
-    new = draft.state
-    stats = FoldStats()
-    keys = _Keys(draft)
+    known = keys.maps if keys is not None and keys.state is state else {}
+    dedup = _Keys(draft, known)
+    stats = _fold_into(draft, delta, sources, dedup)
+    if keys is not None:  # sections this fold did not key keep the maps they had
+        keys.state, keys.maps = draft.state, {**known, **dedup.maps}
+    return draft.state, stats
+
+
+class FoldKeys:
+    """The dedup keys of the state a fold returned, by section, for the next fold of
+    that state (see ``fold_report``). A fold never changes the maps it was given: a fold
+    that is not saved leaves them as they were."""
+
+    def __init__(self) -> None:
+        self.state: ConversationState | None = None
+        self.maps: dict[str, dict[Any, Any]] = {}
+
+
+def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
+               keys: _Keys) -> FoldStats:
+    new, stats = draft.state, FoldStats()
     if new.language is None and delta.language is not None:
         new.language = delta.language
 
@@ -89,7 +112,7 @@ def fold_report(state: ConversationState, delta: StateDelta,
     _fold_sentiment(new, delta, sources)
     if sources:
         new.folded_through = max(new.folded_through, max(sources))
-    return new, stats
+    return stats
 
 
 def _order(item: Any) -> tuple[int, str]:
@@ -220,14 +243,18 @@ class _Keys:
     """The dedup keys of a section's items, built once per fold: a fold of n items over
     a state of m costs n + m, not n x m. A hit is the draft's own copy."""
 
-    def __init__(self, draft: _Draft):
+    def __init__(self, draft: _Draft, known: Mapping[str, dict[Any, Any]]):
         self.draft = draft
+        self.known = known  # the maps of the state given, from the fold that made it
         self.maps: dict[str, dict[Any, Any]] = {}
 
     def of(self, section: str) -> dict[Any, Any]:
         if section not in self.maps:
-            self.maps[section] = {self.key(section, i): i
-                                  for i in reversed(getattr(self.draft.state, section))}
+            # a map of the state given may point at items this state has since copied
+            # (a status changed): ``own`` finds them by id, so a key still finds its item
+            known = self.known.get(section)
+            self.maps[section] = dict(known) if known is not None else {
+                self.key(section, i): i for i in reversed(getattr(self.draft.state, section))}
         return self.maps[section]
 
     def own(self, section: str, key: Any) -> Any:

@@ -233,6 +233,30 @@ class ConversationState(BaseModel):
             known.update(fresh)
         return [entry for _, entry in fresh.values()]
 
+    def dump(self, known: dict[int, tuple[Item, dict[str, Any]]] | None = None
+             ) -> dict[str, Any]:
+        """``model_dump(mode="json")``, the form a store saves.
+
+        ``known``: the item dicts of an earlier call, by item, updated to this state's
+        (like ``index``): the items a fold left alone are the same objects, so their
+        dicts are handed out again, not dumped, and a store's diff finds them unchanged
+        by identity. The dicts are shared: treat them as read-only."""
+        names = [s.name for s in self.sections()]
+        rest = self.model_dump(mode="json", exclude=set(names))
+        fresh: dict[int, tuple[Item, dict[str, Any]]] = {}
+        for name in names:
+            for item in getattr(self, name):
+                hit = known.get(id(item)) if known else None
+                if hit is None or hit[0] is not item:
+                    hit = (item, item.model_dump(mode="json"))
+                fresh[id(item)] = hit
+        if known is not None:
+            known.clear()
+            known.update(fresh)
+        lists = {name: [fresh[id(i)][1] for i in getattr(self, name)] for name in names}
+        return {k: lists[k] if k in lists else rest[k] for k in type(self).model_fields
+                if k in lists or k in rest}
+
     def history(self, name: str) -> list[HistoryEntry]:
         """Every value a key, kind or custom field took, oldest first, with its turn."""
         spec = self.custom_fields().get(name)

@@ -47,7 +47,9 @@ class Store(Protocol):
     (``acquire_lease``) lets one worker at a time fold a session; it expires, so a
     crashed worker's lease is taken over. A store whose ``save_state`` takes
     ``release=owner`` gives the lease back in the save's own transaction; for one that
-    does not, the fold calls ``release_lease`` after saving.
+    does not, the fold calls ``release_lease`` after saving. The ``state`` a save is
+    given shares its unchanged items' dicts with the one saved before
+    (``ConversationState.dump``): a store reads it, and never changes it.
     """
 
     def append(self, session_id: str, fields: dict[str, Any]) -> Turn: ...

@@ -42,9 +42,12 @@ def diff(old: dict[str, Any], new: dict[str, Any], old_version: int) -> dict[str
             continue
         if _items(value) and _items(before):
             known = {x["id"]: x for x in before or []}
+            # an item a fold left alone is often the very dict saved before
+            # (ConversationState.dump): found unchanged without comparing its fields
             out["lists"][key] = {**_order(before or [], value),
-                                 "items": [_patch(known.get(x["id"]), x) for x in value
-                                           if known.get(x["id"]) != x]}
+                                 "items": [_patch(was, x) for x in value
+                                           if (was := known.get(x["id"])) is not x
+                                           and was != x]}
         else:
             out["set"][key] = value
     return out
