@@ -20,7 +20,7 @@ from .render import (
     Row,
     block_rows,
     block_words,
-    render,
+    draw_rows,
     render_dropping,
 )
 from .state import ConversationState
@@ -194,7 +194,7 @@ class Assembler:
                                           or not sample):
                 estimate += costs[sample]
                 sample += 1
-            draft = render(state, mem.state_format, lang, rows=rows[:sample])
+            draft = draw_rows(state, rows[:sample], mem.state_format, lang)
             drafted = self._counts.message({"role": "system", "content": draft}) - overhead
             if drafted > 0 and estimate > 0:
                 costs = [max(1, round(n * drafted / estimate)) for n in costs]

@@ -87,6 +87,14 @@ def render(state: ConversationState, format: str = "text", lang: str | None = No
                            (shown_text,), provenance, rows, keep_from)[0]
 
 
+def draw_rows(state: ConversationState, rows: list[Row], format: str = "text",
+              lang: str = "en") -> str:
+    """The block of exactly ``rows`` (in block order), none left out and nothing said of
+    what is not there: what ``render`` gives for these rows without a budget, without
+    ranking them first."""
+    return FORMATS.get(format)(rows, _labels(type(state), lang), 0, False) if rows else ""
+
+
 class RankedRows:
     """A state's block rows, prepared once for the many blocks drawn from them (one per
     context): the order they stay in (rank, then the newest first), their turns in order,
