@@ -107,8 +107,8 @@ class RankedRows:
 
     def __init__(self, rows: list[Row]):
         self.rows = rows
-        self.order = sorted(range(len(rows)), reverse=True,
-                            key=lambda k: (rows[k].rank, rows[k].turn or 0, k))
+        self.order = [k for _, _, k in sorted(  # tuples compared as they are: no key calls
+            [(r.rank, r.turn or 0, k) for k, r in enumerate(rows)], reverse=True)]
         self.turns = sorted(r.turn for r in rows if r.turn is not None)
         self._ends: dict[str, list[int]] = {}
         for k, r in enumerate(rows):
