@@ -390,3 +390,19 @@ def test_a_fold_gives_its_lease_back_once(tmp_path, releasing: bool) -> None:
     assert mem.compact(keep_recent_turns=0) is not None
     assert store.lease_holder("s") is None  # given back either way
     assert len(calls) == (0 if releasing else 1)  # with the save, or after it
+
+
+def test_a_delta_of_a_list_that_only_grew_is_its_new_items() -> None:
+    from convstate.store.deltas import apply, diff
+
+    a, b = {"id": "A1", "value": "x"}, {"id": "A2", "value": "y"}
+    old = {"version": 1, "anchors": [a]}
+    grown = {"version": 2, "anchors": [a, b]}  # the same dict, then a new one
+    delta = diff(old, grown, 1)
+    assert delta["lists"]["anchors"] == {"gone": [], "items": [b]}
+    assert apply(old, delta) == grown
+    changed = {"version": 2, "anchors": [{"id": "A1", "value": "z"}, b]}  # a copy, changed
+    assert apply(old, diff(old, changed, 1)) == changed
+    again = {"version": 2, "anchors": [a, {"id": "A1", "value": "w"}]}  # an id seen before
+    assert apply(old, diff(old, again, 1)) == {"version": 2, "anchors": [
+        {"id": "A1", "value": "w"}]}  # ids are a list's keys: the last one stands

@@ -20,6 +20,7 @@ are read as they are.
 from __future__ import annotations
 
 import json
+import operator
 import zlib
 from typing import Any
 
@@ -37,10 +38,13 @@ def diff(old: dict[str, Any], new: dict[str, Any], old_version: int) -> dict[str
     out: dict[str, Any] = {DELTA_OF: old_version, "set": {}, "lists": {},
                            "drop": [k for k in old if k not in new]}
     for key, value in new.items():
-        before = old.get(key)
+        before: Any = old.get(key)
         if before == value and key in old:
             continue
         if _items(value) and _items(before):
+            if _grown(before, value):  # the usual fold: the same dicts, new ones after
+                out["lists"][key] = {"gone": [], "items": value[len(before):]}
+                continue
             known = {x["id"]: x for x in before or []}
             # an item a fold left alone is often the very dict saved before
             # (ConversationState.dump): found unchanged without comparing its fields
@@ -142,6 +146,15 @@ def _patch(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
     if old.keys() - new.keys():
         return {**new, WHOLE: True}
     return {"id": new["id"], **{k: v for k, v in new.items() if old.get(k) != v}}
+
+
+def _grown(old: list[Any], new: list[Any]) -> bool:
+    """``new`` is ``old``'s very objects, in order, and then items with other ids
+    (ConversationState.dump hands out an unchanged item's dict again)."""
+    if len(new) < len(old) or not all(map(operator.is_, old, new)):
+        return False
+    ids = {x["id"] for x in old}
+    return not any(x["id"] in ids for x in new[len(old):])
 
 
 def _items(value: Any) -> bool:
