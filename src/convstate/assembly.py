@@ -94,10 +94,6 @@ class Assembler:
         # that state itself, and its version, the language and the profile's version
         self._rows: tuple[ConversationState, tuple[int, str, int | None],
                           RankedRows] | None = None
-        # rows the last block left out, where the next search starts (a state later it
-        # is still close): one for a block within the whole cap (a fold's, for its log),
-        # one for the blocks of contexts
-        self._dropped = {True: 0, False: 0}
         self.reset()
 
     def reset(self) -> None:
@@ -135,14 +131,13 @@ class Assembler:
         lang = lang or mem.lang or state.language or (
             mem._profile.language if mem._profile else None) or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
-        whole = budget == mem.state_budget
-        text, self._dropped[whole] = render_dropping(
+        text, _ = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
             counter=self._counts,
             keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
             shown_texts=[str(msg.get("content") or "") for _, msg, _ in shown or []],
-            rows=rows, guess=self._dropped[whole] or None)
+            rows=rows)
         if mem.redact is not None:  # the model sees masked values; the store keeps all
             text = mem.redact(text)
         return text, self._counts.message({"role": "system", "content": text}) if text else 0

@@ -158,11 +158,9 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
                     keep_anchors: bool = True, shown_from: int | None = None,
                     shown_texts: Sequence[str] = (), provenance: bool = False,
                     rows: list[Row] | RankedRows | None = None,
-                    keep_from: float | None = None, guess: int | None = None
-                    ) -> tuple[str, int]:
+                    keep_from: float | None = None) -> tuple[str, int]:
     """``render``, and how many rows it left out. ``shown_texts``: the raw turns' texts
-    (a value any of them holds is left out); ``guess``: a likely count to search from
-    (the last one, for a block rendered again and again)."""
+    (a value any of them holds is left out)."""
     formatter = FORMATS.get(format)  # ConfigError for an unknown one
     lang = lang or state.language or "en"
     pack(lang)  # ConfigError for a language no pack provides
@@ -221,30 +219,25 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
         return m
 
     # The fewest dropped rows that fit: dropping more never lengthens the block, so a
-    # search takes few renders from a good start: the last block's count (one state later
-    # it is close), or none, each moved by the rows' costs against what a draft counted.
-    # The whole block is not counted when a start was given, unless the search comes down
-    # to it.
-    total = tokens(0) if guess is None else None
-    if total is not None and total <= budget:
+    # search takes few renders from a good start: the rows' costs against what the whole
+    # block counts, corrected on what each draft counts. Not from what an earlier block
+    # dropped: dropping a row can lengthen a block by a token (a line's separator, the
+    # count of rows left out), so where the search starts may decide where it ends, and
+    # the same state and arguments must give the same block (a memory's, compress()'s).
+    total = tokens(0)
+    if total <= budget:
         return draw(kept, beyond), beyond
     order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
                    key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
     if not order:
-        fits = (total if total is not None else tokens(0)) <= budget
-        return draw(kept, beyond), beyond if fits else 0
-    if total is not None:
-        guess = estimate(0, total)
-    else:  # the last count was of all the rows dropped, those out of reach too
-        guess = min(max((guess or 0) - beyond, 1), len(order))
+        return draw(kept, beyond), 0
+    guess = estimate(0, total)
     for _ in range(_ESTIMATES):
         moved = estimate(guess, tokens(guess))
         if moved == guess:
             break
         guess = moved
     k = _fewest(len(order), lambda m: tokens(m) <= budget, guess)
-    if k == 1 and tokens(0) <= budget:  # the search starts at one row dropped
-        return draw(kept, beyond), beyond
     left = _without(kept, order[:k])
     return (draw(left, k + beyond), k + beyond) if left else ("", k + beyond)
 
