@@ -8,7 +8,7 @@ and blocks per shown range.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .layout import RowCosts, first_shown, lines_first, next_start, recent_start
@@ -54,24 +54,15 @@ class _CountMemo:
         self.drafts: dict[str, int] = {}  # whole blocks: few, and large
 
     def count(self, text: str) -> int:
-        if len(text) < self.SHORT:
-            return self._remembered(self.values, 8192, text, self.counter.count)
-        return self._remembered(self.drafts, 64, text, self._by_lines if self.by_line
-                                else self.counter.count)
-
-    def _by_lines(self, text: str) -> int:
-        return sum(self._remembered(self.values, 8192, line, self.counter.count)
-                   if len(line) < self.SHORT else self.counter.count(line)
-                   for line in lines_of(text))
-
-    @staticmethod
-    def _remembered(seen: dict[str, int], size: int, text: str,
-                    count: Callable[[str], int]) -> int:
+        short = len(text) < self.SHORT
+        seen = self.values if short else self.drafts
         n = seen.get(text)
         if n is None:
-            if len(seen) >= size:  # bounded, even with no fold to reset it
+            if len(seen) >= (8192 if short else 64):  # bounded, even with no fold to reset
                 seen.clear()
-            n = seen[text] = count(text)
+            n = seen[text] = self.counter.count(text) if short or not self.by_line else sum(
+                self.count(line) if len(line) < self.SHORT else self.counter.count(line)
+                for line in lines_of(text))
         return n
 
     def message(self, msg: Mapping[str, Any]) -> int:

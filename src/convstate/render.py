@@ -189,16 +189,29 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
 
     if budget is None:
         return draw(kept, beyond), beyond
-    order: list[int] = []
+    # The fewest dropped rows that fit: dropping more never lengthens the block, so a
+    # search takes few renders from a good start: the rows' costs against what the whole
+    # block counts, corrected on what each draft counts. Not from what an earlier block
+    # dropped: dropping a row can lengthen a block by a token (a line's separator, the
+    # count of rows left out), so where the search starts may decide where it ends, and
+    # the same state and arguments must give the same block (a memory's, compress()'s).
+    total = counter.count(draw(kept, beyond))
+    if total <= budget:
+        return draw(kept, beyond), beyond
+    order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
+                   key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
+    if not order:
+        return draw(kept, beyond), 0
 
     def tokens(m: int) -> int:  # of the block without the m lowest-ranked rows
-        return counter.count(draw(_without(kept, order[:m]), m + beyond) if m else
-                             draw(kept, beyond))
+        return counter.count(draw(_without(kept, order[:m]), m + beyond))
 
     costs: dict[int, int] = {}
 
-    def cost(m: int) -> int:  # about, the m-th lowest row's tokens: its value's and a
-        k = order[m]  # separator's (the value was counted on the way to ``kept``)
+    def cost(m: int) -> int:
+        """About, the tokens of the m-th lowest row: its value's (counted on the way to
+        ``kept``) and a separator's."""
+        k = order[m]
         if k not in costs:
             costs[k] = counter.count(_q(shown[k].value)) + 2
         return costs[k]
@@ -218,19 +231,6 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
                 room -= cost(m)
         return m
 
-    # The fewest dropped rows that fit: dropping more never lengthens the block, so a
-    # search takes few renders from a good start: the rows' costs against what the whole
-    # block counts, corrected on what each draft counts. Not from what an earlier block
-    # dropped: dropping a row can lengthen a block by a token (a line's separator, the
-    # count of rows left out), so where the search starts may decide where it ends, and
-    # the same state and arguments must give the same block (a memory's, compress()'s).
-    total = tokens(0)
-    if total <= budget:
-        return draw(kept, beyond), beyond
-    order = sorted((k for k, r in enumerate(shown) if r.rank < floor),
-                   key=lambda k: (shown[k].rank, shown[k].turn or 0, k))
-    if not order:
-        return draw(kept, beyond), 0
     guess = estimate(0, total)
     for _ in range(_ESTIMATES):
         moved = estimate(guess, tokens(guess))

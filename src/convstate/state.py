@@ -245,17 +245,17 @@ class ConversationState(BaseModel):
         rest = self.model_dump(mode="json", exclude=set(names))
         fresh: dict[int, tuple[Item, dict[str, Any]]] = {}
         for name in names:
+            rest[name] = dumped = []
             for item in getattr(self, name):
                 hit = known.get(id(item)) if known else None
                 if hit is None or hit[0] is not item:
                     hit = (item, item.model_dump(mode="json"))
                 fresh[id(item)] = hit
+                dumped.append(hit[1])
         if known is not None:
             known.clear()
             known.update(fresh)
-        lists = {name: [fresh[id(i)][1] for i in getattr(self, name)] for name in names}
-        return {k: lists[k] if k in lists else rest[k] for k in type(self).model_fields
-                if k in lists or k in rest}
+        return {k: rest[k] for k in type(self).model_fields if k in rest}  # in field order
 
     def history(self, name: str) -> list[HistoryEntry]:
         """Every value a key, kind or custom field took, oldest first, with its turn."""
