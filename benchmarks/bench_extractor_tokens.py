@@ -23,7 +23,6 @@ fold are shown.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Sequence
 
@@ -37,7 +36,7 @@ from convstate import (
 from convstate.cli import load_demo
 from convstate.eval.baselines import extractive_summarizer, llm_summarizer, summary_request
 from convstate.extract.base import Extraction
-from convstate.extract.llm import HybridExtractor, tool_definition
+from convstate.extract.llm import HybridExtractor, tool_text
 from convstate.state import IndexEntry
 from convstate.turns import Turn
 
@@ -82,7 +81,7 @@ def main() -> None:
         mem.context()
     c = mem.counter
     summarize = llm_summarizer(args.llm, args.model) if args.llm else extractive_summarizer(c)
-    tool = c.count(json.dumps(tool_definition(StateDelta), ensure_ascii=False))
+    tool = c.count(tool_text(StateDelta))
     print(f"demo {args.lang}, {len(turns_of)} turns, window {args.window}, "
           f"{len(ex.batches)} folds, extractor {ex.name}; convstate's tool definition: "
           f"{tool} tokens a request, a fold's turns at least {llm.min_batch_tokens} "

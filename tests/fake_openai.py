@@ -36,6 +36,7 @@ class FakeOpenAI:
         self.delay = delay
         self.gate = threading.Event()
         self.bodies: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []  # each request's body as it arrived
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         fake = self
@@ -45,9 +46,11 @@ class FakeOpenAI:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                body = json.loads(raw)
                 with fake._lock:
                     fake.bodies.append(body)
+                    fake.raw.append(raw)
                     fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                     step = fake.script.pop(0) if len(fake.script) > 1 else fake.script[0]
                 fake.respond(self, step)

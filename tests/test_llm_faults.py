@@ -20,7 +20,8 @@ from convstate import (
     StateDelta,
 )
 from convstate.cli import load_demo
-from convstate.extract.llm import tool_definition
+from convstate.delta import NewAnchor
+from convstate.extract.llm import tool_definition, tool_text
 from convstate.render import block_words
 
 MESSAGES = load_demo("zh")["messages"][:24]
@@ -127,8 +128,14 @@ def test_the_fixed_part_of_every_request_is_compact_and_byte_identical(server_fa
     # prompt cache serves them
     assert len({json.dumps([b["tools"], b["messages"][0]]) for b in server.bodies}) == 1
     tool = server.bodies[0]["tools"][0]
-    assert tool == tool_definition(StateDelta)  # what the benchmark counts
+    assert tool == tool_definition(StateDelta)
+    # what fixed_prompt_tokens and the benchmark count is the wire's own bytes
+    assert tool_text(StateDelta).encode() in server.raw[0]
     text = json.dumps(tool)
+    # an item model's docstring is not sent (the instructions give each section's
+    # clause); a field's description and a nested definition's are
+    assert NewAnchor.__doc__.split(";")[0] not in text and "e.g. order_id" in text
+    assert "Indexes of the turns" in text
     assert tool["function"]["name"] == "StateDelta"
     assert '"title"' not in text and '"default"' not in text
     assert '"maxItems": 8' in text  # bounds stay: a grammar-constrained server needs them
@@ -185,7 +192,7 @@ def test_the_extractor_never_sends_a_block_or_an_already_folded_turn(server_fact
         assert not any(title in text for title in titles) and "[convstate]" not in text
         user = body["messages"][-1]["content"]
         lines = user.split("TURNS:\n", 1)[1].split("\nOPEN:\n", 1)[0].splitlines()
-        indexes = [int(line[1:line.index("]")]) for line in lines]
+        indexes = [int(line.split(" ", 1)[0]) for line in lines]
         # every turn sent is above everything sent before: never a folded turn again
         assert not sent_turns or min(indexes) > max(sent_turns)
         for i in sent_turns:

@@ -199,17 +199,16 @@ class Anchor(Item):
 
 
 class NewAnchor(New):
-    """An exact value, copied verbatim from a turn it cites."""
+    """An exact value, copied verbatim from a turn it cites; ``subject``: the named thing
+    it is about (the restaurant a phone belongs to), verbatim, None when it is about the
+    user. (The LLM reads this in its instructions, not here: the wire schema leaves out
+    what they say.)"""
 
     kind: AnchorKind
     key: str = Field(min_length=1, max_length=64,
                      description="e.g. order_id, phone, budget, constraint.")
-    value: str = Field(min_length=1, max_length=MAX_TEXT,
-                       description="Exact substring of a cited turn.")
-    subject: str | None = Field(
-        default=None, max_length=120,
-        description="The named thing the value is about (the restaurant a phone belongs "
-        "to), copied verbatim from a cited turn; null when it is about the user.")
+    value: str = Field(min_length=1, max_length=MAX_TEXT)
+    subject: str | None = Field(default=None, max_length=120)
 
 
 # Exact values come first: those that identify the customer or the case and the user's
@@ -287,10 +286,9 @@ class Goal(Item):
 
 
 class NewGoal(New):
-    """A goal of the user."""
+    """A goal of the user, in the conversation's language."""
 
-    text: str = Field(min_length=1, max_length=MAX_TEXT,
-                      description="The goal, in the conversation's language.")
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
     status: Literal["active", "achieved", "abandoned"] = "active"
 
 
@@ -356,12 +354,11 @@ class Fact(Item):
 
 
 class NewFact(New):
-    """A statement to keep, copied verbatim from the turn it cites."""
+    """A statement to keep, copied verbatim from the turn it cites, with how much it
+    matters later (``importance``, 0 to 1)."""
 
-    text: str = Field(min_length=1, max_length=MAX_TEXT,
-                      description="The statement, copied verbatim from a cited turn.")
-    importance: float = Field(default=0.5, ge=0.0, le=1.0,
-                              description="How much it matters later, 0 to 1.")
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 MAX_LIVE_FACTS = 200  # beyond this, the least important and oldest facts fade (kept, not shown)
