@@ -197,3 +197,34 @@ def test_a_policy_pages_answering_sentence_outranks_its_lead() -> None:
             "Gift cards never expire. They cannot be exchanged for cash."]
     out = compress_documents("Can I return opened headphones?", docs, 24, counter=COUNTER)
     assert "Opened headphones cannot be returned" in out.text, out.text
+
+
+def test_an_answer_runs_on_within_its_paragraph() -> None:
+    steps = "To reset the thermostat, hold the mode button. Then switch the breaker off and on."
+    other = "Reset buttons differ by thermostat."
+    budget = COUNTER.count(f"[d1] {steps}") + 2
+    out = compress_documents("How do I reset the thermostat?", [f"{steps}\n{other}"],
+                             budget, counter=COUNTER)
+    assert out.text == f"[d1] {steps}"
+    # across a line break a new paragraph starts: it is not carried on
+    out = compress_documents("How do I reset the thermostat?",
+                             [steps.replace(". ", ".\n", 1) + f" {other}"], budget,
+                             counter=COUNTER)
+    assert other in out.text
+
+
+def test_a_page_copied_by_another_site_is_kept_once() -> None:
+    # one word apart: the budget goes to the third page, not to the copy
+    docs = ["Error 22 means the scanner head failed: restart the printer with Cancel held.",
+            "Error 22 means that the scanner head failed, restart your printer with Cancel "
+            "held.",
+            "If error 22 stays, the scanner cable is loose: reseat the ribbon cable."]
+    out = compress_documents("What does scanner error 22 mean?", docs, 45, counter=COUNTER)
+    assert "[d3]" in out.text and ("[d1]" in out.text) != ("[d2]" in out.text), out.text
+
+
+def test_a_title_repeating_the_question_gives_way() -> None:
+    # the first line says nothing the question does not: the answer's line is kept
+    doc = "干粽叶泡多长时间\n干粽叶一般泡12小时左右，用沸水煮10分钟也可以。"
+    out = compress_documents("干粽叶泡多长时间", [doc], 36, counter=COUNTER)
+    assert "12小时" in out.text, out.text

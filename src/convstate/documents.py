@@ -15,13 +15,16 @@ written, within an exact token budget:
    order), plus a bonus when the question asks for a number or a date and the sentence
    has one, plus, for a document's first sentence, half again its own score or a
    share of the best (a page says what it is about first: the lead); a sentence that
-   asks a question counts half (a page restating the question answers none of it).
-   Names in the best sentences are looked for too (a bridge: "the group that made X" is
-   answered where the group's name appears).
-3. The best sentences are taken while the whole output fits the budget; repeated
-   sentences (the same text in two documents) are kept once, and a question term
-   already kept counts half as much in the next sentence (so the budget is not spent
-   on a page repeating the question).
+   asks a question, or says nothing the question does not, counts half (a page
+   restating the question answers none of it). Names in the best sentences are looked
+   for too (a bridge: "the group that made X" is answered where the group's name
+   appears).
+3. The best sentences are taken while the whole output fits the budget: a kept
+   sentence's neighbours gain, and the one after it in its paragraph more where the
+   document matches well (an answer runs on: the steps after "to fix it:"); repeated
+   sentences (the same text in two documents) are kept once, a near copy of a kept
+   sentence waits, and a question term already kept counts half as much in the next
+   sentence (so the budget is not spent on a page repeating the question).
 4. The output lists each document that kept something, most relevant first, as
    ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
    two documents give different numbers after the same words, a line says so.
@@ -55,13 +58,23 @@ RANK_WEIGHT = 0.2  # of the best score, over the document's rank (the retriever'
 # not use. Not both: a policy page's lead would then outrank its answering sentence.
 LEAD_WEIGHT, LEAD_PRIOR = 0.5, 0.4
 ADJACENT_BONUS = 0.2  # of the best score, for the neighbour of a kept sentence
+# ... and this much more for the sentence right after a kept one in its paragraph, in a
+# document whose best sentence scores at least STRONG_MATCH of the best: an answer runs
+# on where the question is matched well (a list after its heading, the steps after "the
+# fix is:"); not across a line break, where a new paragraph starts.
+CONTINUE_BONUS, STRONG_MATCH = 0.2, 0.7
+# A sentence of 5 terms or more, NEAR_COPY of whose terms a kept sentence holds, waits
+# (its value halved once): a page copied by another site is kept once, and the budget
+# goes on to what else the documents say.
+NEAR_COPY, NEAR_COPY_WEIGHT, NEAR_COPY_MIN = 0.7, 0.5, 5
 # A question term counts this much less each time a kept sentence already holds it: a
 # page repeating the question (a search result's title, an SEO page) is kept once, and
 # the rest of the budget goes to what else the documents say.
 TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
-# A sentence that asks (ends in ? or ？) counts this share: a page restating the
-# question (a thread's title, "What is X?") matches every word of it and answers none.
+# A sentence that asks (ends in ? or ？), or says nothing the question does not (every
+# term of it is the question's), counts this share: a page restating the question (a
+# thread's title, "What is X?") matches every word of it and answers none.
 ASKING_WEIGHT = 0.5
 GAP = " … "
 
@@ -175,14 +188,15 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     q = terms(query)
     doc_bm25 = _BM25([terms(text) for _, text in docs])
     doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
-    sent_bm25 = _BM25([terms(docs[d][1][s:e]) for d, s, e in units])
+    sent_terms = [terms(docs[d][1][s:e]) for d, s, e in units]
+    sent_bm25 = _BM25(sent_terms)
     parts = [sent_bm25.parts(q, k) for k in range(len(units))]
     raw = [sum(p.values()) for p in parts]
     extra = _feedback(docs, units, raw, q)
     if extra:  # a bridge: what the best sentences name, looked for elsewhere
         raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
     best = max(raw) or 1.0
-    asks_number = bool(_ASKS_NUMBER.search(query))
+    asks_number, asked = bool(_ASKS_NUMBER.search(query)), set(q)
     scores = []
     for k, (d, s, e) in enumerate(units):
         near = [raw[j] for j in (k - 1, k + 1) if 0 <= j < len(units) and units[j][0] == d]
@@ -192,10 +206,11 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
             score += VALUE_BONUS * best
         if s == 0:  # the lead
             score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best)
-        if _ASKING.search(docs[d][1][s:e]):  # a question, not its answer
-            score *= ASKING_WEIGHT
+        if _ASKING.search(docs[d][1][s:e]) or (parts[k] and asked.issuperset(sent_terms[k])):
+            score *= ASKING_WEIGHT  # a question, or the question again: not its answer
         scores.append(score)
-    chosen = _fill(docs, units, scores, parts, ADJACENT_BONUS * best, budget, counter)
+    chosen = _fill(docs, units, scores, parts, [set(t) for t in sent_terms], best,
+                   budget, counter)
     while True:  # the estimate may be a few tokens off: check, and drop the weakest
         out = _with_conflicts(_render(docs, units, chosen, scores), docs)
         out.tokens = counter.count(out.text)
@@ -219,24 +234,36 @@ def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
 
 
 def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
-          scores: list[float], parts: list[dict[str, float]], adjacent: float,
-          budget: int, counter: TokenCounterProtocol) -> set[int]:
+          scores: list[float], parts: list[dict[str, float]], sets: list[set[str]],
+          best: float, budget: int, counter: TokenCounterProtocol) -> set[int]:
     """The best sentences whose estimated output fits ``budget``, taken greedily: a
-    neighbour of a chosen sentence gains ``adjacent`` (answers run across sentences), and
-    a sentence loses part of each question term's score (``parts``) that chosen
-    sentences already hold. The estimate: each sentence's own tokens, a document's
-    ``[id]`` once, a gap mark between runs; a repeated sentence is skipped."""
+    neighbour of a chosen sentence gains ADJACENT_BONUS of the ``best`` score (answers
+    run across sentences), the sentence after one in its paragraph CONTINUE_BONUS more
+    in a well-matched document, a near copy of a chosen sentence (by the term ``sets``)
+    waits, and a sentence loses part of each question term's score (``parts``) that
+    chosen sentences already hold. The estimate: each sentence's own tokens, a
+    document's ``[id]`` once, a gap mark between runs; a repeated sentence is skipped."""
     gap, used = counter.count(GAP), 0
     chosen: set[int] = set()
     seen: set[str] = set()
     headed: set[int] = set()
     covered: Counter[str] = Counter()
+    kept_sets: list[set[str]] = []
+    kept_terms: set[str] = set()  # all of theirs: most sentences are no copy of any
+    waited: set[int] = set()
+    top_of: dict[int, float] = defaultdict(float)
+    for k, (d, _, _) in enumerate(units):
+        top_of[d] = max(top_of[d], scores[k])
+    strong = {d for d, v in top_of.items() if v >= STRONG_MATCH * max(scores)}
+    ends = ["\n" in docs[d][1][s:e][len(docs[d][1][s:e].rstrip()):] for d, s, e in units]
 
     def value(k: int) -> float:
+        d = units[k][0]
         near = any(j in chosen for j in (k - 1, k + 1) if 0 <= j < len(units)
-                   and units[j][0] == units[k][0])
-        return scores[k] + (adjacent if near else 0.0) - sum(
-            c * (1 - TERM_DECAY ** covered[t]) for t, c in parts[k].items())
+                   and units[j][0] == d)
+        after = k - 1 in chosen and units[k - 1][0] == d and d in strong and not ends[k - 1]
+        return (scores[k] + ADJACENT_BONUS * best * near + CONTINUE_BONUS * best * after
+                - sum(c * (1 - TERM_DECAY ** covered[t]) for t, c in parts[k].items()))
 
     heap = [(-score, k) for k, score in enumerate(scores)]
     heapq.heapify(heap)
@@ -254,6 +281,14 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
         key = " ".join(docs[d][1][s:e].split())
         if not key or key in seen:
             continue
+        need = NEAR_COPY * len(sets[k])
+        if k not in waited and len(sets[k]) >= NEAR_COPY_MIN and len(
+                sets[k] & kept_terms) >= need and any(
+                len(sets[k] & kept) >= need for kept in kept_sets):
+            waited.add(k)  # a near copy of a kept sentence: after the rest, or later
+            done.discard(k)
+            heapq.heappush(heap, (-min(now, now * NEAR_COPY_WEIGHT), k))
+            continue
         cost = counter.count(docs[d][1][s:e].strip())
         if d not in headed:
             cost += counter.count(f"[{docs[d][0]}] ") + 1
@@ -262,6 +297,8 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
         if used + cost > budget:
             continue
         chosen.add(k)
+        kept_sets.append(sets[k])
+        kept_terms |= sets[k]
         covered.update(parts[k].keys())
         seen.add(key)
         headed.add(d)
