@@ -18,7 +18,8 @@ written, within an exact token budget:
    asks a question, or says nothing the question does not, counts half (a page
    restating the question answers none of it). Names in the best sentences are looked
    for too (a bridge: "the group that made X" is answered where the group's name
-   appears).
+   appears), and so are those of the opening of a page about what the question names
+   (it opens with that name), whose lead gains too.
 3. The best sentences are taken while the whole output fits the budget: a kept
    sentence's neighbours gain, and the one after it in its paragraph more where the
    document matches well (an answer runs on: the steps after "to fix it:"); repeated
@@ -72,6 +73,11 @@ NEAR_COPY, NEAR_COPY_WEIGHT, NEAR_COPY_MIN = 0.7, 0.5, 5
 # the rest of the budget goes to what else the documents say.
 TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
+# A page about what the question names (it opens with a name of two words or more, or a
+# 《title》, that the question uses: a page on X starts with X) names the question's
+# second hop ("the arena where X played"): the names of its first ABOUT_SENTENCES
+# sentences are looked for too, and its lead gains ABOUT_BONUS of the best score.
+ABOUT_SENTENCES, ABOUT_BONUS = 2, 0.3
 # A sentence that asks (ends in ? or ？), or says nothing the question does not (every
 # term of it is the question's), counts this share: a page restating the question (a
 # thread's title, "What is X?") matches every word of it and answers none.
@@ -192,7 +198,8 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     sent_bm25 = _BM25(sent_terms)
     parts = [sent_bm25.parts(q, k) for k in range(len(units))]
     raw = [sum(p.values()) for p in parts]
-    extra = _feedback(docs, units, raw, q)
+    about = _about(query, docs)
+    extra = _feedback(docs, units, raw, q, about)
     if extra:  # a bridge: what the best sentences name, looked for elsewhere
         raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
     best = max(raw) or 1.0
@@ -205,7 +212,8 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if asks_number and _NUMBER.search(docs[d][1][s:e]):
             score += VALUE_BONUS * best
         if s == 0:  # the lead
-            score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best)
+            score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best) + ABOUT_BONUS * best * (
+                d in about)
         if _ASKING.search(docs[d][1][s:e]) or (parts[k] and asked.issuperset(sent_terms[k])):
             score *= ASKING_WEIGHT  # a question, or the question again: not its answer
         scores.append(score)
@@ -219,11 +227,29 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         chosen.discard(min(chosen, key=lambda k: (scores[k], -k)))
 
 
+def _about(query: str, docs: list[tuple[str, str]]) -> set[int]:
+    """The documents that open with a name the question uses (two words or more, or a
+    《title》): pages about what it asks of."""
+    out = set()
+    for d, (_, text) in enumerate(docs):
+        name = _NAME.match(text.lstrip())
+        if name and (" " in name.group() or name.group().startswith("《")) and re.search(
+                rf"(?<!\w){re.escape(name.group())}(?!\w)", query, re.I):
+            out.add(d)
+    return out
+
+
 def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
-              raw: list[float], query: list[str]) -> list[str]:
-    """Names in the best-matching sentences that the question does not use: a question
-    about X "that was formed by whom" is answered where X's name for the group appears."""
+              raw: list[float], query: list[str], about: set[int]) -> list[str]:
+    """Names in the best-matching sentences, and in the first sentences of the pages
+    ``about`` what the question names, that the question does not use: a question about
+    X "that was formed by whom" is answered where X's name for the group appears."""
     top = sorted(range(len(units)), key=lambda k: -raw[k])[:FEEDBACK_SENTENCES]
+    opened: Counter[int] = Counter()
+    for k, (d, _, _) in enumerate(units):
+        opened[d] += 1
+        if d in about and opened[d] <= ABOUT_SENTENCES and k not in top:
+            top.append(k)
     asked = set(query)
     names = []
     for k in top:
