@@ -274,13 +274,11 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
     seen: set[str] = set()
     headed: set[int] = set()
     covered: Counter[str] = Counter()
-    kept_sets: list[set[str]] = []
-    kept_terms: set[str] = set()  # all of theirs: most sentences are no copy of any
+    kept_terms: set[str] = set()  # the chosen ones': most sentences are no copy of any
     waited: set[int] = set()
-    top_of: dict[int, float] = defaultdict(float)
-    for k, (d, _, _) in enumerate(units):
-        top_of[d] = max(top_of[d], scores[k])
-    strong = {d for d, v in top_of.items() if v >= STRONG_MATCH * max(scores)}
+    well = STRONG_MATCH * max(scores)  # a document with a sentence this good matches well
+    strong = {d for k, (d, _, _) in enumerate(units) if scores[k] >= well}
+    # a sentence that ends its paragraph: a line break in the spacing after it
     ends = ["\n" in docs[d][1][s:e][len(docs[d][1][s:e].rstrip()):] for d, s, e in units]
 
     def value(k: int) -> float:
@@ -310,7 +308,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
         need = NEAR_COPY * len(sets[k])
         if k not in waited and len(sets[k]) >= NEAR_COPY_MIN and len(
                 sets[k] & kept_terms) >= need and any(
-                len(sets[k] & kept) >= need for kept in kept_sets):
+                len(sets[k] & sets[j]) >= need for j in chosen):
             waited.add(k)  # a near copy of a kept sentence: after the rest, or later
             done.discard(k)
             heapq.heappush(heap, (-min(now, now * NEAR_COPY_WEIGHT), k))
@@ -323,7 +321,6 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
         if used + cost > budget:
             continue
         chosen.add(k)
-        kept_sets.append(sets[k])
         kept_terms |= sets[k]
         covered.update(parts[k].keys())
         seen.add(key)
