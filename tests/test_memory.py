@@ -249,6 +249,26 @@ def test_more_anchors_than_the_window_holds_still_fit() -> None:
     # block (the oldest first), not the state
 
 
+@pytest.mark.parametrize("orders", [6, 300])  # a block within its cap, and one cut to it
+def test_the_log_counts_the_whole_block_within_a_percent(orders) -> None:
+    # the compaction log's context sizes count a small block, and estimate a large one
+    # by its rows' costs (drawing and searching it would cost a fold the most)
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=1000)
+    for i in range(orders):
+        mem.add("user", f"还有一个订单号 DD{1000000 + i} 也有问题，3月{i % 28 + 1}日下的单")
+        mem.add("assistant", "收到")
+        mem.context()
+    mem.compact(keep_recent_turns=0)
+    a = mem._assembler
+    exact = a.render_block(mem.state)[1]  # the whole block, drawn and counted
+    estimated = a.fixed_tokens() - mem.priming - mem._system_tokens
+    assert mem.compactions()[-1].tokens_after == a.fixed_tokens()  # nothing unfolded
+    if orders == 6:  # the block is within its cap: counted
+        assert 0 < estimated == exact < mem.state_budget - 100
+    else:  # cut to its cap, short of it by the part of a row that would not fit
+        assert exact <= estimated == mem.state_budget and estimated - exact <= exact // 50
+
+
 def test_a_full_or_read_only_store_is_a_store_error_and_nothing_is_half_written(tmp_path):
     from convstate import StoreError
 

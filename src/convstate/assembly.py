@@ -80,17 +80,19 @@ class Assembler:
         # token counts of values and block drafts: a value counts the same in every
         # state, so they outlive a fold (bounded)
         self._counts = _CountMemo(memory.counter)
-        self._whole: list[tuple[ConversationState, int]] = []  # whole blocks' tokens
         # the block rows of the last state drafted, whatever the state changes since:
         # that state itself, and its version, the language and the profile's version
         self._rows: tuple[ConversationState, tuple[int, str, int | None],
                           RankedRows] | None = None
+        # the estimated costs of the rows above (a fold estimates its new state's block
+        # for the log, and the layouts after use them)
+        self._costs: tuple[RankedRows, dict[bool, RowCosts], float | None, int, int] \
+            | None = None
         self.reset()
 
     def reset(self) -> None:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
-        self._costs: tuple[int, dict[bool, RowCosts], float | None, int] | None = None
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
                  keep_from: float | None = None) -> tuple[str, int]:
@@ -160,16 +162,19 @@ class Assembler:
                             RANK_PROFILE + item.importance))
         return rows
 
-    def row_costs(self) -> tuple[dict[bool, RowCosts], float | None, int]:
+    def row_costs(self, state: ConversationState | None = None
+                  ) -> tuple[dict[bool, RowCosts], float | None, int]:
         """The block rows' (latest turn, estimated tokens) that come before earlier raw
         turns, by ``lines_first`` (True: every row; False: those ranked
         ``RANK_BEFORE_RAW`` or more); the mean tokens of a row ranked lower (None: no
-        such row); and the tokens of the block's title and headers. Per state version."""
+        such row); and the tokens of the block's title and headers. Of ``state`` (the
+        memory's by default), once per rows (``rows_of``)."""
         mem = self.memory
-        state = mem._state
-        if self._costs is None or self._costs[0] != state.version:
-            lang = mem.lang or state.language or "en"
-            rows = self.rows_of(state, lang).rows
+        state = state or mem._state
+        lang = mem.lang or state.language or "en"
+        ranked, cached = self.rows_of(state, lang), self._costs
+        if cached is None or cached[0] is not ranked:  # other rows: another state,
+            rows = ranked.rows  # version, language or profile
             costs = [self._counts.count(f"{r.value}") + 3 for r in rows]
             overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
@@ -187,9 +192,21 @@ class Assembler:
             low = [n for n, r in zip(costs, rows, strict=True) if r.rank < RANK_BEFORE_RAW]
             every = [(r.turn, n) for n, r in zip(costs, rows, strict=True)]
             high = [c for c, r in zip(every, rows, strict=True) if r.rank >= RANK_BEFORE_RAW]
-            self._costs = (state.version, {True: RowCosts(every), False: RowCosts(high)},
-                           sum(low) / len(low) if low else None, overhead)
-        return self._costs[1], self._costs[2], self._costs[3]
+            # the whole block, uncut: counted when the draft is all of it
+            whole = 0 if not rows else drafted + overhead if sample == len(rows) else \
+                overhead + sum(costs)
+            cached = self._costs = (ranked, {True: RowCosts(every), False: RowCosts(high)},
+                                    sum(low) / len(low) if low else None, overhead, whole)
+        return cached[1], cached[2], cached[3]
+
+    def whole_tokens(self, state: ConversationState) -> int:
+        """About, the tokens of ``state``'s whole block within its cap: counted where it
+        is within twice the cap (the draft ``row_costs`` counts is all of it), else by its
+        rows' estimated costs (drawing and searching a large state's block to count it
+        would cost a fold more than all else it does)."""
+        self.row_costs(state)
+        assert self._costs is not None
+        return min(self.memory.state_budget, self._costs[4])
 
     def layout(self, reserved: int = 0) -> tuple[str, list[dict[str, Any]]]:
         """The block and the raw messages of the context (see layout.py), in the budget
@@ -245,16 +262,12 @@ class Assembler:
         return ([part[1]] if part else []) + [msg for _, msg, _ in entries[p:]]
 
     def fixed_tokens(self, state: ConversationState | None = None) -> int:
-        """Tokens of a context but its raw turns, with the whole block (within its cap).
-        A fold logs it after, and the next fold before, for the same state: it is drafted
-        once."""
+        """About, the tokens of a context but its raw turns, with the whole block (see
+        ``whole_tokens``): what the compaction log says a fold's context costs."""
         mem = self.memory
-        state = state or mem._state
-        known = next((n for s, n in self._whole if s is state), None)
-        if known is None:
-            known = self.render_block(state, budget=mem.state_budget)[1]
-            self._whole = [*self._whole[-1:], (state, known)]
-        return mem.priming + mem._system_tokens + known
+        block = self.whole_tokens(state or mem._state) \
+            if mem.state_budget > MESSAGE_OVERHEAD else 0
+        return mem.priming + mem._system_tokens + block
 
     def assemble(self, documents: dict[str, Any] | None = None, reserved: int = 0
                  ) -> list[dict[str, Any]]:
