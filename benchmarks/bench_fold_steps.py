@@ -39,7 +39,8 @@ STEPS = [
     (RuleExtractor, "extract", "rule extraction (a fold)"),
     (compactor.Compactor, "_land", "landing a fold (fold, log, save)"),
     (compactor, "fold_report", "landing: fold_report"),
-    (Assembler, "fixed_tokens", "landing: the whole block's tokens, for the log"),
+    (Assembler, "fixed_tokens", "landing: the new block's tokens, for the log (its rows and "
+     "their costs, which the next layouts use)"),
     (SQLStore, "save_state", "landing: save_state (diff, pack, insert)"),
     (ConversationState, "index", "the item index handed to the extractor"),
     (assembly, "block_rows", "the block's rows (once per state)"),
