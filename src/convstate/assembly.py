@@ -168,9 +168,21 @@ class Assembler:
         turns, by ``lines_first`` (True: every row; False: those ranked
         ``RANK_BEFORE_RAW`` or more); the mean tokens of a row ranked lower (None: no
         such row); and the tokens of the block's title and headers. Of ``state`` (the
-        memory's by default), once per rows (``rows_of``)."""
+        memory's by default)."""
+        return self._costs_of(state or self.memory._state)[1:4]
+
+    def whole_tokens(self, state: ConversationState) -> int:
+        """About, the tokens of ``state``'s whole block within its cap: counted where it
+        is within twice the cap (the draft ``row_costs`` counts is all of it), else the
+        cap (a cut block is short of it by the part of a row that does not fit). Drawing
+        and searching a large state's block to count it would cost a fold more than all
+        else it does."""
+        return min(self.memory.state_budget, self._costs_of(state)[4])
+
+    def _costs_of(self, state: ConversationState) -> tuple[RankedRows, dict[bool, RowCosts],
+                                                          float | None, int, int]:
+        """``row_costs`` and the whole block's estimate, once per rows (``rows_of``)."""
         mem = self.memory
-        state = state or mem._state
         lang = mem.lang or state.language or "en"
         ranked, cached = self.rows_of(state, lang), self._costs
         if cached is None or cached[0] is not ranked:  # other rows: another state,
@@ -197,16 +209,7 @@ class Assembler:
                 overhead + sum(costs)
             cached = self._costs = (ranked, {True: RowCosts(every), False: RowCosts(high)},
                                     sum(low) / len(low) if low else None, overhead, whole)
-        return cached[1], cached[2], cached[3]
-
-    def whole_tokens(self, state: ConversationState) -> int:
-        """About, the tokens of ``state``'s whole block within its cap: counted where it
-        is within twice the cap (the draft ``row_costs`` counts is all of it), else by its
-        rows' estimated costs (drawing and searching a large state's block to count it
-        would cost a fold more than all else it does)."""
-        self.row_costs(state)
-        assert self._costs is not None
-        return min(self.memory.state_budget, self._costs[4])
+        return cached
 
     def layout(self, reserved: int = 0) -> tuple[str, list[dict[str, Any]]]:
         """The block and the raw messages of the context (see layout.py), in the budget

@@ -21,8 +21,8 @@ class CompactionRecord(BaseModel):
     version: int | None = Field(default=None, description="State version it produced.")
     tokens_before: int = Field(default=0, description=(
         "About, the context's tokens before the fold: system prompt, the block as a "
-        "whole (within its cap; by its rows' estimated costs, off by well under 1%) and "
-        "the unfolded turns."))
+        "whole within its cap (counted, or the cap when the block is cut to it) and the "
+        "unfolded turns."))
     tokens_after: int = Field(default=0, description="The same, after the fold.")
     added: int = 0
     deduplicated: int = 0
