@@ -89,15 +89,16 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
     for a in sorted(delta.anchors + _field_anchors(delta, specs), key=_order):
         if (key := _fold_anchor(new, a, sources, stats, keys)) is not None:
             touched_keys.add(key)
-    for key in sorted(touched_keys & SINGLE_VALUED_KEYS):
+    single = touched_keys & SINGLE_VALUED_KEYS
+    if single:
         # speaker authority: what the user said of themselves (their phone, their
         # address) only the user replaces; the assistant's and tools' values (a hotline,
         # a record) replace their own kind and stand next to the user's
         # (and the phone of one restaurant never replaces another's)
-        groups = {(a.speaker == "user", _subject(a)) for a in new.anchors if a.key == key}
-        for users, subject in sorted(groups):
-            _settle(draft, "anchors", lambda a, k=key, u=users, s=subject: a.key == k and
-                    (a.speaker == "user") == u and _subject(a) == s, stats, turn_field=True)
+        groups = _grouped(new.anchors, lambda a: (a.key, a.speaker == "user", _subject(a))
+                          if a.key in single else None)
+        for group in sorted(groups):
+            _settle(draft, "anchors", groups[group], stats, turn_field=True)
 
     for spec in type(new).sections():
         if spec.name != "anchors":
@@ -164,10 +165,12 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
                 item.closed_turn = max(_cited(n.turns, sources))
         if item is not None and spec.settle_by:
             settle.add(normalize(getattr(item, spec.settle_by)))
-    by = spec.settle_by or ""
-    for value in sorted(settle):
-        _settle(draft, spec.name,
-                lambda i, v=value: normalize(getattr(i, by)) == v, stats, turn_field=False)
+    if settle:
+        by = spec.settle_by or ""
+        groups = _grouped(getattr(state, spec.name), lambda i: norm if (
+            norm := normalize(getattr(i, by))) in settle else None)
+        for value in sorted(groups):
+            _settle(draft, spec.name, groups[value], stats, turn_field=False)
     if spec.cap is not None:
         _cap(draft, spec, stats)
 
@@ -176,6 +179,8 @@ def _cap(draft: _Draft, spec: Section, stats: FoldStats) -> None:
     """Beyond the cap, the least important and oldest live items leave the live set."""
     limit, status = spec.cap  # type: ignore[misc]
     live = [i for i in getattr(draft.state, spec.name) if spec.is_live(i)]
+    if len(live) <= limit:
+        return
     for item in sorted(live, key=lambda i: (spec.rank(i), i.last_turn))[:len(live) - limit]:
         draft.own(spec.name, item).status = status
         stats.updated += 1
@@ -338,10 +343,20 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     return item
 
 
-def _settle(draft: _Draft, section: str, same: Any, stats: FoldStats,
+def _grouped(items: list[Any], key: Any) -> dict[Any, list[Any]]:
+    """``items`` by ``key`` (None: left out), in one pass: a fold settles a few groups of a
+    section of thousands of items (a long session's order ids)."""
+    out: dict[Any, list[Any]] = {}
+    for item in items:
+        if (k := key(item)) is not None:
+            out.setdefault(k, []).append(item)
+    return out
+
+
+def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,
             turn_field: bool) -> None:
-    """Among items of one key/topic, the latest stated is active; the others superseded."""
-    group = [i for i in getattr(draft.state, section) if same(i)]
+    """Among items of one key/topic (``group``, of ``section``), the latest stated is
+    active; the others superseded."""
     if len(group) < 2:
         return
     winner = max(group, key=lambda i: (i.last_turn, int(i.id[1:])))
@@ -365,9 +380,16 @@ def _fade_stale(draft: _Draft, stats: FoldStats) -> None:
     take that status: the block never shows a superseded value again through them."""
     state = draft.state
     specs = [s for s in state.sections() if s.stale is not None]
-    live = {a.value for a in state.anchors if a.status == "active"}
-    stale = {a.value for a in state.anchors if a.status == "superseded"} - live
-    if not specs or not stale:
+    if not specs:
+        return
+    live, replaced = set(), set()
+    for a in state.anchors:  # one pass: a long session holds thousands
+        if a.status == "active":
+            live.add(a.value)
+        elif a.status == "superseded":
+            replaced.add(a.value)
+    stale = replaced - live
+    if not stale:
         return
     for spec in specs:
         for item in getattr(state, spec.name):
