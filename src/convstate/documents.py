@@ -25,7 +25,9 @@ written, within an exact token budget:
    document matches well (an answer runs on: the steps after "to fix it:"); repeated
    sentences (the same text in two documents) are kept once, a near copy of a kept
    sentence waits, and a question term already kept counts half as much in the next
-   sentence (so the budget is not spent on a page repeating the question).
+   sentence (so the budget is not spent on a page repeating the question). When the
+   output, counted whole, is still over (the estimate leaves out the spacing inside a
+   run), the weakest sentence at either end of a run goes: a run is not split.
 4. The output lists each document that kept something, most relevant first, as
    ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
    two documents give different numbers after the same words, a line says so.
@@ -219,12 +221,21 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         scores.append(score)
     chosen = _fill(docs, units, scores, parts, [set(t) for t in sent_terms], best,
                    budget, counter)
-    while True:  # the estimate may be a few tokens off: check, and drop the weakest
+    while True:  # the estimate may be off (spacing inside runs): check, drop the weakest
+        # at a run's end
         out = _with_conflicts(_render(docs, units, chosen, scores), docs)
         out.tokens = counter.count(out.text)
         if out.tokens <= budget or not chosen:
             return out
-        chosen.discard(min(chosen, key=lambda k: (scores[k], -k)))
+        chosen.discard(min(_edges(units, chosen), key=lambda k: (scores[k], -k)))
+
+
+def _edges(units: list[tuple[int, int, int]], chosen: set[int]) -> list[int]:
+    """The chosen sentences at either end of a run of them: dropping one leaves the
+    run whole (a sentence from its middle would split an answer and cost a gap mark)."""
+    def inside(j: int, k: int) -> bool:
+        return j in chosen and units[j][0] == units[k][0]
+    return [k for k in chosen if not (inside(k - 1, k) and inside(k + 1, k))]
 
 
 def _about(query: str, docs: list[tuple[str, str]]) -> set[int]:
