@@ -242,6 +242,30 @@ def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> No
     assert later.facts[0] is state.facts[0] and later.facts[2] is state.facts[2]
 
 
+def test_a_section_within_its_cap_keeps_every_item_live() -> None:
+    # three facts under a cap of four: none fades (a slice to len - cap, negative here,
+    # once faded all but the last cap - len of them)
+    from dataclasses import replace
+    from typing import Annotated
+
+    from pydantic import Field
+
+    from convstate.delta import NewFact, StateDelta
+    from convstate.fold import fold_report
+    from convstate.sections import FACTS, Fact
+
+    class FourFacts(ConversationState):
+        facts: Annotated[list[Fact], replace(FACTS, cap=(4, "faded"))] = Field(
+            default_factory=list)
+
+    said = ["I live in Leeds", "My cat is Tom", "I work at Acme"]
+    turns = make_turns(("user", ". ".join(said) + "."))
+    delta = StateDelta(facts=[NewFact(text=t, importance=0.5, turns=[0]) for t in said])
+    state, stats = fold_report(FourFacts(), delta, {t.index: t for t in turns})
+    assert [f.status for f in state.facts] == ["active"] * 3 and stats.updated == 0
+    assert all(t in render(state) for t in said)
+
+
 def test_low_ranked_rows_never_take_the_place_of_an_earlier_raw_turn() -> None:
     class NoFacts(RuleExtractor):
         def extract(self, turns, index, delta_model=None):
