@@ -53,6 +53,16 @@ def test_repeats_are_kept_once_and_conflicts_are_flagged() -> None:
     assert "[conflict]" in out.text
 
 
+def test_a_conflict_needs_a_number_and_words_that_say_what_it_is() -> None:
+    # the digits of a model name are no value, and "he was the" names nothing
+    for docs in (["The new board model AT89C51 ships with the kit.",
+                  "The new board model AT89C52 ships with the kit."],
+                 ["In that season he was the 43rd pick.", "Next season he was the 38th pick."]):
+        out = compress_documents("Which board ships with the kit?", docs, 200,
+                                 counter=COUNTER)
+        assert out.conflicts == [] and "[conflict]" not in out.text, out.text
+
+
 def test_bad_input_is_named() -> None:
     with pytest.raises(ConfigError, match="budget"):
         compress_documents("q", ["a"], -1)

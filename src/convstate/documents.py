@@ -30,7 +30,9 @@ written, within an exact token budget:
    run), the weakest sentence at either end of a run goes: a run is not split.
 4. The output lists each document that kept something, most relevant first, as
    ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
-   two documents give different numbers after the same words, a line says so.
+   two documents give different numbers after the same words, a line says so (a
+   number on its own, not a model name's digits, after words that say what it is: eight
+   Chinese characters, or three English words of which two are not function words).
 """
 
 from __future__ import annotations
@@ -101,7 +103,8 @@ _ASKS_NUMBER = re.compile(r"多少|几|哪一?年|何时|什么时候|多久|多
                           r"|\bhow (?:many|much|long|old|far|big|tall)\b|\bwhat year\b|\bwhen\b"
                           r"|\bwhat (?:date|time|percentage|number)\b", re.I)
 _NUMBER = re.compile(r"\d|[一二三四五六七八九十百千万亿]+[年月日号]")
-_VALUE = re.compile(r"\d[\d,.:/\-]*\d|\d")
+# a number on its own: not the digits of a code or a model name ("AT89C51", "ap40")
+_VALUE = re.compile(r"(?<![A-Za-z\d])(?:\d[\d,.:/\-]*\d|\d)")
 _NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*|《[^》]{1,30}》")
 
 
@@ -221,8 +224,7 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         scores.append(score)
     chosen = _fill(docs, units, scores, parts, [set(t) for t in sent_terms], best,
                    budget, counter)
-    while True:  # the estimate may be off (spacing inside runs): check, drop the weakest
-        # at a run's end
+    while True:  # the estimate leaves out the spacing in runs: check, drop a weak end
         out = _with_conflicts(_render(docs, units, chosen, scores), docs)
         out.tokens = counter.count(out.text)
         if out.tokens <= budget or not chosen:
@@ -407,8 +409,10 @@ def _lead(before: str) -> str | None:
     han = "".join(_CJK.findall(before[-8:]))
     if len(han) == 8:
         return han
-    words = re.findall(r"[A-Za-z]+", before)[-3:]
-    return " ".join(w.lower() for w in words) if len(words) == 3 else None
+    words = [w.lower() for w in re.findall(r"\b[A-Za-z]+\b", before)[-3:]]  # not a code's
+    # letters; and words that say what it is: "was the 43" and "as the 41" name nothing
+    said = len(words) == 3 and sum(w not in _EN_STOP for w in words) >= 2
+    return " ".join(words) if said else None
 
 
 class Quote(BaseModel):

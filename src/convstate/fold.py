@@ -179,7 +179,7 @@ def _cap(draft: _Draft, spec: Section, stats: FoldStats) -> None:
     """Beyond the cap, the least important and oldest live items leave the live set."""
     limit, status = spec.cap  # type: ignore[misc]
     live = [i for i in getattr(draft.state, spec.name) if spec.is_live(i)]
-    if len(live) <= limit:
+    if len(live) <= limit:  # (a slice to len - limit < 0 would take all but the last)
         return
     for item in sorted(live, key=lambda i: (spec.rank(i), i.last_turn))[:len(live) - limit]:
         draft.own(spec.name, item).status = status
