@@ -204,19 +204,25 @@ def test_a_chinese_answer_is_long_by_what_it_says_not_by_its_characters() -> Non
                      "托四爪镶嵌款 · 托六爪镶嵌款 · 三石款 · 珍珠镶嵌款"]
 
 
-def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> None:
+def _facts_capped_at(n: int) -> type[ConversationState]:
+    """A state whose facts section keeps at most ``n`` live."""
     from dataclasses import replace
     from typing import Annotated
 
     from pydantic import Field
 
-    from convstate.delta import NewFact, StateDelta
-    from convstate.fold import fold_report
     from convstate.sections import FACTS, Fact
 
-    class FewFacts(ConversationState):
-        facts: Annotated[list[Fact], replace(FACTS, cap=(2, "faded"))] = Field(
+    class Capped(ConversationState):
+        facts: Annotated[list[Fact], replace(FACTS, cap=(n, "faded"))] = Field(
             default_factory=list)
+
+    return Capped
+
+
+def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> None:
+    from convstate.delta import NewFact, StateDelta
+    from convstate.fold import fold_report
 
     turns = make_turns(("user", "I live in Leeds. My cat is Tom. I work at Acme."))
     sources = {t.index: t for t in turns}
@@ -226,7 +232,7 @@ def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> No
         NewFact(text="I work at Acme", importance=0.6, turns=[0]),
         NewFact(text="I own a castle in Spain", importance=1.0, turns=[0]),  # never said
     ])
-    state, stats = fold_report(FewFacts(), delta, sources)
+    state, stats = fold_report(_facts_capped_at(2)(), delta, sources)
     assert stats.rejected == 1 and len(state.facts) == 3  # faded, not deleted
     assert {f.text: f.status for f in state.facts} == {
         "I live in Leeds": "active", "I work at Acme": "active", "My cat is Tom": "faded"}
@@ -245,23 +251,13 @@ def test_a_fact_must_be_quoted_and_the_least_important_fade_past_the_cap() -> No
 def test_a_section_within_its_cap_keeps_every_item_live() -> None:
     # three facts under a cap of four: none fades (a slice to len - cap, negative here,
     # once faded all but the last cap - len of them)
-    from dataclasses import replace
-    from typing import Annotated
-
-    from pydantic import Field
-
     from convstate.delta import NewFact, StateDelta
     from convstate.fold import fold_report
-    from convstate.sections import FACTS, Fact
-
-    class FourFacts(ConversationState):
-        facts: Annotated[list[Fact], replace(FACTS, cap=(4, "faded"))] = Field(
-            default_factory=list)
 
     said = ["I live in Leeds", "My cat is Tom", "I work at Acme"]
     turns = make_turns(("user", ". ".join(said) + "."))
     delta = StateDelta(facts=[NewFact(text=t, importance=0.5, turns=[0]) for t in said])
-    state, stats = fold_report(FourFacts(), delta, {t.index: t for t in turns})
+    state, stats = fold_report(_facts_capped_at(4)(), delta, {t.index: t for t in turns})
     assert [f.status for f in state.facts] == ["active"] * 3 and stats.updated == 0
     assert all(t in render(state) for t in said)
 

@@ -409,8 +409,9 @@ def _lead(before: str) -> str | None:
     han = "".join(_CJK.findall(before[-8:]))
     if len(han) == 8:
         return han
-    words = [w.lower() for w in re.findall(r"\b[A-Za-z]+\b", before)[-3:]]  # not a code's
-    # letters; and words that say what it is: "was the 43" and "as the 41" name nothing
+    # whole words (not a code's letters), two of them not function words: "was the 43"
+    # names nothing
+    words = [w.lower() for w in re.findall(r"\b[A-Za-z]+\b", before)[-3:]]
     said = len(words) == 3 and sum(w not in _EN_STOP for w in words) >= 2
     return " ".join(words) if said else None
 

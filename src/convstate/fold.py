@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import Section, field_of, text_of
+from .sections import Section, field_of, grouped, text_of
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -95,7 +95,7 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
         # address) only the user replaces; the assistant's and tools' values (a hotline,
         # a record) replace their own kind and stand next to the user's
         # (and the phone of one restaurant never replaces another's)
-        groups = _grouped(new.anchors, lambda a: (a.key, a.speaker == "user", _subject(a))
+        groups = grouped(new.anchors, lambda a: (a.key, a.speaker == "user", _subject(a))
                           if a.key in single else None)
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
@@ -167,7 +167,7 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
             settle.add(normalize(getattr(item, spec.settle_by)))
     if settle:
         by = spec.settle_by or ""
-        groups = _grouped(getattr(state, spec.name), lambda i: norm if (
+        groups = grouped(getattr(state, spec.name), lambda i: norm if (
             norm := normalize(getattr(i, by))) in settle else None)
         for value in sorted(groups):
             _settle(draft, spec.name, groups[value], stats, turn_field=False)
@@ -341,16 +341,6 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     keys.add(spec.name, key, item)
     stats.added += 1
     return item
-
-
-def _grouped(items: list[Any], key: Any) -> dict[Any, list[Any]]:
-    """``items`` by ``key`` (None: left out), in one pass: a fold settles a few groups of a
-    section of thousands of items (a long session's order ids)."""
-    out: dict[Any, list[Any]] = {}
-    for item in items:
-        if (k := key(item)) is not None:
-            out.setdefault(k, []).append(item)
-    return out
 
 
 def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from .fields import describe
 from .lang import pack
 from .registry import FORMATS
+from .sections import grouped
 from .state import Anchor, ConversationState, OpenTask
 from .tokens import Counter, TokenCounter
 
@@ -370,16 +371,8 @@ def _without(positions: list[int], drops: list[int]) -> list[int]:
     return [p for k, p in enumerate(positions) if k not in gone]
 
 
-def _group(rows: list[Row], key: Callable[[Row], Any]) -> dict[Any, list[Row]]:
-    """Rows by ``key``, each group where its first row was, rows in order within."""
-    groups: dict[Any, list[Row]] = {}
-    for r in rows:
-        groups.setdefault(key(r), []).append(r)
-    return groups
-
-
 def _sections(rows: list[Row]) -> list[tuple[str, list[Row]]]:
-    return list(_group(rows, lambda r: r.section).items())
+    return list(grouped(rows, lambda r: r.section).items())
 
 
 def _grouped(rows: list[Row]) -> list[list[Row]]:
@@ -388,7 +381,7 @@ def _grouped(rows: list[Row]) -> list[list[Row]]:
     subject's line is not listed again."""
     subjects = {r.subject for r in rows if r.subject}
     rows = [r for r in rows if r.subject or not (r.tag == "name" and r.value in subjects)]
-    return list(_group(rows, lambda r: ("about", r.subject) if r.subject
+    return list(grouped(rows, lambda r: ("about", r.subject) if r.subject
                        else ("key", r.label, r.speaker)).values())
 
 
@@ -429,7 +422,7 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
 
     def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
         out = []
-        for same in _group(group, lambda r: (r.label, r.speaker)).values():
+        for same in grouped(group, lambda r: (r.label, r.speaker)).values():
             r = same[0]
             who = "" if r.speaker in ("user", None) else f" ({labels[r.speaker]})"
             out.append(f"{label(r)}{who}: " + ", ".join(value(g) for g in same))

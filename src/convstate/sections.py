@@ -14,14 +14,16 @@ number marks the old anchor superseded, a fact nobody needs fades.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from .normalize import normalize
+
+_T = TypeVar("_T")
 
 Speaker = Literal["system", "developer", "user", "assistant", "tool"]
 AnchorKind = Literal[
@@ -177,6 +179,17 @@ def _defines(cls: Any, name: str) -> bool:
 def text_of(item: Any) -> str:
     """What an item says: an anchor's value, every other item's text."""
     return str(field_of(item, "value") or field_of(item, "text") or "")
+
+
+def grouped(items: Iterable[_T], key: Callable[[_T], Any]) -> dict[Any, list[_T]]:
+    """``items`` by ``key`` in one pass (a key of None: left out), each group where its
+    first item was, items in order within: a fold settles a few keys of a section of
+    thousands of items, a block groups its rows into lines."""
+    out: dict[Any, list[_T]] = {}
+    for item in items:
+        if (k := key(item)) is not None:
+            out.setdefault(k, []).append(item)
+    return out
 
 
 # -- the built-in sections: item, proposal, spec -----------------------------------------
