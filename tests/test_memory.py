@@ -120,11 +120,14 @@ def test_sessions_do_not_see_each_other(tmp_path) -> None:
     assert b.state.anchors == []
 
 
-def test_two_writers_on_one_session_fold_once(tmp_path) -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["two connections", "one store"])
+def test_two_writers_on_one_session_fold_once(tmp_path, shared) -> None:
     path = tmp_path / "w.db"
     rec1, rec2 = RecordingExtractor(), RecordingExtractor()
-    w1 = ConversationMemory("s", store=SQLiteStore(path), extractor=rec1, context_window=600)
-    w2 = ConversationMemory("s", store=SQLiteStore(path), extractor=rec2, context_window=600)
+    s1 = SQLiteStore(path)
+    s2 = s1 if shared else SQLiteStore(path)  # one store: the other's writes are this one's
+    w1 = ConversationMemory("s", store=s1, extractor=rec1, context_window=600)
+    w2 = ConversationMemory("s", store=s2, extractor=rec2, context_window=600)
     msgs, _ = long_conversation(40)
     for i, m in enumerate(msgs):
         (w1 if i % 3 else w2).add_message(m)
