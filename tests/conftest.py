@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from convstate import (
     ConversationMemory,
@@ -22,6 +23,11 @@ from convstate import (
 # A bug in an extractor fails the test that meets it, instead of becoming a logged,
 # failed fold (tests of that path pass strict=False).
 os.environ["CONVSTATE_STRICT"] = "1"
+
+# .ci/run draws the same examples on every run: a red CI means the change broke one, not
+# that this run drew a new one. Other runs draw new ones (failures kept in .hypothesis/).
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("CONVSTATE_HYPOTHESIS", "default"))
 
 
 @pytest.fixture(autouse=True)
