@@ -30,6 +30,16 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.load_profile(os.environ.get("CONVSTATE_HYPOTHESIS", "default"))
 
 
+class Chars:
+    """A counter of characters: any object with count() and message() will do."""
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+    def message(self, msg: dict[str, Any]) -> int:
+        return 4 + len(str(msg.get("content") or ""))
+
+
 @pytest.fixture(autouse=True)
 def folds_never_change_their_input(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every fold of every test checks that the state it was given is unchanged: the new

@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import Chars
 from hypothesis import given, settings, strategies as st
 from openai.types.chat import ChatCompletionMessage
 
@@ -178,16 +179,6 @@ def test_a_tool_call_goes_out_with_empty_content_unless_asked() -> None:
         assert mem.history()[1].content is None  # the store keeps what was given
     with pytest.raises(ConfigError, match="tool_call_content"):
         memory(tool_call_content=0)
-
-
-class Chars:
-    """A counter of characters: any object with count() and message() will do."""
-
-    def count(self, text: str) -> int:
-        return len(text)
-
-    def message(self, msg) -> int:
-        return 4 + len(str(msg.get("content") or ""))
 
 
 def test_any_counter_can_be_given() -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import Chars
 from hypothesis import given, settings, strategies as st
 
 from convstate import ConfigError, ConversationMemory, InMemoryStore, compress_documents
@@ -224,26 +225,16 @@ def test_an_answer_runs_on_within_its_paragraph() -> None:
     assert other in out.text
 
 
-class _Chars:
-    """Counts characters: the estimate leaves out the spacing inside a run of kept
-    sentences, so the check after it finds the output over the budget."""
-
-    def count(self, text: str) -> int:
-        return len(text)
-
-    def message(self, msg: dict[str, str]) -> int:
-        return len(msg.get("content") or "") + 4
-
-
 def test_an_output_over_budget_shrinks_a_run_from_its_ends() -> None:
-    # the three sentences are taken as one run; joined, their full-width spacing passes
-    # the budget, and the sentence that goes is an end of the run, not its middle
+    # the three sentences are taken as one run; joined, their full-width spacing (left
+    # out of the estimate; counted here, a character a token) passes the budget, and the
+    # sentence that goes is an end of the run, not its middle
     sentences = ["Refunds take five working days to reach the card.",
                  "Banks may hold them longer.",
                  "A card refund needs five working days and the receipt."]
     doc = ("\u3000" * 8).join(sentences)
     out = compress_documents("How many working days does a card refund take?", [doc], 140,
-                             counter=_Chars())
+                             counter=Chars())
     assert out.tokens <= 140
     kept = out.kept["d1"]
     assert GAP not in kept and kept in doc and len([s for s in sentences if s in kept]) == 2

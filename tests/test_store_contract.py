@@ -123,8 +123,8 @@ def test_state_versions_are_checked_and_nothing_is_half_written(store, sid) -> N
 
 def test_a_sqlite_store_sees_what_another_connection_wrote_since_it_last_looked(
         tmp_path, sid) -> None:
-    # a store answers "any new turn? a newer state?" from what it saw while no other
-    # connection committed: a commit by another one is seen at the next look
+    # what a memory asks before every turn ("any new turn? a newer state?") sees what
+    # another connection committed since, erasure included
     one, other = SQLiteStore(tmp_path / "two.db"), SQLiteStore(tmp_path / "two.db")
     one.append(sid, {"role": "user", "content": "a"})
     assert one.turns(sid, after=0) == [] and one.state_version(sid) == 0
@@ -135,7 +135,8 @@ def test_a_sqlite_store_sees_what_another_connection_wrote_since_it_last_looked(
     assert one.state_version(sid) == 1
     other.erase(sid)
     assert one.turns(sid) == [] and one.state_version(sid) == 0
-    one.close(), other.close()
+    one.close()
+    other.close()
 
 
 def test_leases_exclude_other_owners_and_expire(store, sid) -> None:
