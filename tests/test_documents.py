@@ -14,7 +14,7 @@ from conftest import Chars
 from hypothesis import given, settings, strategies as st
 
 from convstate import ConfigError, ConversationMemory, InMemoryStore, compress_documents
-from convstate.documents import GAP
+from convstate.documents import GAP, sentences
 from convstate.eval.docs import evaluate_documents, load_qa
 from convstate.tokens import TokenCounter
 
@@ -223,6 +223,24 @@ def test_an_answer_runs_on_within_its_paragraph() -> None:
                              [steps.replace(". ", ".\n", 1) + f" {other}"], budget,
                              counter=COUNTER)
     assert other in out.text
+
+
+def test_a_numbered_step_keeps_its_number() -> None:
+    # "2. " numbers the step after it: it ends no sentence, so a kept step says which it is
+    doc = ("To close an account: 1. Sign in to the app. 2. Open Settings and choose Close "
+           "account. 3. Confirm with the code we text you.")
+    assert [doc[s:e] for s, e in sentences(doc)] == [
+        "To close an account: 1. Sign in to the app. ",
+        "2. Open Settings and choose Close account. ",
+        "3. Confirm with the code we text you."]
+    step = "2. Open Settings and choose Close account."
+    out = compress_documents("Where in Settings do I close my account?", [doc],
+                             COUNTER.count(f"[d1] {step}") + 1, counter=COUNTER)
+    assert out.text == f"[d1] {step}"
+    # a year or a count before a full stop still ends its sentence
+    said = "The shop opened in 1999. It moved in 2004."
+    assert [said[s:e] for s, e in sentences(said)] == ["The shop opened in 1999. ",
+                                                       "It moved in 2004."]
 
 
 def test_an_output_over_budget_shrinks_a_run_from_its_ends() -> None:

@@ -5,8 +5,8 @@ bear on the question. ``compress_documents`` keeps the sentences that do, as the
 written, within an exact token budget:
 
 1. Each document is cut into sentences (zh after 。！？；, en after . ! ? and a space,
-   and at line breaks), each keeping its own spacing, so kept neighbours join back into
-   the original text.
+   but not after a step's number, "2. ", and at line breaks), each keeping its own
+   spacing, so kept neighbours join back into the original text.
 2. Each sentence is scored by BM25 against the question (English words; Chinese
    characters and character pairs), plus a share of its document's own BM25 score (the
    document that matches the question holds the answer more often than a stray sentence
@@ -90,6 +90,7 @@ GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
                        re.S)
+_MARKER = re.compile(r"(?:^|(?<=[^\w.]))\d{1,2}\.[ \t]*$")
 _ASKING = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -143,7 +144,14 @@ def terms(text: str) -> list[str]:
 
 def sentences(text: str) -> list[tuple[int, int]]:
     """Spans of ``text``'s sentences, each with its trailing spacing: they tile the text."""
-    spans = [(m.start(), m.end()) for m in _SENTENCE.finditer(text) if m.end() > m.start()]
+    spans: list[tuple[int, int]] = []
+    for m in _SENTENCE.finditer(text):
+        if m.end() <= m.start():
+            continue
+        if spans and _MARKER.search(text, spans[-1][0], spans[-1][1]):
+            spans[-1] = (spans[-1][0], m.end())  # "2. " numbers the next step, ends nothing
+        else:
+            spans.append((m.start(), m.end()))
     return spans or [(0, len(text))]
 
 
