@@ -10,6 +10,7 @@ import time
 import uuid
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from convstate import (
     CompactionRecord,
@@ -246,6 +247,42 @@ def test_a_delta_round_trips_any_change() -> None:
     delta = diff(old, new, 1)
     assert apply(old, delta) == new
     assert old["a"][0] == {"id": "A1", "x": 1, "y": 2}  # the old version is untouched
+
+
+items = st.lists(st.fixed_dictionaries({"id": st.sampled_from([f"A{i}" for i in range(8)]),
+                                        "x": st.integers(0, 2)},
+                                       optional={"y": st.just(1)}),
+                 max_size=8, unique_by=lambda x: x["id"])
+
+
+@given(items, st.data())
+@settings(max_examples=200, deadline=None)
+def test_a_delta_round_trips_a_list_changed_anyhow(old_items, data) -> None:
+    from convstate.store.deltas import apply, diff
+
+    # the new list: each old item kept as the same dict, changed, replaced or dropped, in
+    # any order, then items with any ids
+    new_items = []
+    for x in old_items:
+        how = data.draw(st.sampled_from(["same", "changed", "dropped"]))
+        if how == "same":
+            new_items.append(x)
+        elif how == "changed":
+            new_items.append({**x, "x": data.draw(st.integers(0, 2))})
+    if data.draw(st.booleans()):
+        new_items = data.draw(st.permutations(new_items))
+    taken = {x["id"] for x in new_items}
+    new_items += [x for x in data.draw(items) if x["id"] not in taken]
+    old, new = {"version": 1, "a": old_items}, {"version": 2, "a": new_items}
+    delta = diff(old, new, 1)
+    assert apply(old, delta) == new
+    in_place = len(new_items) >= len(old_items) and all(
+        a["id"] == b["id"] for a, b in zip(old_items, new_items, strict=False))
+    if in_place and old_items and new_items:  # a fold's usual change: only what changed
+        listed = delta["lists"].get("a", {"gone": [], "items": []})
+        assert listed["gone"] == [] and [x["id"] for x in listed["items"]] == [
+            b["id"] for a, b in zip(old_items, new_items, strict=False) if a != b] + [
+            x["id"] for x in new_items[len(old_items):]]
 
 
 def test_a_delta_is_written_without_measuring_the_whole_while_an_earlier_measure_allows(

@@ -42,8 +42,9 @@ def diff(old: dict[str, Any], new: dict[str, Any], old_version: int) -> dict[str
         if before == value and key in old:
             continue
         if _items(value) and _items(before):
-            if _grown(before, value):  # the usual fold: the same dicts, new ones after
-                out["lists"][key] = {"gone": [], "items": value[len(before):]}
+            changed = _in_place(before, value)
+            if changed is not None:  # the usual fold: a few dicts changed, new ones after
+                out["lists"][key] = {"gone": [], "items": changed}
                 continue
             known = {x["id"]: x for x in before or []}
             # an item a fold left alone is often the very dict saved before
@@ -148,13 +149,27 @@ def _patch(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
     return {"id": new["id"], **{k: v for k, v in new.items() if old.get(k) != v}}
 
 
-def _grown(old: list[Any], new: list[Any]) -> bool:
-    """``new`` is ``old``'s very objects, in order, and then items with other ids
-    (ConversationState.dump hands out an unchanged item's dict again)."""
-    if len(new) < len(old) or not all(map(operator.is_, old, new)):
-        return False
-    ids = {x["id"] for x in old}
-    return not any(x["id"] in ids for x in new[len(old):])
+def _in_place(old: list[Any], new: list[Any]) -> list[dict[str, Any]] | None:
+    """The list delta's items when ``new`` is ``old`` with some items changed in place
+    (the same id at the same position) and then items with other ids: the patches in
+    order, then the new items whole; else None. An unchanged item is most often the
+    very dict saved before (ConversationState.dump), so a long list costs what changed
+    in it, not a comparison of every item."""
+    if len(new) < len(old):
+        return None
+    patches = []
+    for k in [k for k, same in enumerate(map(operator.is_, old, new)) if not same]:
+        was, now = old[k], new[k]
+        if was["id"] != now["id"]:
+            return None
+        if was != now:
+            patches.append(_patch(was, now))
+    tail = new[len(old):]
+    if tail:
+        ids = {x["id"] for x in old}
+        if any(x["id"] in ids for x in tail):
+            return None
+    return patches + tail
 
 
 def _items(value: Any) -> bool:
