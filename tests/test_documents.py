@@ -237,10 +237,11 @@ def test_a_numbered_step_keeps_its_number() -> None:
     out = compress_documents("Where in Settings do I close my account?", [doc],
                              COUNTER.count(f"[d1] {step}") + 1, counter=COUNTER)
     assert out.text == f"[d1] {step}"
-    # a year or a count before a full stop still ends its sentence
-    said = "The shop opened in 1999. It moved in 2004."
-    assert [said[s:e] for s, e in sentences(said)] == ["The shop opened in 1999. ",
-                                                       "It moved in 2004."]
+    # a year before a full stop still ends its sentence, and a line break always does
+    said = "The shop opened in 1999. It moved in 2004. The fee is 2.\nRefunds take days."
+    assert [said[s:e] for s, e in sentences(said)] == [
+        "The shop opened in 1999. ", "It moved in 2004. ", "The fee is 2.\n",
+        "Refunds take days."]
 
 
 def test_an_output_over_budget_shrinks_a_run_from_its_ends() -> None:

@@ -90,7 +90,7 @@ GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
                        re.S)
-_MARKER = re.compile(r"(?:^|(?<=[^\w.]))\d{1,2}\.[ \t]*$")
+_MARKER = re.compile(r"(?:^|(?<=[^\w.]))\d{1,2}\.[ \t]*\Z")
 _ASKING = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
