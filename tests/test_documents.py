@@ -248,15 +248,15 @@ def test_an_output_over_budget_shrinks_a_run_from_its_ends() -> None:
     # the three sentences are taken as one run; joined, their full-width spacing (left
     # out of the estimate; counted here, a character a token) passes the budget, and the
     # sentence that goes is an end of the run, not its middle
-    sentences = ["Refunds take five working days to reach the card.",
-                 "Banks may hold them longer.",
-                 "A card refund needs five working days and the receipt."]
-    doc = ("\u3000" * 8).join(sentences)
+    parts = ["Refunds take five working days to reach the card.",
+             "Banks may hold them longer.",
+             "A card refund needs five working days and the receipt."]
+    doc = ("\u3000" * 8).join(parts)
     out = compress_documents("How many working days does a card refund take?", [doc], 140,
                              counter=Chars())
     assert out.tokens <= 140
     kept = out.kept["d1"]
-    assert GAP not in kept and kept in doc and len([s for s in sentences if s in kept]) == 2
+    assert GAP not in kept and kept in doc and len([s for s in parts if s in kept]) == 2
 
 
 def test_a_page_copied_by_another_site_is_kept_once() -> None:

@@ -90,7 +90,7 @@ GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
                        re.S)
-_MARKER = re.compile(r"(?:^|(?<=[^\w.]))\d{1,2}\.[ \t]*\Z")
+_MARKER = re.compile(r"(?<![\w.])\d{1,2}\.[ \t]*\Z")  # a step's "2. ", at a span's end
 _ASKING = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")

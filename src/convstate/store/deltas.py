@@ -20,7 +20,6 @@ are read as they are.
 from __future__ import annotations
 
 import json
-import operator
 import zlib
 from typing import Any
 
@@ -158,8 +157,9 @@ def _in_place(old: list[Any], new: list[Any]) -> list[dict[str, Any]] | None:
     if len(new) < len(old):
         return None
     patches = []
-    for k in [k for k, same in enumerate(map(operator.is_, old, new)) if not same]:
-        was, now = old[k], new[k]
+    for was, now in zip(old, new, strict=False):  # to old's end: the rest is new
+        if was is now:
+            continue
         if was["id"] != now["id"]:
             return None
         if was != now:
