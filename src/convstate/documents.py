@@ -11,15 +11,16 @@ written, within an exact token budget:
    characters and character pairs), plus a share of its document's own BM25 score (the
    document that matches the question holds the answer more often than a stray sentence
    elsewhere), plus a share of its neighbours' (an answer often follows the sentence
-   that names the subject), plus a little for an early document (the retriever's
-   order), plus a bonus when the question asks for a number or a date and the sentence
-   has one, plus, for a document's first sentence, half again its own score or a
-   share of the best (a page says what it is about first: the lead); a sentence that
-   asks a question, or says nothing the question does not, counts half (a page
-   restating the question answers none of it). Names in the best sentences are looked
-   for too (a bridge: "the group that made X" is answered where the group's name
-   appears), and so are those of the opening of a page about what the question names
-   (it opens with that name), whose lead gains too.
+   that names the subject), plus a share of the best score for being in the words the
+   other documents use too (what several pages say), plus a little for an early
+   document (the retriever's order), plus a bonus when the question asks for a number
+   or a date and the sentence has one, plus, for a document's first sentence, half
+   again its own score or a share of the best (a page says what it is about first: the
+   lead); a sentence that asks a question, or says nothing the question does not,
+   counts half (a page restating the question answers none of it). Names in the best
+   sentences are looked for too (a bridge: "the group that made X" is answered where
+   the group's name appears), and so are those of the opening of a page about what the
+   question names (it opens with that name), whose lead gains too.
 3. The best sentences are taken while the whole output fits the budget: a kept
    sentence's neighbours gain, and the one after it in its paragraph more where the
    document matches well (an answer runs on: the steps after "to fix it:"); repeated
@@ -51,7 +52,7 @@ from .errors import ConfigError
 from .tokens import Counter as TokenCounterProtocol, TokenCounter
 
 _K1, _B = 1.5, 0.75
-DOC_WEIGHT = 0.3  # a sentence's share of its document's score
+DOC_WEIGHT = 0.25  # a sentence's share of its document's score
 NEIGHBOUR_WEIGHT = 0.25  # ... and of its neighbours'
 # Of the best score, for a number when the question asks for one: an answer to "how
 # long" holds one (a policy page's "3 working days" over its lead).
@@ -86,6 +87,13 @@ ABOUT_SENTENCES, ABOUT_BONUS = 2, 0.3
 # term of it is the question's), counts this share: a page restating the question (a
 # thread's title, "What is X?") matches every word of it and answers none.
 ASKING_WEIGHT = 0.5
+# A sentence in the words the other documents use too, beyond the question's, gains up
+# to CENTROID_WEIGHT of the best score: what several retrieved pages say is the answer
+# more often than one page's aside (the centroid of multi-document summaries). Its
+# terms' shares of the other documents that hold them, summed over its own terms or
+# CENTROID_TERMS, whichever is more: a short line's few shared words are not a long
+# sentence's many. Single Chinese characters are left out (every page holds them).
+CENTROID_WEIGHT, CENTROID_TERMS = 0.6, 12
 GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
@@ -217,6 +225,12 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
     best = max(raw) or 1.0
     asks_number, asked = bool(_ASKS_NUMBER.search(query)), set(q)
+    if len(docs) > 1:  # the words the pages share
+        held: Counter[str] = Counter(t for tf in doc_bm25.tfs for t in tf)
+        for k, tf in enumerate(sent_bm25.tfs):
+            own = {t for t in tf if len(t) > 1 or t.isascii()} - asked
+            shared = (sum(held[t] for t in own) - len(own)) / (len(docs) - 1)
+            raw[k] += CENTROID_WEIGHT * best * shared / max(len(own), CENTROID_TERMS)
     scores = []
     for k, (d, s, e) in enumerate(units):
         near = [raw[j] for j in (k - 1, k + 1) if 0 <= j < len(units) and units[j][0] == d]
