@@ -485,13 +485,13 @@ def _eval_docs(args: argparse.Namespace) -> int:
                 results.setdefault(path.stem, {})[ratio] = evaluate_documents(
                     data, ratio, progress=partial(_advance, progress, task))
     table = Table(title="answer retention (answer verbatim in what is kept)")
-    for col in ("set", "budget", *METHODS, "ms"):
+    for col in ("set", "budget", *METHODS, "ms", "ms/1k"):
         table.add_column(col, justify="left" if col == "set" else "right", no_wrap=True)
     for name, runs in results.items():
         for ratio, r in runs.items():
-            table.add_row(name[:22], f"{ratio:.0%}", *[
+            table.add_row(name[:18], f"{ratio:.0%}", *[
                 f"{r['methods'][m]['answer_retention']:.3f}" for m in METHODS],
-                f"{r['ms_per_instance']:.1f}")
+                f"{r['ms_per_instance']:.1f}", f"{r['ms_per_1k_tokens']['median']:.1f}")
     out.print(table)
     if args.out:
         args.out.write_text(json.dumps({n: {str(k): v for k, v in runs.items()}
