@@ -46,6 +46,15 @@ def test_every_command_answers_a_bad_file_in_one_line(corpus, name, command, cap
     assert err.startswith("error: ") and "\n" not in err, err
 
 
+@pytest.mark.parametrize("command", ["eval", "eval-docs"])
+def test_a_measure_of_nothing_is_an_error(tmp_path: Path, command: str, capsys) -> None:
+    path = tmp_path / "none.json"
+    path.write_text("[]")
+    assert main([command, str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "no " in err and "\n" not in err, err
+
+
 def test_a_utf16_file_with_its_mark_is_read(tmp_path: Path, capsys) -> None:
     path = tmp_path / "utf16.json"
     path.write_bytes('[{"role": "user", "content": "订单 DD20240315889"}]'.encode("utf-16"))

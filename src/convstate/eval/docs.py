@@ -35,6 +35,8 @@ def load_qa(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
     data = read_json(path)
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of instances")
+    if not data:
+        raise DataError(f"{path}: no instances to measure")
     for k, x in enumerate(data):
         ok = (isinstance(x, dict) and isinstance(x.get("question"), str)
               and isinstance(x.get("documents"), list) and x["documents"]

@@ -113,6 +113,8 @@ def load_dialogues(path: str | Path, limit: int | None = None) -> list[Dialogue]
     raw = read_json(path)
     if not isinstance(raw, list):
         raise DataError(f"{path}: expected a JSON array of dialogues")
+    if not raw:
+        raise DataError(f"{path}: no dialogues to measure")
     out = []
     for i, item in enumerate(raw[:limit] if limit else raw):
         name = item.get("id", f"#{i}") if isinstance(item, dict) else f"#{i}"
