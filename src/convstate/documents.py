@@ -168,9 +168,9 @@ class _BM25:
         self.tfs = [Counter(d) for d in docs]
         self.lens = [len(d) for d in docs]
         self.avg = (sum(self.lens) / len(docs)) if docs else 0.0
-        df: Counter[str] = Counter(t for tf in self.tfs for t in tf)
+        self.df: Counter[str] = Counter(t for tf in self.tfs for t in tf)  # texts holding t
         n = len(docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in self.df.items()}
 
     def score(self, query: list[str], k: int) -> float:
         return sum(self.parts(query, k).values())
@@ -225,11 +225,10 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
     best = max(raw) or 1.0
     asks_number, asked = bool(_ASKS_NUMBER.search(query)), set(q)
-    if len(docs) > 1:  # the words the pages share
-        held: Counter[str] = Counter(t for tf in doc_bm25.tfs for t in tf)
+    if len(docs) > 1:  # the words the pages share: each term's documents, less its own
         for k, tf in enumerate(sent_bm25.tfs):
             own = {t for t in tf if len(t) > 1 or t.isascii()} - asked
-            shared = (sum(held[t] for t in own) - len(own)) / (len(docs) - 1)
+            shared = (sum(doc_bm25.df[t] for t in own) - len(own)) / (len(docs) - 1)
             raw[k] += CENTROID_WEIGHT * best * shared / max(len(own), CENTROID_TERMS)
     scores = []
     for k, (d, s, e) in enumerate(units):
