@@ -318,3 +318,39 @@ def test_lines_from_long_answers_come_before_an_earlier_raw_turn() -> None:
     leads = [f"Here is how {t} works for a small dealership like yours" for t in topics]
     assert all(lead in block or lead in raw for lead in leads)
     assert mem.counter.messages(ctx) <= mem.policy.budget
+
+
+def test_a_keys_oldest_values_retire_past_its_cap_and_return_when_said_again() -> None:
+    from dataclasses import replace
+    from typing import Annotated
+
+    from pydantic import Field
+
+    from convstate.delta import NewAnchor, StateDelta
+    from convstate.fold import fold_report
+    from convstate.sections import ANCHORS, Anchor
+
+    class Capped(ConversationState):
+        anchors: Annotated[list[Anchor], replace(ANCHORS, cap=(2, "retired"))] = Field(
+            default_factory=list)
+
+    def said(state, turn, *values, key="order_id"):
+        t = make_turns(("user", "orders " + " ".join(values)), start=turn)[0]
+        return fold_report(state, StateDelta(anchors=[
+            NewAnchor(kind="order_id", key=key, value=v, turns=[turn]) for v in values]),
+            {turn: t})
+
+    state, _ = said(Capped(), 0, "DD101", "DD102")
+    state, stats = said(state, 1, "DD103")
+    state, _ = said(state, 2, "TK91", key="ticket")  # another key: counted apart
+    status = {a.value: a.status for a in state.anchors}
+    assert status == {"DD101": "retired", "DD102": "active", "DD103": "active",
+                      "TK91": "active"} and stats.updated == 1
+    assert "DD101" not in render(state) and "DD103" in render(state)
+    assert [h.value for h in state.history("order_id")] == ["DD101", "DD102", "DD103"]
+    state, _ = said(state, 3, "DD101")  # said again: live, and the oldest retires
+    status = {a.value: a.status for a in state.anchors}
+    assert status["DD101"] == "active" and status["DD102"] == "retired"
+    assert len(state.anchors) == 4  # nothing deleted, nothing duplicated
+    # an extractor cannot retire a value: only the fold does, by the cap
+    assert "retired" not in ANCHORS.updates and "superseded" in ANCHORS.updates

@@ -8,6 +8,7 @@ from conftest import RecordingExtractor
 from convstate import ConversationMemory, ExtractionError, InMemoryStore, SQLiteStore
 from convstate.normalize import normalize
 from convstate.render import block_words
+from convstate.sections import MAX_LIVE_PER_KEY
 
 
 def long_conversation(n_pairs: int = 100) -> tuple[list[dict], set[str]]:
@@ -244,7 +245,11 @@ def test_more_anchors_than_the_window_holds_still_fit() -> None:
         ctx = mem.context()
         assert mem.counter.messages(ctx) <= mem.policy.budget
     s = mem.state
-    assert len(s.active_anchors()) == s.folded_through // 2 + 1  # every one kept in the state
+    assert len(s.anchors) == s.folded_through // 2 + 1  # every one kept in the state
+    live = s.active_anchors()  # a key's newest values live, the older retired
+    assert len(live) == MAX_LIVE_PER_KEY < len(s.anchors)
+    assert min(a.last_turn for a in live) > max(
+        a.last_turn for a in s.anchors if a.status == "retired")
     block = ctx[0]["content"]  # no system prompt: the block comes first
     newest = f"DD{1000000 + s.folded_through // 2}"  # the newest folded one is shown
     assert mem.where(newest) in ("raw", "block")

@@ -99,6 +99,9 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
                           if a.key in single else None)
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
+    anchors = new.section("anchors")
+    if anchors.cap is not None and touched_keys:
+        _cap(draft, anchors, stats, touched_keys)
 
     for spec in type(new).sections():
         if spec.name != "anchors":
@@ -175,15 +178,28 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
         _cap(draft, spec, stats)
 
 
-def _cap(draft: _Draft, spec: Section, stats: FoldStats) -> None:
-    """Beyond the cap, the least important and oldest live items leave the live set."""
+def _cap(draft: _Draft, spec: Section, stats: FoldStats, only: set[Any] | None = None
+         ) -> None:
+    """Beyond the cap, the least important and oldest live items leave the live set
+    (with ``spec.cap_by``, of each value apart; ``only``: of these values alone, those
+    this fold added to)."""
     limit, status = spec.cap  # type: ignore[misc]
-    live = [i for i in getattr(draft.state, spec.name) if spec.is_live(i)]
-    if len(live) <= limit:  # (a slice to len - limit < 0 would take all but the last)
-        return
-    for item in sorted(live, key=lambda i: (spec.rank(i), i.last_turn))[:len(live) - limit]:
-        draft.own(spec.name, item).status = status
-        stats.updated += 1
+    items = getattr(draft.state, spec.name)
+    by = spec.cap_by
+
+    def value(item: Any) -> Any:
+        if not spec.is_live(item):
+            return None
+        v = field_of(item, by) if by is not None else ""
+        return v if only is None or v in only else None
+
+    groups = grouped(items, value).values()
+    for live in groups:
+        if len(live) <= limit:  # (a slice to len - limit < 0 would take all but the last)
+            continue
+        for item in sorted(live, key=lambda i: (spec.rank(i), i.last_turn))[:len(live) - limit]:
+            draft.own(spec.name, item).status = status
+            stats.updated += 1
 
 
 # What a value of a kind must look like, so that a model cannot pass "1" off as a phone
@@ -305,7 +321,7 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         subject = None
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
     if (old := keys.own("anchors", dedup)) is not None:
-        old.add_turns(turns)
+        _said_again(state.section("anchors"), old, turns)
         stats.deduplicated += 1
         return key
     keys.add("anchors", dedup, Anchor(
@@ -331,7 +347,7 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
         return None
     key = (extra.get("owner"), normalize(text))
     if (old := keys.own(spec.name, key)) is not None:
-        old.add_turns(turns)
+        _said_again(spec, old, turns)
         stats.deduplicated += 1
         return old
     cls: Any = spec.item  # a text section's item: it has a text
@@ -341,6 +357,14 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     keys.add(spec.name, key, item)
     stats.added += 1
     return item
+
+
+def _said_again(spec: Section, item: Any, turns: list[int]) -> None:
+    """``item`` (the draft's own) is stated again in ``turns``: recorded, and live again
+    if a per-value cap had retired it."""
+    item.add_turns(turns)
+    if spec.revives(item):
+        item.status = spec.live
 
 
 def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,

@@ -112,6 +112,8 @@ class Section:
     None: not checked); ``settle_by``: items with the same (normalized) value of this
     field supersede each other, the latest stated wins; ``cap=(n, status)``: at most n
     live items, the least important and oldest take ``status`` first (kept, not shown);
+    ``cap_by``: the cap counts the items of each value of this field apart (an anchor's
+    key), and an item said again is live again when ``status`` is the cap's alone;
     ``stale``: the status an item takes when its text quotes a value that was since
     replaced (the old phone number), so the block never shows it again that way.
 
@@ -134,6 +136,7 @@ class Section:
     quoted_by: Callable[[Any], str | None] | None = None
     settle_by: str | None = None
     cap: tuple[int, str] | None = None
+    cap_by: str | None = None
     stale: str | None = None
     live: str = field(init=False)
     statuses: tuple[str, ...] = field(init=False)
@@ -147,11 +150,21 @@ class Section:
         for status in (self.stale, self.cap[1] if self.cap else None):
             if status is not None and status not in self.statuses:
                 raise TypeError(f"{self.item.__name__} has no status {status!r}")
+        if self.cap_by is not None and self.cap_by not in self.item.model_fields:
+            raise TypeError(f"{self.item.__name__} has no field {self.cap_by!r} to cap by")
 
     @property
     def updates(self) -> frozenset[str]:
-        """The statuses an update by id may set."""
-        return frozenset(self.statuses) - {self.live}
+        """The statuses an update by id may set: not the live one, nor those the fold
+        alone gives (a cap's, a stale item's)."""
+        fold_only = {self.stale, self.cap[1] if self.cap else None}
+        return frozenset(s for s in self.statuses if s != self.live and s not in fold_only)
+
+    def revives(self, item: Any) -> bool:
+        """Whether ``item``, said again, is live again: it left the live set under a
+        per-value cap only (a status no extractor and no stale value gives)."""
+        return self.cap_by is not None and self.cap is not None \
+            and item.status == self.cap[1] != self.stale
 
     def is_live(self, item: Any) -> bool:
         return bool(item.status == self.live)
@@ -204,7 +217,7 @@ class Anchor(Item):
     subject: str | None = Field(
         default=None, description="What the value is about (a place, a business, a "
         "product), verbatim from the turns: the phone of which restaurant.")
-    status: Literal["active", "superseded"] = "active"
+    status: Literal["active", "superseded", "retired"] = "active"
     superseded_by: str | None = None
     superseded_turn: int | None = Field(
         default=None, description="Turn of the value that replaced this one."
@@ -237,8 +250,17 @@ def _anchor_rank(a: Anchor) -> float:
     return 80.0 if a.kind in IDENTIFYING else 72.0
 
 
+# A key's newest values, at most this many, are live; older ones (a session that has named
+# hundreds of orders) are retired: kept in the state and its history, not shown, not in
+# the rows a fold ranks nor the index an extractor reads; live again when said again. The
+# block ranks a key's newest KEPT_PER_KEY (render) as exact values and the older with the
+# facts, so a window of a few thousand tokens shows far fewer; at 64 the long chats of
+# benchmarks/eval_matrix.py lost values at window 8192 (RESULTS.md, stop 36).
+MAX_LIVE_PER_KEY = 256
+
 ANCHORS = Section(
     "anchors", Anchor, NewAnchor, prefix="A", position=10, rank=_anchor_rank,
+    cap=(MAX_LIVE_PER_KEY, "retired"), cap_by="key",
     instruction="anchors (order ids, phones, emails, amounts, dates, times, addresses, "
     "names; the user's hard and negative constraints), each value copied verbatim from a "
     "turn it cites, with its subject (the named place, business or product it is about, "
