@@ -354,3 +354,5 @@ def test_a_keys_oldest_values_retire_past_its_cap_and_return_when_said_again() -
     assert len(state.anchors) == 4  # nothing deleted, nothing duplicated
     # an extractor cannot retire a value: only the fold does, by the cap
     assert "retired" not in ANCHORS.updates and "superseded" in ANCHORS.updates
+    with pytest.raises(TypeError, match="no field 'owner'"):  # a field the item lacks
+        replace(ANCHORS, cap_by="owner")
