@@ -218,8 +218,9 @@ class ConversationState(BaseModel):
         long session's index is built from the few items each fold changed."""
         fresh: dict[int, tuple[Item, IndexEntry]] = {}
         for spec in self.sections():
+            alive = spec.live  # a comparison, not a call, per item: thousands of them
             for item in getattr(self, spec.name):
-                if spec.is_live(item):
+                if item.status == alive:
                     hit = known.get(id(item)) if known else None
                     if hit is None or hit[0] is not item:
                         text = f"{item.key}={item.value}" if isinstance(item, Anchor) \
