@@ -356,3 +356,5 @@ def test_a_keys_oldest_values_retire_past_its_cap_and_return_when_said_again() -
     assert "retired" not in ANCHORS.updates and "superseded" in ANCHORS.updates
     with pytest.raises(TypeError, match="no field 'owner'"):  # a field the item lacks
         replace(ANCHORS, cap_by="owner")
+    with pytest.raises(TypeError, match="needs a cap"):  # a per-value cap of nothing
+        replace(ANCHORS, cap=None)

@@ -150,6 +150,8 @@ class Section:
         for status in (self.stale, self.cap[1] if self.cap else None):
             if status is not None and status not in self.statuses:
                 raise TypeError(f"{self.item.__name__} has no status {status!r}")
+        if self.cap_by is not None and self.cap is None:
+            raise TypeError(f"{self.item.__name__}: cap_by={self.cap_by!r} needs a cap")
         if self.cap_by is not None and self.cap_by not in self.item.model_fields:
             raise TypeError(f"{self.item.__name__} has no field {self.cap_by!r} to cap by")
 
