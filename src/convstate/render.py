@@ -351,9 +351,10 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
         taken[key] = n = taken.get(key, 0) + 1
         if n > KEPT_PER_KEY:
             older.add(k)
-    made = [Row(*r) if k not in older else Row(
-        r[0], r[1], r[2], r[3], r[4], r[5], RANK_OLDER_VALUE + (r[4] or 0) / last, r[7])
-        for k, r in enumerate(rows)]
+    for k in older:
+        r = rows[k]
+        rows[k] = (*r[:6], RANK_OLDER_VALUE + (r[4] or 0) / last, r[7])
+    made = list(map(Row._make, rows))  # tuple.__new__ in C: 0.10 us a row, Row(*r) 0.16
     return sorted(made, key=lambda r: position[r.section])  # stable: turn order within
 
 
