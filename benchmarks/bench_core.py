@@ -8,8 +8,11 @@ LATE turns (all of them when n is smaller): the mean per turn, the mean of a tur
 without a fold and the mean of a fold. The floor is what any durable chat memory pays
 per turn: one token count of the new turn and one SQLite insert of it (a file with
 convstate's settings, WAL and synchronous=FULL, or ``:memory:`` for ``--store memory``).
-Every repetition plays every length and conversation once (interleaved); the table gives
-medians over the repetitions. A benchmark, not a test: nothing here asserts a timing.
+Every repetition plays every length and conversation (interleaved), a short session
+again until SAMPLE turns of it were played (a 100-turn session folds twice: one session
+a repetition would rest the base of every ratio on a few folds, the first of them cold);
+the table gives medians over all the sessions of a length. A benchmark, not a test:
+nothing here asserts a timing.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from convstate.cli import load_demo
 from convstate.tokens import encoding_for
 
 LATE = 200
+SAMPLE = 2000  # turns of each length a repetition plays at least
 
 
 def conversation(n: int, unique_orders: bool) -> list[dict]:
@@ -110,17 +114,21 @@ def main() -> None:
     p.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
     p.add_argument("--window", type=int, default=4096)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--sample", type=int, default=SAMPLE,
+                   help="turns of each length a repetition plays at least")
     args = p.parse_args()
     cases = [(unique, n) for unique in (False, True) for n in args.turns]
     runs: dict[tuple[bool, int], list[dict[str, float]]] = {c: [] for c in cases}
     for rep in range(args.reps):
         for unique, n in cases:
-            r = run(n, args.store, args.window, unique)
-            r["floor_ms"] = floor(n, args.store, unique)
-            runs[unique, n].append(r)
+            for _ in range(-(-args.sample // n)):  # sessions: at least one
+                r = run(n, args.store, args.window, unique)
+                r["floor_ms"] = floor(n, args.store, unique)
+                runs[unique, n].append(r)
             print(f"  rep {rep + 1}/{args.reps}: {n} turns done", flush=True, end="\r")
     print(f"store={args.store} window={args.window} extractor=rules; the last {LATE} turns "
-          f"of each session; medians of {args.reps} interleaved repetitions\n")
+          f"of each session; medians over {args.reps} interleaved repetitions, each "
+          f"playing at least {args.sample} turns of every length\n")
     print("| conversation | turns | ms/turn | x 100 turns | no-fold turn ms | fold ms "
           "| fold x 100 turns | floor ms | turn x floor | folds |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
