@@ -222,10 +222,11 @@ class Compactor:
             m._sync()
             if not force and m._last < self.retry_at:
                 return None
-            raw = m._raw()
+            raw, policy, fixed = m._raw(), policy or m.policy, m.priming + m._system_tokens
+            if not force and not policy.due(fixed + sum(n for _, n in raw)):
+                return None  # most turns: decided before the window's slots are built
             slots = [Slot(t.index, t.role, n) for t, n in raw]
-            through = plan_expiry(m.priming + m._system_tokens, slots,
-                                  policy or m.policy, force=force)
+            through = plan_expiry(fixed, slots, policy, force=force)
             if through is None:
                 return None
             # a backlog (after an outage, or a long compact) goes in window-sized batches

@@ -75,6 +75,11 @@ class WindowPolicy:
     def target(self) -> int:
         return int(self.budget * self.target_ratio)
 
+    def due(self, unfolded: int) -> bool:
+        """Whether a context holding ``unfolded`` tokens besides its folded turns (the
+        system prompt and the unfolded turns) is due a fold: it passes the trigger."""
+        return unfolded > self.trigger
+
 
 @dataclass(frozen=True)
 class Slot:
@@ -100,7 +105,7 @@ def plan_expiry(fixed: int, slots: list[Slot], policy: WindowPolicy,
     called for a sliver, and its fixed prompt is spread over a batch worth it.
     """
     total = fixed + sum(s.tokens for s in slots)
-    if not force and total <= policy.trigger:
+    if not force and not policy.due(total):
         return None
     cuts = _cut_points(slots, policy.keep_recent_turns)
     if force:
