@@ -181,6 +181,25 @@ def test_the_values_a_text_holds_are_found_by_their_ends(values, text) -> None:
     assert rows.held_by(text) == rows.held_by(text)  # remembered, the same
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("ab号1 ", max_size=6), max_size=10),
+       st.lists(st.text("ab号1 ", max_size=20), max_size=12), st.data())
+def test_turns_noted_as_they_come_hold_what_their_texts_hold(values, texts, data) -> None:
+    """What a memory's contexts use (each turn read once, as it comes) is what reading
+    every shown turn's text again would give, for every run of the newest turns."""
+    from convstate.render import RankedRows, Row
+
+    rows = RankedRows([Row("anchors", "k", v, "user", turn=k) for k, v in enumerate(values)])
+    noted = 0
+    while noted < len(texts):  # in batches, as contexts come between turns
+        upto = data.draw(st.integers(noted + 1, len(texts)))
+        rows.note((i, texts[i]) for i in range(noted, upto))
+        noted = upto
+        for since in range(noted + 1):
+            assert rows.held_since(since) == set().union(
+                *(rows.held_by(t) for t in texts[since:noted]))
+
+
 def test_a_value_the_raw_turns_hold_leaves_the_block_and_is_not_counted_as_left_out() -> None:
     turns = make_turns(*[("user", f"订单号 DD{20240000 + i}") for i in range(6)])
     state = fold(ConversationState(), StateDelta(anchors=[

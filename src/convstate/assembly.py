@@ -124,16 +124,32 @@ class Assembler:
         lang = lang or mem.lang or state.language or (
             mem._profile.language if mem._profile else None) or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
+        held = None
+        if rows is not None and shown and state is mem._state:
+            held = self._held(rows, shown[0][0])
         text, _ = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
             counter=self._counts,
             keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
-            shown_texts=[str(msg.get("content") or "") for _, msg, _ in shown or []],
-            rows=rows)
+            shown_texts=[] if held is not None else
+            [str(msg.get("content") or "") for _, msg, _ in shown or []],
+            rows=rows, held=held)
         if mem.redact is not None:  # the model sees masked values; the store keeps all
             text = mem.redact(text)
         return text, self._counts.message({"role": "system", "content": text}) if text else 0
+
+    def _held(self, rows: RankedRows, since: int) -> set[int]:
+        """The rows of the memory's state whose values its recent turns from ``since`` on
+        hold: every context shows a run of the newest turns, so ``rows`` note each turn
+        once, as it comes (a new state's rows note the recent turns on first use)."""
+        new = []
+        for t, msg, _ in reversed(self.memory._recent):
+            if t.index <= rows.noted:
+                break
+            new.append((t.index, str(msg.get("content") or "")))
+        rows.note(reversed(new))
+        return rows.held_since(since)
 
     def rows_of(self, state: ConversationState, lang: str) -> RankedRows:
         """The block rows of ``state``, built once per state and language: a fold drafts

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -118,6 +118,8 @@ class RankedRows:
         self._lengths = {len(key) for key in self._ends}
         self._held: dict[str, frozenset[int]] = {}
         self._drafts: dict[tuple[Any, ...], str] = {}
+        self._newest: dict[int, int] = {}  # row -> the newest noted turn holding its value
+        self.noted = -1  # the newest turn noted
 
     def draft(self, key: tuple[Any, ...], positions: list[int],
               draw: Callable[[list[Row]], str]) -> str:
@@ -145,6 +147,20 @@ class RankedRows:
             self._held[text] = found
         return found
 
+    def note(self, turns: Iterable[tuple[int, str]]) -> None:
+        """Read turns (index, text), oldest first, each newer than any noted before: a row
+        remembers the newest that holds its value (``held_since``)."""
+        for index, text in turns:
+            for k in self.held_by(text):
+                self._newest[k] = index
+            self.noted = index
+
+    def held_since(self, since: int) -> set[int]:
+        """The rows whose values a noted turn from ``since`` on holds verbatim. A
+        context's raw turns are a run of the newest ones, so a row is held while its
+        newest holder is shown: each turn is read once per rows, not once per context."""
+        return {k for k, index in self._newest.items() if index >= since}
+
     def left_of(self, shown_from: int | None, held: set[int]) -> int:
         """How many rows a block may show: not those stated at or after ``shown_from``,
         nor the ``held`` ones (their values are in the raw turns)."""
@@ -159,15 +175,18 @@ def render_dropping(state: ConversationState, format: str = "text", lang: str | 
                     keep_anchors: bool = True, shown_from: int | None = None,
                     shown_texts: Sequence[str] = (), provenance: bool = False,
                     rows: list[Row] | RankedRows | None = None,
-                    keep_from: float | None = None) -> tuple[str, int]:
+                    keep_from: float | None = None,
+                    held: set[int] | None = None) -> tuple[str, int]:
     """``render``, and how many rows it left out. ``shown_texts``: the raw turns' texts
-    (a value any of them holds is left out)."""
+    (a value any of them holds is left out); ``held``: the positions in ``rows`` of the
+    values they hold, where the caller knows them (``RankedRows.held_since``)."""
     formatter = FORMATS.get(format)  # ConfigError for an unknown one
     lang = lang or state.language or "en"
     pack(lang)  # ConfigError for a language no pack provides
     ready = rows if isinstance(rows, RankedRows) else \
         RankedRows(block_rows(state, lang) if rows is None else rows)
-    held: set[int] = set().union(*(ready.held_by(t) for t in shown_texts))
+    if held is None:
+        held = set().union(*(ready.held_by(t) for t in shown_texts))
 
     def hidden(k: int) -> bool:
         turn = ready.rows[k].turn
