@@ -277,6 +277,22 @@ def test_the_log_counts_the_whole_block_within_a_percent(orders) -> None:
         assert exact <= estimated == mem.state_budget and estimated - exact <= exact // 50
 
 
+def test_a_block_leaves_out_only_what_the_turns_it_is_given_hold() -> None:
+    # contexts hand the block a run of the newest turns, noted once each as they came; a
+    # run that stops short of the newest turn is read for itself
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=2000)
+    for i in range(3):
+        mem.add("user", f"订单号 DD{1000000 + i}，3月{i + 1}日下的单")
+        mem.add("assistant", "收到")
+    mem.compact(keep_recent_turns=0)
+    mem.add("user", "还是那个：订单号 DD1000001，3月2日下的单")
+    a = mem._assembler
+    entries = [(t.index, msg, n) for t, msg, n in mem._recent]
+    assert "DD1000001" not in a.render_block(mem.state, shown=entries[-1:])[0]
+    before_it = a.render_block(mem.state, shown=entries[-2:-1])[0]
+    assert "DD1000001" in before_it and "DD1000000" in before_it
+
+
 def test_a_full_or_read_only_store_is_a_store_error_and_nothing_is_half_written(tmp_path):
     from convstate import StoreError
 

@@ -116,7 +116,9 @@ class Assembler:
                      lang: str | None = None, budget: int | None = None,
                      shown: list[Entry] | None = None, keep_from: float | None = None
                      ) -> tuple[str, int]:
-        """The state block and its token cost as a system message ('' for no state)."""
+        """The state block and its token cost as a system message ('' for no state),
+        less the values the ``shown`` raw turns hold (for the memory's state, when they
+        run to its newest turn, as a context's do, those found as the turns came)."""
         mem = self.memory
         budget = mem.state_budget if budget is None else budget
         if budget <= MESSAGE_OVERHEAD or (state.is_empty() and not self.profile_rows(state)):
@@ -124,8 +126,9 @@ class Assembler:
         lang = lang or mem.lang or state.language or (
             mem._profile.language if mem._profile else None) or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES else None
-        held = None
-        if rows is not None and shown and state is mem._state:
+        held = None  # noted once per turn: for the memory's state and its newest turns
+        if rows is not None and shown and mem._recent and state is mem._state \
+                and shown[-1][0] == mem._recent[-1][0].index:
             held = self._held(rows, shown[0][0])
         text, _ = render_dropping(
             state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
