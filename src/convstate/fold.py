@@ -92,11 +92,11 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
     single = touched_keys & SINGLE_VALUED_KEYS
     if single:
         # speaker authority: what the user said of themselves (their phone, their
-        # address) only the user replaces; the assistant's and tools' values (a hotline,
-        # a record) replace their own kind and stand next to the user's
+        # address) only the user replaces; the assistant's values (a hotline) only the
+        # assistant, a tool's (a record) only a tool: each stands next to the others
         # (and the phone of one restaurant never replaces another's)
         mine = [a for a in new.anchors if a.key in single]  # a third faster than a call each
-        groups = grouped(mine, lambda a: (a.key, a.speaker == "user", _subject(a)))
+        groups = grouped(mine, lambda a: (a.key, a.speaker, _subject(a)))
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
     anchors = new.section("anchors")
