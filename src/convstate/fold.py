@@ -205,10 +205,11 @@ def _cap(draft: _Draft, spec: Section, stats: FoldStats, only: set[Any] | None =
 
 # What a value of a kind must look like, so that a model cannot pass "1" off as a phone
 # number or a word as an order id (the value must still be verbatim in its turn).
+_ID_SHAPE = re.compile(r"\d.*\d|\d{3,}|[A-Za-z]\d|\d[A-Za-z]")
 _SHAPES = {
     "phone": re.compile(r"(?:\d\D{0,3}){7,}"),
     "email": re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"),
-    "order_id": re.compile(r"\d.*\d|\d{3,}|[A-Za-z]\d|\d[A-Za-z]"),
+    "order_id": _ID_SHAPE, "ticket_id": _ID_SHAPE, "tracking_number": _ID_SHAPE,
     "account": re.compile(r"\w{3,}"),
     "amount": re.compile(r"[\d零一二两三四五六七八九十百千万]|free|免费", re.IGNORECASE),
 }

@@ -63,6 +63,7 @@ class IndexEntry(BaseModel):
     text: str
     status: str
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
+    turn: int | None = Field(default=None, description="The last turn that stated it.")
 
 
 class FieldEvent(BaseModel):
@@ -231,7 +232,8 @@ class ConversationState(BaseModel):
                             else item.text
                         hit = (item, IndexEntry(id=item.id, section=spec.name,
                                                 text=text[:80], status=item.status,
-                                                owner=field_of(item, "owner")))
+                                                owner=field_of(item, "owner"),
+                                                turn=item.last_turn))
                     fresh[id(item)] = hit
         if known is not None:
             known.clear()
