@@ -3,10 +3,12 @@ and product and plan names (zh + en), extracted in one batch or turn by turn."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import make_turns, sources
 
-from convstate import ConversationState, RuleExtractor, Turn, fold
+from convstate import ConversationMemory, ConversationState, RuleExtractor, SQLiteStore, Turn, fold
 from convstate.extract.rules import find_anchors
 from convstate.profile import candidates
 
@@ -190,3 +192,18 @@ def test_a_price_is_about_the_plan_before_it() -> None:
     assert {a.value for a in state.about("畅享套餐")} == {"199元"}
     assert {a.value for a in state.about("5G流量包")} == {"30元"}
     assert state.anchor("product").value in ("畅享套餐", "5G流量包")
+
+
+def test_the_users_answer_reaches_the_profile_when_each_turn_folds_alone(tmp_path: Path) -> None:
+    mem = ConversationMemory("s1", store=SQLiteStore(tmp_path / "p.db"), user_id="u1",
+                             context_window=2000)
+    for role, text in [("user", "My parcel never came."),
+                       ("assistant", "I'm sorry to hear that. What is your order number?"),
+                       ("user", "Sure, it's BX-7741-2290."),
+                       ("assistant", "Thanks, order BX-7741-2290 is with the courier.")]:
+        mem.add(role, text)
+        mem.compact(keep_recent_turns=0)  # each turn its own batch, as a live state folds
+    assert mem.state.anchor("order_id", speaker="user").value == "BX-7741-2290"
+    assert mem.state.tasks(owner="user")[0].status == "done"
+    item = mem.profile.anchor("order_id")
+    assert item is not None and item.value == "BX-7741-2290"
