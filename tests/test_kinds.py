@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 from conftest import make_turns, sources
 
-from convstate import ConversationMemory, ConversationState, RuleExtractor, SQLiteStore, Turn, fold
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    IndexEntry,
+    RuleExtractor,
+    SQLiteStore,
+    Turn,
+    fold,
+)
 from convstate.extract.rules import find_anchors
 from convstate.profile import candidates
 
@@ -207,3 +215,21 @@ def test_the_users_answer_reaches_the_profile_when_each_turn_folds_alone(tmp_pat
     assert mem.state.tasks(owner="user")[0].status == "done"
     item = mem.profile.anchor("order_id")
     assert item is not None and item.value == "BX-7741-2290"
+
+
+def test_an_open_task_of_the_users_in_the_index_asks_for_the_values_it_names() -> None:
+    # any extractor's words (an LLM's task need not quote the question)
+    index = [IndexEntry(id="T1", section="open_tasks", text="Provide the order number and phone",
+                        status="open", owner="user", turn=1),
+             IndexEntry(id="A1", section="anchors", text="phone=13812345678", status="active",
+                        turn=0)]  # said before the ask: not its answer
+    turns = make_turns(("user", "BX-7741-2290"), start=2)
+    delta = RuleExtractor().extract(turns, index).delta
+    assert [(a.key, a.value) for a in delta.anchors] == [("order_id", "BX-7741-2290")]
+    assert delta.updates == []  # the phone is still owed
+    turns = make_turns(("user", "88204686"), start=3)
+    index.append(IndexEntry(id="A2", section="anchors", text="order_id=BX-7741-2290",
+                            status="active", turn=2))
+    delta = RuleExtractor().extract(turns, index).delta
+    assert [(a.key, a.value) for a in delta.anchors] == [("phone", "88204686")]
+    assert [(u.id, u.status) for u in delta.updates] == [("T1", "done")]

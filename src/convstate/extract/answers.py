@@ -19,8 +19,9 @@ The rule, the same however the turns are batched:
   place word, 路/号/区...; en: a street number and capitalized words).
 - An ask whose kinds were all given, by the user after it, is done.
 
-Across batches the asks are the open user tasks of the index, each with the turn it was
-(last) asked in, and what was given since is the index's anchors after that turn: an
+Across batches the asks are the open user tasks of the index that name kinds of value
+(whoever wrote them: an LLM's "Provide the order number" too), each with the turn it was
+(last) stated in, and what was given since is the index's anchors after that turn: an
 extractor needs nothing else from the turns before.
 """
 
@@ -98,7 +99,7 @@ class Asks:
                  if e.section == "anchors" and e.turn is not None]
         for e in index:
             if e.section == "open_tasks" and e.owner == "user" and e.status == "open" \
-                    and e.turn is not None and (kinds := asked_kinds(e.text)):
+                    and e.turn is not None and (kinds := asked_kinds(e.text, owed=True)):
                 ask = _Ask(kinds, e.turn, task_id=e.id)
                 ask.given = {k for k, t in given if t > ask.turn}
                 self.asks.append(ask)
@@ -140,7 +141,7 @@ class Asks:
                 continue  # "Your order BX-1 has shipped": a value given, not asked for
             task = next((t for t in delta.open_tasks if t.owner == "user"
                          and t.turns == [turn.index]
-                         and set(kinds) <= set(asked_kinds(t.text))), None)
+                         and set(kinds) <= set(asked_kinds(t.text, owed=True))), None)
             if task is None:
                 task = NewTask(text=_ask_text(sentence), owner="user", turns=[turn.index])
                 delta.open_tasks.append(task)

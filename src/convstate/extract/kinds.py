@@ -30,7 +30,7 @@ TICKET_ID = re.compile(
 # What a question names, per kind; the more specific first (a tracking number is not an
 # order number, an email address not an address). English needs the noun's word for an
 # id ("order number", "order ID": "your order" alone asks about the order, not its id)
-# and a phone as a noun ("your phone", not "can I phone you").
+# and a phone as a noun ("your phone", "email and phone", not "can I phone you").
 ASKED: tuple[tuple[AnchorKind, str], ...] = (
     ("ticket_id", TICKET_CUE),
     ("tracking_number", r"快递单号|运单号|物流单号|包裹单号|tracking\s*(?:number|no\.?|id|code|#)?"
@@ -41,7 +41,8 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
     ("email", r"邮箱|电子邮件|邮件地址|e-?mail(?:\s+address)?"),
     ("phone", r"手机号码?|电话号码?|手机|电话|联系方式"
               r"|(?:phone|mobile|cell|contact|callback)\s*(?:number|no\.?|#)"
-              r"|(?<=your\s)(?:phone|mobile|cell)(?![A-Za-z])"),
+              r"|(?:(?<=your\s)|(?<=the\s)|(?<=and\s)|(?<=\bor\s)|(?<=,\s))"
+              r"(?:phone|mobile|cell)(?![A-Za-z])"),
     ("address", r"收货地址|收件地址|地址|住址|(?:shipping\s+|mailing\s+|home\s+)?address"),
 )
 _ASKED = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), _I)
@@ -91,10 +92,12 @@ _GIVEN = re.compile(r"\s*(?i:is|was)\s+(?!what|\?)|\s*[:：]|[ \t]+[A-Z0-9]"
                     r"|是(?!多少|什么|哪|几|否|不是|\s*[?？]|\s*$)|为(?!多少|什么|\s*[?？])")
 
 
-def asked_kinds(sentence: str) -> list[AnchorKind]:
+def asked_kinds(sentence: str, owed: bool = False) -> list[AnchorKind]:
     """The kinds of value ``sentence`` (an assistant's) asks the user for, in the order
-    it names them; [] when it asks for none."""
-    if not _ASKS.search(sentence):
+    it names them; [] when it asks for none. ``owed``: the sentence is a task the user
+    owes (any extractor's words: "Provide the order number"), so it needs no question
+    or ask to ask for the values it names."""
+    if not owed and not _ASKS.search(sentence):
         return []
     out: list[AnchorKind] = []
     for m in _ASKED.finditer(sentence):

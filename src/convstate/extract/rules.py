@@ -384,7 +384,7 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
         _close_matching(
             delta.open_tasks, index,
             lambda t, o: o == "user" and bool(C.ask_user.search(t))
-            and any(p.search(t) for p in asked) and not asked_kinds(t),
+            and any(p.search(t) for p in asked) and not asked_kinds(t, owed=True),
             "done", delta, turn)
 
 
