@@ -165,12 +165,14 @@ class SQLStore:
             "(SELECT generation FROM sessions WHERE session_id={p}) AS generation, "
             "(SELECT COALESCE(MAX(version), 0) FROM states WHERE session_id={p}) AS version, "
             "(SELECT COALESCE(MAX(version), 0) FROM profiles WHERE user_id={p}) AS profile"
-            ") h LEFT JOIN turns t ON t.session_id={p} AND t.idx>{p} ORDER BY t.idx",
+            ") h LEFT JOIN turns t ON t.session_id={p} AND t.idx>{p}",
             (session_id, session_id, user_id, session_id, after))
         first = rows[0]
         head = Head(int(first[0] or 0), int(first[1]),
                     None if user_id is None else int(first[2]))
-        return head, [_turn(r[3:]) for r in rows if r[3] is not None]
+        # ordered here: an ORDER BY over the join sorts in a temporary table, every call
+        return head, sorted((_turn(r[3:]) for r in rows if r[3] is not None),
+                            key=lambda t: t.index)
 
     def _stamp(self, at: datetime) -> int | str:
         """A turn's time as stored: integer microseconds where turns are clustered and
