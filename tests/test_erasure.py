@@ -13,10 +13,12 @@ import re
 import subprocess
 import sys
 import threading
+import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from conftest import Said
@@ -437,3 +439,31 @@ def test_no_postgres_table_file_holds_an_erased_value() -> None:
         assert scan() == set(other.values)  # another user's values stay
     assert rows_of(PG, [said.session, said.session + "-2"], said.user) == dict.fromkeys(
         TABLES, 0)
+
+
+def test_an_erasure_that_cannot_rewrite_postgres_tables_says_so() -> None:
+    # VACUUM only warns, and goes on, where it may not rewrite a table (not its owner)
+    if not PG:
+        pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
+    import psycopg
+
+    from convstate import StoreError
+
+    role, said = f"erasure_{uuid.uuid4().hex[:8]}", Said()
+    with psycopg.connect(PG, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        try:
+            schema = admin.execute("SELECT current_schema()").fetchone()[0]
+            for grant in ("ALL ON ALL TABLES IN", "ALL ON ALL SEQUENCES IN", "USAGE, CREATE ON"):
+                admin.execute(f"GRANT {grant} SCHEMA {schema} TO {role}")
+            url = urlsplit(PG)
+            user = urlunsplit(url._replace(netloc=f"{role}@{url.netloc.split('@')[-1]}"))
+            talk(memory(user, said.session, said.user), said)
+            with pytest.raises(StoreError, match="only table or database owner"):
+                opened(user).forget_user(said.user)
+            assert rows_of(PG, [said.session], said.user) == dict.fromkeys(TABLES, 0)
+        finally:
+            while OPENED:
+                OPENED.pop().close()
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")

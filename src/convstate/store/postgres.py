@@ -84,27 +84,47 @@ class PostgresStore(SQLStore):
         erasure deleted from. It keeps a row some open transaction may still see, so it
         first waits for every transaction begun before the erasure to end; and it locks
         each table while rewriting it, waiting at most ``SCRUB_WAIT`` seconds for that
-        lock. Either wait past its time is a StoreError naming the sessions in the way."""
+        lock. Either wait past its time, or a table it may not rewrite (not its owner),
+        is a StoreError naming what is in the way."""
         try:
             with self._pool.connection() as conn:  # autocommit: VACUUM needs no transaction
-                since = conn.execute("SELECT clock_timestamp()").fetchall()[0][0]
-                deadline = time.monotonic() + SCRUB_WAIT
-                while older := conn.execute(_OLDER, (since,)).fetchall():
-                    if time.monotonic() > deadline:
-                        raise StoreError(self._blocked("a transaction begun before the "
-                                                       "erasure is still open", older))
-                    time.sleep(0.02)
-                conn.execute(f"SET lock_timeout = {int(SCRUB_WAIT * 1000)}")
-                try:
-                    conn.execute("VACUUM FULL " + ", ".join(tables))
-                except self._lock_timeout:
-                    holders = conn.execute(_HOLDERS, (list(tables),)).fetchall()
-                    raise StoreError(self._blocked("another session holds a lock on a "
-                                                   "scrubbed table", holders)) from None
-                finally:
-                    conn.execute("RESET lock_timeout")
+                self._wait_for_older(conn)
+                self._vacuum_full(conn, tables)
         except self._errors as exc:
             raise self._failed("vacuum", exc) from exc
+
+    def _wait_for_older(self, conn: Any) -> None:
+        since = conn.execute("SELECT clock_timestamp()").fetchall()[0][0]
+        deadline = time.monotonic() + SCRUB_WAIT
+        while older := conn.execute(_OLDER, (since,)).fetchall():
+            if time.monotonic() > deadline:
+                raise StoreError(self._blocked("a transaction begun before the erasure is "
+                                               "still open", older))
+            time.sleep(0.02)
+
+    def _vacuum_full(self, conn: Any, tables: tuple[str, ...]) -> None:
+        skipped: list[str] = []  # VACUUM only warns of a table it may not rewrite
+
+        def heard(notice: Any) -> None:
+            if notice.severity_nonlocalized == "WARNING":
+                skipped.append(notice.message_primary or "")
+
+        conn.execute(f"SET lock_timeout = {int(SCRUB_WAIT * 1000)}")
+        conn.add_notice_handler(heard)
+        try:
+            conn.execute("VACUUM FULL " + ", ".join(tables))
+        except self._lock_timeout:
+            holders = conn.execute(_HOLDERS, (list(tables),)).fetchall()
+            raise StoreError(self._blocked("another session holds a lock on a scrubbed "
+                                           "table", holders)) from None
+        finally:
+            conn.remove_notice_handler(heard)
+            conn.execute("RESET lock_timeout")
+        if skipped:
+            raise StoreError(f"the erased rows are deleted, but VACUUM FULL did not rewrite "
+                             f"every table at {self._where()}, so their bytes may stay in its "
+                             f"files: {'; '.join(skipped)} (run the erasure as the tables' "
+                             "owner, or VACUUM FULL them as one)")
 
     def _blocked(self, why: str, sessions: list[tuple[Any, ...]]) -> str:
         named = "; ".join(f"pid {pid} ({name or 'no application_name'}, {state}, "
