@@ -25,6 +25,7 @@ from ..delta import (
     StateDelta,
 )
 from ..lang import Cues, detect_language
+from ..lang.acts import expressive
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
@@ -34,6 +35,7 @@ from ..turns import Turn
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .names import find_names
+from .negation import choice, negated, quoted, refusal
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -193,15 +195,18 @@ class RuleExtractor(BaseExtractor):
         if role == "user":
             if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 delta.requests.append(NewRequest(text=text, turns=at))
-            elif C.negative.search(text):
+            elif expressive(text):
+                pass  # a pleasantry, a feeling, a complaint: the sentiment's, asks for nothing
+            elif refusal(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
-            elif C.constraint.search(text) and not _budget_amount(c.turn, text, delta):
+            elif (m := C.constraint.search(text)) and not quoted(text, m.start()) \
+                    and not _budget_amount(c.turn, text, delta):
                 delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
                                                turns=at))
             elif m := C.preference.search(text):
                 cue = m.group(0).lower()
-                dislike = bool(C.dislike.search(cue))
+                dislike = bool(C.dislike.search(cue)) != negated(text, m.start())
                 polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
@@ -210,7 +215,8 @@ class RuleExtractor(BaseExtractor):
                 pass
             elif C.user_commit.search(text) and not question:
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
-            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]):
+            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]) \
+                    and not negated(text, m.start()):
                 delta.goals.append(NewGoal(text=text, turns=at))
         elif role == "assistant":
             if C.done.search(text) and _close(text, "assistant", delta, index, c.turn.index):
@@ -219,7 +225,8 @@ class RuleExtractor(BaseExtractor):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
             elif C.assistant_commit.search(text) and not question and not C.offer.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
-        if role in ("user", "assistant") and C.decision.search(text) and not question:
+        if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
+                and not negated(text, m.start()) and not (role == "user" and expressive(text)):
             delta.decisions.append(NewDecision(text=text, turns=at))
 
 
@@ -377,7 +384,9 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
 
 
 def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
-    """Values of Cue-marked fields: the cue that matches last in the latest user turn."""
+    """Values of Cue-marked fields: the option the latest user turn that chooses one
+    chooses last (negation and scope: extract/negation.py); a later turn of the batch
+    that refuses it takes it back."""
     out: dict[str, FieldValue[Any]] = {}
     state_model = getattr(delta_model, "__state_model__", None)
     specs = state_model.custom_fields() if state_model else {}
@@ -387,10 +396,11 @@ def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, Fie
         for turn in turns:
             if turn.role != "user" or not turn.content:
                 continue
-            hits = [(m.end(), value) for value, pattern in spec.cue.compiled()
-                    for m in pattern.finditer(turn.content)]
-            if hits:
-                out[name] = FieldValue[Any](value=max(hits)[1], turns=[turn.index])
+            value, refused = choice(turn.content, spec.cue.compiled())
+            if value is not None:
+                out[name] = FieldValue[Any](value=value, turns=[turn.index])
+            elif name in out and out[name].value in refused:
+                del out[name]
     return out
 
 
