@@ -15,6 +15,7 @@ from convstate import (
     Cue,
     InMemoryStore,
     RuleExtractor,
+    SetOnce,
     delta_model,
     fold_report,
 )
@@ -109,6 +110,46 @@ def test_a_later_turn_of_the_batch_takes_a_choice_back_and_the_latest_choice_win
     assert case_after("我要换货", "我朋友上次退款了").refund_method == "exchange"
 
 
+def fold_batches(*batches: tuple[tuple[str, str], ...],
+                 model: type[ConversationState] = Case) -> ConversationState:
+    """The state after each batch of turns is extracted and folded on its own."""
+    turns = make_turns(*(t for batch in batches for t in batch))
+    state, at = model(), 0
+    for batch in batches:
+        delta = RuleExtractor().extract(turns[at:at + len(batch)], [],
+                                        delta_model(model)).delta
+        state, _ = fold_report(state, delta, sources(turns))
+        at += len(batch)
+    return state
+
+
+def test_a_later_refusal_lets_go_of_the_option_an_earlier_fold_chose() -> None:
+    state = fold_batches((("user", "我要换货"), ("assistant", "好的，为您申请换货。")),
+                         (("user", "算了，不要换货了。"),))
+    assert isinstance(state, Case) and state.refund_method is None
+    assert [(h.value, h.turn) for h in state.history("refund_method")] == [
+        ("exchange", 0), (None, 2)]
+    # refusing another option, or only mentioning one, leaves the choice alone
+    state = fold_batches((("user", "I'd like an exchange."),),
+                         (("user", "I don't want a refund."),),
+                         (("user", "My friend got a refund last time."),))
+    assert isinstance(state, Case) and state.refund_method == "exchange"
+    # a later choice still wins
+    state = fold_batches((("user", "I'd like an exchange."),),
+                         (("user", "No exchange, a refund please."),))
+    assert isinstance(state, Case) and state.refund_method == "refund"
+
+
+class FirstWord(ConversationState):
+    refund_method: Annotated[Literal["refund", "exchange"] | None, SetOnce(),
+                             Cue({"refund": "退款|refund", "exchange": "换货|exchange"})] = None
+
+
+def test_a_refusal_does_not_undo_a_set_once_field() -> None:
+    state = fold_batches((("user", "我要换货"),), (("user", "不要换货了"),), model=FirstWord)
+    assert isinstance(state, FirstWord) and state.refund_method == "exchange"
+
+
 def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     mem = ConversationMemory("neg", store=InMemoryStore(), state_model=Case,
                              context_window=2000)
@@ -119,6 +160,9 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     case = mem.state
     assert isinstance(case, Case)
     assert case.refund_method == "refund" and case.urgency is None
+    mem.add("user", "Actually, I don't want a refund anymore, I'll keep it.")
+    mem.compact(keep_recent_turns=0)
+    assert mem.state.refund_method is None  # type: ignore[attr-defined]
 
 
 def built_in(text: str) -> dict[str, list[str]]:

@@ -69,23 +69,42 @@ def question(clause: str, in_question: bool = False) -> bool:
 
 
 def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
-           ) -> tuple[str | None, set[str]]:
-    """The option one user turn chooses (the last chosen mention) and those it refuses;
-    ``options`` are (value, pattern) pairs."""
+           ) -> tuple[str | None, list[str]]:
+    """The option one user turn chooses (the last chosen mention) and those it refuses
+    (in the order refused); ``options`` are (value, pattern) pairs."""
     chosen: str | None = None
-    refused: set[str] = set()
+    refused: list[str] = []
     for clause, asks in clauses(text):
         hits = sorted((m.start(), m.end(), value) for value, pattern in options
                       for m in pattern.finditer(clause) if m.end() > m.start())
         for start, end, value in hits:
             found = reading(clause, start, end, asks)
+            if found is not None and value in refused:
+                refused.remove(value)
             if found == "chosen":
                 chosen = value
-                refused.discard(value)
             elif found == "refused":
-                refused.add(value)
+                refused.append(value)
                 chosen = None if chosen == value else chosen
     return chosen, refused
+
+
+def latest_choice(turns: Sequence[tuple[int, str]],
+                  options: Sequence[tuple[str, re.Pattern[str]]]
+                  ) -> tuple[str, int, bool] | None:
+    """(value, turn, refused) for a field over user turns given as (index, text): the
+    option the latest turn that chooses one chooses, or — when a later turn chooses none
+    but refuses the one chosen before it, or refuses one and none was chosen — the option
+    it lets go of (``refused``: the field drops it if it holds it); None without either."""
+    found: tuple[str, int, bool] | None = None
+    for index, text in turns:
+        value, refused = choice(text, options)
+        if value is not None:
+            found = (value, index, False)
+        elif refused and (found is None or found[2] or found[0] in refused):
+            before = found[0] if found is not None else None
+            found = (before if before in refused else refused[-1], index, True)
+    return found
 
 
 def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:

@@ -35,7 +35,7 @@ from ..turns import Turn
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .names import find_names
-from .negation import choice, negated, quoted, refusal
+from .negation import latest_choice, negated, quoted, refusal
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -385,22 +385,18 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
 
 def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
     """Values of Cue-marked fields: the option the latest user turn that chooses one
-    chooses last (negation and scope: extract/negation.py); a later turn of the batch
-    that refuses it takes it back."""
+    chooses last (negation and scope: extract/negation.py); a later turn that chooses
+    none but refuses one lets go of it (the fold clears the field if it holds it)."""
     out: dict[str, FieldValue[Any]] = {}
     state_model = getattr(delta_model, "__state_model__", None)
     specs = state_model.custom_fields() if state_model else {}
     for name, spec in specs.items():
         if spec.cue is None:
             continue
-        for turn in turns:
-            if turn.role != "user" or not turn.content:
-                continue
-            value, refused = choice(turn.content, spec.cue.compiled())
-            if value is not None:
-                out[name] = FieldValue[Any](value=value, turns=[turn.index])
-            elif name in out and out[name].value in refused:
-                del out[name]
+        said = [(t.index, t.content) for t in turns if t.role == "user" and t.content]
+        if (found := latest_choice(said, spec.cue.compiled())) is not None:
+            value, turn, refused = found
+            out[name] = FieldValue[Any](value=value, turns=[turn], refused=refused)
     return out
 
 
