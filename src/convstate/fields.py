@@ -91,8 +91,10 @@ class Cue:
     request marker ("Could you please ...", 能帮我退款吗？).
 
     The field takes the option chosen last in the latest user turn that chooses one; a
-    later turn of the same extraction that refuses it takes it back. The grammar is
-    ``convstate.extract.negation``; its words come from the language packs.
+    later turn that refuses the option the field holds and chooses none lets go of it
+    (the field is None again, its history keeps both; a ``SetOnce`` field keeps its
+    first value). The grammar is ``convstate.extract.negation``; its words come from the
+    language packs.
     """
 
     patterns: dict[str, str] = field(default_factory=dict)
