@@ -243,3 +243,8 @@ def test_what_a_complaint_asks_for_stays() -> None:
 def test_a_complaint_about_the_service_is_read_as_negative_sentiment() -> None:
     delta = RuleExtractor().extract(make_turns(("user", "你们这服务太差了")), []).delta
     assert delta.sentiment is not None and delta.sentiment.label == "negative"
+
+
+@pytest.mark.parametrize("text", ["退款要多久", "换货需要提供什么", "What does an exchange need"])
+def test_a_question_without_its_mark_chooses_nothing(text: str) -> None:
+    assert case_after(text).refund_method is None

@@ -28,7 +28,7 @@ sentences cut at commas and semicolons. A mention is
 
 The words of each class come from the language packs (``negator``, ``want``, ``require``,
 ``request``, ``subject``, ``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``,
-``breaker``, ``ask_choice``); a pack without them leaves its clauses to the rest.
+``breaker``, ``unmarked_question``); a pack without them leaves its clauses to the rest.
 """
 
 from __future__ import annotations
@@ -62,9 +62,10 @@ def clauses(text: str) -> Iterator[tuple[str, bool]]:
 
 
 def question(clause: str, in_question: bool = False) -> bool:
-    """Whether ``clause`` asks: it ends as a question, offers both answers (要不要), or
-    opens a question sentence the way a question opens ("Can I ...")."""
-    return bool(C.question.search(clause) or C.ask_choice.search(clause)
+    """Whether ``clause`` asks: it ends as a question, asks without the mark (a question
+    word, 要不要, 多久), or opens a question sentence as a question opens ("Can I ...")."""
+    return bool(C.question.search(clause) or C.asks.search(clause)
+                or C.unmarked_question.search(clause)
                 or (in_question and C.question_start.search(clause)))
 
 

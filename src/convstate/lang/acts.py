@@ -21,17 +21,34 @@ Read from every language pack's cues at once (zh + en built in):
 
 from __future__ import annotations
 
+import re
+
 from . import Cues
 
 C = Cues()
 REACH = 60  # characters before a sentiment word searched for who feels it
+SHORT = 2  # a clause of one word, or of this many Chinese characters, says little alone
+_CLAUSE = re.compile(r"[^，,;；。！？!?\n]+")
+_HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 def expressive(text: str) -> bool:
-    """A pleasantry, a feeling or a complaint that does not also direct."""
-    if directive(text):
+    """A pleasantry, a feeling or a complaint that does not also direct: every clause of
+    ``text`` is one ("你好，请给我推荐一家酒店" is not), or is a mere word ("Well, ...")."""
+    found = False
+    for m in _CLAUSE.finditer(text):
+        clause = m.group(0).strip()
+        if _one(clause):
+            found = True
+        elif len(clause.split()) > 1 or len(_HAN.findall(clause)) > SHORT:
+            return False
+    return found
+
+
+def _one(clause: str) -> bool:
+    if directive(clause):
         return False
-    return bool(C.pleasantry.search(text) or C.grievance.search(text)) or feeling(text)
+    return bool(C.pleasantry.search(clause) or C.grievance.search(clause)) or feeling(clause)
 
 
 def directive(text: str) -> bool:

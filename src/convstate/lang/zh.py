@@ -41,8 +41,8 @@ SCOPE = {
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
                r"|看看|是否|为什么|怎么",
-    # a question that offers both answers: 要不要, 能不能, 有没有
-    "ask_choice": r"(?P<anot>[\u4e00-\u9fff])[不没](?P=anot)",
+    # a question without its mark: both answers offered (要不要, 有没有), how long
+    "unmarked_question": r"(?P<anot>[\u4e00-\u9fff])[不没](?P=anot)|多久|多长时间|几天",
 }
 
 # What a clause does beside its words (lang/acts.py): expressive clauses (pleasantries,
