@@ -28,6 +28,7 @@ from . import Cues
 C = Cues()
 REACH = 60  # characters before a sentiment word searched for who feels it
 SHORT = 2  # a clause of one word, or of this many Chinese characters, says little alone
+TAIL_WORDS = 5  # what a pleasantry may say after its formula (what it thanks for...)
 _CLAUSE = re.compile(r"[^，,;；。！？!?\n]+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -48,7 +49,17 @@ def expressive(text: str) -> bool:
 def _one(clause: str) -> bool:
     if directive(clause):
         return False
-    return bool(C.pleasantry.search(clause) or C.grievance.search(clause)) or feeling(clause)
+    return pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)
+
+
+def pleasantry(clause: str) -> bool:
+    """Thanks, a greeting, a wish, an apology or a closing, with no more after it than
+    what it is for ("Thank you for your help"): "Thanks and get three tickets" asks."""
+    m = C.pleasantry.search(clause)
+    if m is None:
+        return False
+    rest = clause[m.end():]
+    return len(rest.split()) <= TAIL_WORDS and len(_HAN.findall(rest)) <= TAIL_WORDS * 2
 
 
 def directive(text: str) -> bool:

@@ -81,7 +81,8 @@ ACTS = {
     # a grievance that recurs or drags on: a complaint about the service
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
-        r"|again\s+and\s+again|over\s+and\s+over|yet\s+again|keep\s+\w+ing|kept\s+\w+ing"
+        r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
+        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing"
         r"|still\s+(?:haven['’]t|hasn['’]t|have\s+not|has\s+not|not|no|waiting|nothing)"
         r"|how\s+many\s+times|every\s+single\s+time|no\s+one|nobody|never\s+(?:got|received"
         r"|heard|called|answered|replied))\b",
