@@ -192,11 +192,12 @@ class RuleExtractor(BaseExtractor):
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
+        junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
             if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 delta.requests.append(NewRequest(text=text, turns=at))
-            elif expressive(text):
-                pass  # a pleasantry, a feeling, a complaint: the sentiment's, asks for nothing
+            elif junk:
+                pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
             elif refusal(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
@@ -226,7 +227,7 @@ class RuleExtractor(BaseExtractor):
             elif C.assistant_commit.search(text) and not question and not C.offer.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
         if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
-                and not negated(text, m.start()) and not (role == "user" and expressive(text)):
+                and not negated(text, m.start()) and not junk:
             delta.decisions.append(NewDecision(text=text, turns=at))
 
 

@@ -47,9 +47,8 @@ def expressive(text: str) -> bool:
 
 
 def _one(clause: str) -> bool:
-    if directive(clause):
-        return False
-    return pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)
+    return (pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)) \
+        and not directive(clause)
 
 
 def pleasantry(clause: str) -> bool:
