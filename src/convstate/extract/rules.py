@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from ..delta import (
@@ -28,6 +29,7 @@ from ..lang import Cues, detect_language
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
+from ..registry import LANGUAGES
 from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
@@ -441,8 +443,15 @@ _ASKABLE = ("phone", "email", "address", "order_id", "account", "time", "date", 
             "duration", "rating")
 
 
-def _asked(question: str) -> set[str]:
-    return {k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question)}
+def _asked(question: str) -> frozenset[str]:
+    return _asked_in(question, LANGUAGES.version)
+
+
+@lru_cache(maxsize=4096)
+def _asked_in(question: str, version: int) -> frozenset[str]:
+    """The keys ``question`` asks for (cached: an open question meets every reply)."""
+    del version  # the cache key: the cues change when a pack is registered
+    return frozenset(k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question))
 
 
 def _substantive(text: str) -> bool:

@@ -147,7 +147,10 @@ def _words(source: str) -> set[str]:
 
 def _split(text: str) -> list[str]:
     """An English clause cut where a coordinated clause with its own subject starts."""
-    cuts = [0] + [m.start() for m in _SUBCLAUSE.finditer(text)] + [len(text)]
+    starts = [m.start() for m in _SUBCLAUSE.finditer(text)]
+    if not starts:
+        return [text]
+    cuts = [0, *starts, len(text)]
     parts = [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
     return [re.sub(r"^(?:and|but|so|then)\s+", "", p, flags=re.IGNORECASE)
             for p in parts if p]
@@ -197,6 +200,7 @@ class _English:
         self.ends = _words(words["object_ends"])
         self.function = _words(words["function_words"])
         self.time = _words(words["time_words"])
+        self.seen: dict[str, tuple[str, ...]] = {}
 
     # words ------------------------------------------------------------------------
     def lemma(self, word: str) -> str:
@@ -223,7 +227,17 @@ class _English:
         head, _, particle = word.partition("_")
         return f"{self.lemma(head)}_{particle}" if particle else self.lemma(head)
 
-    def tokens(self, text: str) -> list[str]:
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """Lower-case words, contractions spelled out ("won't" -> will not); a clause is
+        read three ways (failure, report, promise), so its tokens are kept a while."""
+        found = self.seen.get(text)
+        if found is None:
+            if len(self.seen) > 1024:
+                self.seen.clear()
+            found = self.seen[text] = tuple(self.split_words(text))
+        return found
+
+    def split_words(self, text: str) -> list[str]:
         out: list[str] = []
         for tok in self.TOKEN.findall(text.lower().replace("’", "'")):
             if tok == "won't":
@@ -337,10 +351,10 @@ class _English:
         t = toks[i]
         if t in ("will", "shall"):
             return i, i + 1
-        if t == "going" and toks[i + 1:i + 2] == ["to"] and i > 0 and \
+        if t == "going" and tuple(toks[i + 1:i + 2]) == ("to",) and i > 0 and \
                 toks[i - 1] in ("am", "is", "are"):
             return i - 1, i + 2
-        if t in self.promise_verbs and toks[i + 1:i + 2] == ["to"]:
+        if t in self.promise_verbs and tuple(toks[i + 1:i + 2]) == ("to",):
             return i, i + 2
         return None
 
@@ -405,6 +419,8 @@ class _English:
     def failure(self, text: str) -> Act | None:
         """An act reported as not done: "I was not able to", "couldn't", "failed to"."""
         toks = self.tokens(text)
+        if not {"not", "unable", "failed"} & set(toks):
+            return None
         for i in range(len(toks)):
             form = next((f for f in self.FAILED if tuple(toks[i:i + len(f)]) == f), None)
             if form is None:
@@ -424,11 +440,11 @@ class _English:
         for a, t in enumerate(toks):
             if any(s in self.subordinators for s in toks[:a]):
                 return None  # "once it is uploaded": a condition, not a report
-            perfect = t in ("have", "has", "had") and toks[a + 1:a + 2] != ["to"]
+            perfect = t in ("have", "has", "had") and tuple(toks[a + 1:a + 2]) != ("to",)
             passive = t in ("is", "are", "was", "were", "am", "been")
             if perfect or passive:
                 p = self.skip(toks, a + 1)
-                if perfect and toks[p:p + 1] == ["been"]:
+                if perfect and tuple(toks[p:p + 1]) == ("been",):
                     passive, p = True, self.skip(toks, p + 1)
                 if p < len(toks) and self.is_past(toks[p]) and toks[p] != "been":
                     return self.reported(toks, a, p, passive)
