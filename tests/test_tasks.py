@@ -65,6 +65,10 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("user", "I will think about it."),
     ("user", "好的，尽快处理。"),
     ("user", "我们一定会去的。"),
+    ("assistant", "I will call you Liam from now on."),
+    ("assistant", "I'll do my best to help you."),
+    ("assistant", "我会尽力满足您的要求。"),
+    ("assistant", "将原诗中的内容转化为更生动的词汇。"),
 ])
 def test_what_is_done_now_offered_or_planned_opens_nothing(role: str, text: str) -> None:
     assert run([(role, text)]).open_tasks == [], text
@@ -98,6 +102,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我马上为您提交退款申请。", "退款申请已经提交成功。"),
     ("我们会尽快为您补发耳机。", "耳机已经给您补发了。"),
     ("主管会在今天下午5点前联系您。", "主管已经联系过您了。"),
+    ("客服专员将在两个工作日内与您联系。", "专员已经联系过您了。"),
+    ("我会给您发一封确认邮件。", "我刚刚给您发了邮件。"),
+    ("I'll have a new card mailed to you.", "Your new card was mailed yesterday."),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:
@@ -173,8 +180,10 @@ def test_answered_questions_close_across_batches(mode: str) -> None:
                  ("user", "Is the store open on Sunday?"),
                  ("assistant", "Yes."),
                  ("user", "Are there any other restaurants?"),
-                 ("assistant", "How about Bluefin in San Jose?")], mode)
-    assert [r.status for r in state.requests] == ["answered"] * 4
+                 ("assistant", "How about Bluefin in San Jose?"),
+                 ("user", "What's the tracking number?"),
+                 ("assistant", "It's SF1234567890.")], mode)
+    assert [r.status for r in state.requests] == ["answered"] * 5
 
 
 @pytest.mark.parametrize("mode", MODES)

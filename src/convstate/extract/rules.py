@@ -457,7 +457,7 @@ def _asked_in(question: str, version: int) -> frozenset[str]:
 def _substantive(text: str) -> bool:
     """Says something: clauses that are no question (but may propose: "How about X?") and
     no "let me check", with two content words in all besides pleasantries (a Chinese
-    character counting half a word)."""
+    character counting half a word, a number or code two: "It's SF1234567890")."""
     words = 0.0
     for part in EN_SENTENCE.split(text):
         for sentence in SENTENCE.findall(part):
@@ -468,7 +468,8 @@ def _substantive(text: str) -> bool:
                         C.question.search(clause) or C.asks.search(clause)):
                     continue
                 said = C.pleasantry.sub(" ", C.proposal.sub(" ", clause))
-                words += len(re.findall(r"[A-Za-z]{3,}|\d+", said)) + \
+                words += len(re.findall(r"[A-Za-z]{3,}", said)) + \
+                    2 * len(re.findall(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", said)) + \
                     len(re.findall(r"[\u3400-\u9fff]", said)) / 2
     return words >= 2
 

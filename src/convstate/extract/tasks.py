@@ -166,7 +166,8 @@ class _English:
                         " right away just quickly gladly happily first still really surely"
                         " promptly directly actually absolutely already successfully finally"
                         " since personally".split())
-    CHAINS = (("try", "to"), ("attempt", "to"), ("make", "sure", "to"), ("be", "sure", "to"),
+    CHAINS = (("try", "to"), ("attempt", "to"), ("make", "sure", "to"), ("do", "my", "best", "to"),
+              ("do", "our", "best", "to"), ("be", "sure", "to"),
               ("go", "ahead", "and"), ("gone", "ahead", "and"), ("went", "ahead", "and"),
               ("be", "able", "to"), ("have", "to"), ("need", "to"), ("get", "to"))
     PRONOUNS = frozenset("i we you they he she it who someone somebody".split())
@@ -187,6 +188,8 @@ class _English:
         self.generic = {self.key(w) for w in words["generic_verbs"].split()}
         self.light = {self.key(w) for w in words["light_verbs"].split()}
         self.causative = {self.key(w) for w in words["causative_verbs"].split()}
+        self.empty = {self.key(w) for w in words["empty_verbs"].split()}
+        self.naming = {self.key(w) for w in words["naming_verbs"].split()}
         self.check = {self.key(w) for w in words["check_verbs"].split()}
         self.stative = {self.key(w) for w in words["stative_verbs"].split()}
         self.known = set(self.classes) | self.generic | self.check
@@ -299,7 +302,9 @@ class _English:
         obj = self.object_of(toks, j)
         named = None
         if key in self.causative:  # "have a new card mailed to you", "get it sorted"
-            named = next((t for t in toks[j:j + 6] if self.is_past(t)), None)
+            # the participle ends the object ("the Grilled Salmon" is no causative)
+            named = next((t for k, t in enumerate(toks[j:j + 6], j) if self.is_past(t)
+                          and (k + 1 == len(toks) or toks[k + 1] in self.ends)), None)
             if named is not None:
                 obj = list(toks[j:toks.index(named, j)])
         if named is None and key in self.light:  # "give you a call", "let you know"
@@ -308,8 +313,11 @@ class _English:
                 obj = [t for t in obj if t != named]
         if named is not None:
             key = self.lemma(named)
-        elif key in self.stative:
-            return None
+        elif key in self.stative or key in self.empty and not self.content(obj):
+            return None  # "I'll be happy to", "I'll do that"
+        if key in self.naming and len(obj) > 1 and obj[1] not in self.particles \
+                and obj[0] in self.PRONOUNS | {"me", "him", "her", "them"}:
+            return None  # "I will call you Liam": a name, not a phone call
         verbs = {self.classes.get(key, key)}
         rest = toks[j + len(obj):]
         for k, t in enumerate(rest[:-1]):  # "check with the warehouse and get back to you"
@@ -555,6 +563,7 @@ class _Chinese:
         self.trailing = re.compile(
             f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
         self.future = _alternation(words["future_times"])
+        self.vague = _words(words["vague_verbs"])
         self.subjects = sorted(self.first | self.team | self.third | self.second, key=len,
                                reverse=True)
         self.subject_end = re.compile(f"(?:{'|'.join(self.subjects)})$")
@@ -597,6 +606,8 @@ class _Chinese:
             doer = next((w for w in self.subjects if text.startswith(w, 1)), None)
             if doer is not None:
                 text = self.strip(text[1 + len(doer):])
+        if any(text.startswith(v) for v in self.vague):
+            return None  # 我会尽力满足您的要求: help, not an act owed
         moved = ""
         if text[:1] in ("把", "将"):  # 把退货标签发给您
             m = self.verb.search(text, 2)
@@ -613,7 +624,7 @@ class _Chinese:
         tail = text[len(verb):]
         if tail.startswith(("一下", verb)):  # 查一下, 看看: done now
             return None
-        tail = re.sub(r"^[过了着完好]+", "", tail)  # 联系过您了: aspect, not object
+        tail = re.sub(r"^(?:[了着完好]|过(?![去来]))+", "", tail)  # 联系过您了: aspect
         verbs = {self.classes.get(verb, verb)}
         if self.to_you.match(tail) and verb not in self.classes:
             verbs.add(self.transfer)  # 拍给你: the photo goes to you, a sending
@@ -649,7 +660,8 @@ class _Chinese:
                 continue  # 退款凭证会发送到...: a thing's future, owed by no one
             if self.negation.match(self.strip(rest)):
                 continue  # 我们将不再...
-            phrase = self.verb_phrase(rest, known_only=not team)
+            # the user's promise, or 将 (also 把: 将原诗转化为...), needs a verb it knows
+            phrase = self.verb_phrase(rest, known_only=not team or m.group(0) == "将")
             if phrase is None:
                 continue
             verbs, _, obj = phrase
@@ -660,13 +672,14 @@ class _Chinese:
             if own and verbs <= self.check and not self.deferring.search(text) \
                     and not self.TIME.search(rest):
                 continue  # 我马上为您查询: the speaker's lookup, done now (a team's is owed)
-            objects = self.terms(topic, obj) or \
-                self.terms(subject if subject in self.team else "")
-            return Act(frozenset(verbs), objects, agent, generic=verbs <= self.generic)
+            return Act(frozenset(verbs), self.objects(subject, topic, obj), agent,
+                       generic=verbs <= self.generic)
         return None
 
     FAILED = re.compile(r"没能|未能|无法|没办法|没有办法|不能")
-    NOT_VERBS = frozenset("的了吗呢吧啊哦呀是在有这那也都就还和与及或很太真挺我你您他她它")
+    # not a verb when a phrase starts with it: particles, pronouns, prepositions
+    NOT_VERBS = frozenset("的了吗呢吧啊哦呀是在有这那也都就还和与及或很太真挺"
+                          "我你您他她它对给按向从被跟")
 
     def failure(self, text: str) -> Act | None:
         """An act reported as not done: 没能, 未能, 无法..."""
@@ -688,18 +701,28 @@ class _Chinese:
             phrase = self.verb_phrase(text[m.end():], known_only=True)
             if phrase is not None:
                 return self.reported(phrase, before)
+        for v in self.verb.finditer(text):  # 我刚刚给您发了邮件, 联系过您: aspect after the verb
+            if text[v.end():v.end() + 1] in ("了", "过") and self.acted(text, v):
+                phrase = self.verb_phrase(text[v.start():], known_only=True)
+                if phrase is not None:
+                    return self.reported(phrase, text[:v.start()])
         end = self.perfective.search(text)
         if end is None:
             return None
         for v in self.verb.finditer(text, 0, end.start()):
-            before, after = text[:v.start()], text[v.end():end.start()]
-            if self.negated.search(before) or self.degree.search(after) or \
-                    re.search(r"(?:会|将|要|想|能|可以|得|需要)$", before):
+            if self.degree.search(text, v.end(), end.start()) or not self.acted(text, v):
                 continue
             phrase = self.verb_phrase(text[v.start():end.start()], known_only=True)
             if phrase is not None:
-                return self.reported(phrase, before)
+                return self.reported(phrase, text[:v.start()])
         return None
+
+    def acted(self, text: str, verb: re.Match[str]) -> bool:
+        """The verb at ``verb`` is said as done: not negated (没发), not a future or a
+        wish (会发, 要发)."""
+        before = text[:verb.start()]
+        return not (self.negated.search(before)
+                    or re.search(r"(?:会|将|要|想|能|可以|得|需要)$", before))
 
     def reported(self, phrase: tuple[frozenset[str], str, str], before: str) -> Act:
         verbs, _, obj = phrase
@@ -707,8 +730,15 @@ class _Chinese:
         subject, topic = who if who else ("", before)
         agent: Agent = "speaker" if subject in self.first else \
             "other" if subject in self.second else None
-        objects = self.terms(topic, obj) or self.terms(subject if subject in self.team else "")
-        return Act(verbs, objects, agent, generic=verbs <= self.generic)
+        return Act(verbs, self.objects(subject, topic, obj), agent,
+                   generic=verbs <= self.generic)
+
+    def objects(self, subject: str, topic: str, obj: str) -> frozenset[str]:
+        """What an act is done to: its object and the topic put before (照片我等下拍给你);
+        with no object, a team doer too (客服专员会联系您: who comes is the point)."""
+        if self.terms(obj) or subject not in self.team:
+            return self.terms(topic, obj)
+        return self.terms(topic + subject)
 
     def act_of(self, text: str) -> Act | None:
         found = self.promise(text, "assistant")

@@ -122,7 +122,7 @@ PACK = LanguagePack(
         # verbs that name the same act, the first word naming the class; a phrasal verb
         # joins its particle with "_"
         "verb_classes":
-            "send resend email e-mail mail ship post forward dispatch deliver upload attach"
+            "send resend email e-mail mail ship post forward dispatch deliver upload attach provide"
             " go_out;"
             " call ring phone contact reach reach_out get_back call_back follow_up respond"
             " reply text touch;"
@@ -150,7 +150,14 @@ PACK = LanguagePack(
         # states and habits, not acts anyone can owe
         "stative_verbs": "be have know need want like love hate prefer miss forget remember"
                          " think wonder understand feel enjoy guess bet admit say mean hope"
-                         " wish believe agree take go try keep stay wait look_forward explain",
+                         " wish believe agree take go try keep stay wait look_forward explain"
+                         " continue"
+                         # help in general, not an act anyone can check was done
+                         " help assist support serve",
+        # verbs that say nothing without an object ("I'll do that")
+        "empty_verbs": "do",
+        # verbs that name when a name follows the person ("I'll call you Liam")
+        "naming_verbs": "call",
         # after the modal: not a promise ("I'll never forget", "I will always love")
         "not_promise": "not never always ever",
         "particles": "out back up into over off down in on for about with by",

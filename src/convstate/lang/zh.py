@@ -111,9 +111,13 @@ PACK = LanguagePack(
         # what ends a report after its verb: 发好了, 处理完了, 提交成功
         "perfective": "了 好了 完了 过了 完成了 完成 成功了 成功 完毕 好啦 啦",
         "negations": "不 没 没有 未 别 尚未 还没 还未",
+        # help in general, not an act anyone can check was done
+        "vague_verbs": "帮助 协助 帮 服务 满足 努力 配合 支持",
         "adverbs": "一定 尽快 马上 立即 立刻 稍后 随后 及时 再 也 都 就 亲自 优先 第一时间 这边"
+                   " 尽力 尽量 尽我所能 尽一切努力 认真 积极"
                    " 那边 还 专门 重新 全部 统一 直接 会 将",
-        "benefactives": "为您 给您 帮您 替您 为你 给你 帮你 替你 为你们 给你们",
+        "benefactives": "为您 给您 帮您 替您 与您 跟您 和您 为你 给你 帮你 替你 与你 跟你 为你们"
+                        " 给你们",
         "acknowledgements": "好的 好 嗯 那 那么 OK ok 没问题 是的 对 行",
         # what an act's object ends at: where it goes (发到您的邮箱, 发给您)
         "object_ends": "到 给 至 在 过去 过来 回来 成功 完成 好了",
