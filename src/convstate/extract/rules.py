@@ -33,10 +33,11 @@ from ..registry import LANGUAGES
 from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
+from .acts import Act
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .names import find_names
-from .tasks import Act, closes, read
+from .tasks import closes, read
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"

@@ -160,7 +160,17 @@ PACK = LanguagePack(
         "naming_verbs": "call",
         # after the modal: not a promise ("I'll never forget", "I will always love")
         "not_promise": "not never always ever",
-        "particles": "out back up into over off down in on for about with by",
+        "particles": "out back up into over off down in on for about with by care sure"
+                     " forward",
+        # between the modal and the verb, skipped
+        "adverbs": "also definitely certainly personally now then immediately soon right away"
+                   " just quickly gladly happily first still really surely promptly directly"
+                   " actually absolutely already successfully finally since",
+        "verb_chains": "try to; attempt to; make sure to; do my best to; do our best to;"
+                       " be sure to; go ahead and; gone ahead and; went ahead and; be able to;"
+                       " have to; need to; get to",
+        # an act reported as not done: it cancels the task
+        "failure_markers": "not able to; unable to; failed to; could not; can not",
         # who may owe a task besides I and we (the assistant's side)
         "team_nouns": "team staff colleague colleagues manager supervisor specialist agent"
                       " representative rep technician engineer courier driver department"

@@ -111,6 +111,11 @@ PACK = LanguagePack(
         # what ends a report after its verb: 发好了, 处理完了, 提交成功
         "perfective": "了 好了 完了 过了 完成了 完成 成功了 成功 完毕 好啦 啦",
         "negations": "不 没 没有 未 别 尚未 还没 还未",
+        # an act reported as not done: it cancels the task
+        "failure_markers": "没能 未能 无法 没办法 没有办法 不能",
+        # not a verb when a phrase starts with it: particles, pronouns, prepositions
+        "not_verbs": "的 了 吗 呢 吧 啊 哦 呀 是 在 有 这 那 也 都 就 还 和 与 及 或 很 太 真 挺"
+                     " 我 你 您 他 她 它 对 给 按 向 从 被 跟",
         # help in general, not an act anyone can check was done
         "vague_verbs": "帮助 协助 帮 服务 满足 努力 配合 支持",
         "adverbs": "一定 尽快 马上 立即 立刻 稍后 随后 及时 再 也 都 就 亲自 优先 第一时间 这边"
