@@ -295,6 +295,7 @@ def _serve(args: argparse.Namespace) -> int:
                           "'convstate[serve]'") from None
     token = os.environ.get("CONVSTATE_API_TOKEN") or None
     if args.openapi is not None:
+        _check_file("openapi", args.openapi)
         app = create_app(InMemoryStore(), token=token)
         args.openapi.write_text(json.dumps(app.openapi(), indent=1, sort_keys=True) + "\n",
                                 "utf-8")
@@ -338,7 +339,12 @@ def _profile(args: argparse.Namespace) -> int:
 def _forget(args: argparse.Namespace) -> int:
     store = _open(args.store)
     sessions = store.user_sessions(args.user)
-    erased = store.forget_user(args.user)
+    known = bool(sessions) or store.load_profile(args.user) is not None
+    erased = store.forget_user(args.user)  # also when unknown: it ends an earlier scrub
+    if not known:
+        print(f"user {args.user!r}: no sessions and no profile in {args.store}; nothing "
+              "erased (check the id)")
+        return 0
     print(f"user {args.user!r}: {len(sessions)} sessions, {erased} turns and the profile "
           "erased")
     return 0
@@ -403,11 +409,9 @@ def _eval(args: argparse.Namespace) -> int:
     # what a caller can get wrong is said before the run, not after it
     if args.limit is not None and args.limit < 1:
         raise ConfigError("limit", f"expected a positive number of dialogues, got {args.limit}")
-    if args.out is not None and args.out.is_dir():
-        raise ConfigError("out", f"{args.out} is a folder; give a file name")
-    for name, path in (("out", args.out), ("plot", args.plot)):
-        if path is not None:
-            _check_writable(name, path if name == "plot" else path.parent)
+    _check_file("out", args.out)
+    _check_folder("plot", args.plot)
+    _check_plotting(args.plot)
     if args.extractor != "rules" and not args.llm:
         raise ConfigError("llm", f"--extractor {args.extractor} needs --llm local|URL")
     if args.llm == "local":
@@ -472,9 +476,9 @@ def _eval_docs(args: argparse.Namespace) -> int:
 
     if any(not 0 < b <= 1 for b in args.budget):
         raise ConfigError("budget", "expected shares of the tokens, above 0 and at most 1")
-    for name, path in (("out", args.out), ("plot", args.plot)):
-        if path is not None:
-            _check_writable(name, path.parent)
+    _check_file("out", args.out)
+    _check_file("plot", args.plot)
+    _check_plotting(args.plot)
     out = _console()
     results: dict[str, dict[float, dict[str, Any]]] = {}
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -503,6 +507,30 @@ def _eval_docs(args: argparse.Namespace) -> int:
 
         out.print(f"chart: {retention_by_budget(results, args.plot)}")
     return 0
+
+
+def _check_file(name: str, path: Path | None) -> None:
+    """``--name FILE`` names a file that can be written (not a folder)."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ConfigError(name, f"{path} is a folder; give a file name")
+    _check_writable(name, path.parent)
+
+
+def _check_plotting(path: Path | None) -> None:
+    """Charts need matplotlib (the eval extra)."""
+    if path is not None and importlib.util.find_spec("matplotlib") is None:
+        raise ConfigError("plot", 'charts need matplotlib: pip install "convstate[eval]"')
+
+
+def _check_folder(name: str, path: Path | None) -> None:
+    """``--name DIR`` names a folder that is there or can be made (not a file)."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise ConfigError(name, f"{path} is a file; give a folder")
+    _check_writable(name, path)
 
 
 def _check_writable(name: str, folder: Path) -> None:
@@ -591,6 +619,7 @@ def schema_files(model: type[ConversationState] = ConversationState
 
 def _schema(args: argparse.Namespace) -> int:
     model = load_model(args.model) if args.model else ConversationState
+    _check_folder("out", args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, schema in schema_files(model).items():
         (args.out / name).write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
