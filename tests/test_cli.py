@@ -298,3 +298,28 @@ def test_a_folder_given_as_the_store_says_so(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="is a folder"):
         ConversationMemory("s", store=str(tmp_path / "data"))
+
+
+def test_sessions_lists_a_stores_sessions_newest_first(tmp_path: Path) -> None:
+    for session, user, turns in (("a", None, 3), ("b", "u-1", 12), ("c", "u-1", 1)):
+        with ConversationMemory(session, store=str(tmp_path / "s.db"), user_id=user,
+                                context_window=300) as mem:
+            for i in range(turns):
+                mem.add("user", f"My order SR-20240315-{i:03d} is late, phone 1391234{i:04d}.")
+                mem.context()
+    out = run("sessions", "--store", "s.db", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    rows = re.findall(r"│ (\w+) +│ +(\d+) │ +(\d+) │ (\d{4}-\d\d-\d\d [\d:]+) │", out.stdout)
+    assert [(s, int(t)) for s, t, _, _ in rows] == [("c", 1), ("b", 12), ("a", 3)]
+    assert int(rows[1][2]) >= 1 and rows[0][2] == "0"  # b folded, c did not
+    out = run("sessions", "--store", "s.db", "--user", "u-1", cwd=tmp_path)
+    assert re.findall(r"│ (\w+) +│", out.stdout) == ["c", "b"], out.stdout
+
+
+def test_compress_counts_with_the_model_given(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps([{"role": "user", "content": "订单 DD20240315889"}]))
+    out = run("compress", str(path), "--model", "claude-3-haiku", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "no tokenizer is known for model 'claude-3-haiku'" in out.stderr  # its count
+    assert "(default: 8192)" in run("compress", "--help").stdout

@@ -75,17 +75,31 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Help that says each option's default, where it has one to say."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, argparse.SUPPRESS):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="convstate", description=__doc__)
     p.add_argument("--version", action="version", version=f"convstate {__version__}")
     sub = p.add_subparsers(metavar="COMMAND")
+    # every subcommand's --help shows the defaults
+    sub.add_parser = partial(sub.add_parser,  # type: ignore[method-assign]
+                             formatter_class=_DefaultsShown)
 
     demo = sub.add_parser("demo", help="fold the built-in after-sales conversation offline")
-    demo.add_argument("--lang", choices=("zh", "en"), default="zh")
+    demo.add_argument("--lang", choices=("zh", "en"), default="zh",
+                      help="the conversation's language")
     demo.add_argument("--window", type=int, default=1200, help="context window in tokens")
     demo.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS,
                       help="recent user turns kept raw")
-    demo.add_argument("--format", choices=FORMATS.names(), default="text")
+    demo.add_argument("--format", choices=FORMATS.names(), default="text",
+                      help="how the state block is written")
     demo.add_argument("--llm", default=None, metavar="local|URL",
                       help="extract with an LLM too (hybrid): 'local' starts the bundled "
                            "model, or an OpenAI-compatible base URL")
@@ -97,15 +111,20 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve-local", help="serve the bundled SmolLM2 model on 127.0.0.1 "
                            "(OpenAI-compatible; needs convstate[local])")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--n-ctx", type=int, default=8192)
+    serve.add_argument("--port", type=int, default=8765, help="the port on 127.0.0.1")
+    serve.add_argument("--n-ctx", type=int, default=8192, help="the model's context in tokens")
     serve.set_defaults(run=_serve_local)
 
     comp = sub.add_parser("compress", help="fit a JSON/JSONL list of OpenAI messages")
-    comp.add_argument("file", type=Path)
-    comp.add_argument("--window", type=int, default=8192)
-    comp.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS)
-    comp.add_argument("--format", choices=FORMATS.names(), default="text")
+    comp.add_argument("file", type=Path, help="a JSON list (or {\"messages\": [...]}) or JSONL")
+    comp.add_argument("--window", type=int, default=8192, help="context window in tokens")
+    comp.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS,
+                      help="recent user turns kept raw")
+    comp.add_argument("--format", choices=FORMATS.names(), default="text",
+                      help="how the state block is written")
+    comp.add_argument("--model", default="gpt-4o-mini",
+                      help="the model whose tokens count (tiktoken's; 'local': the bundled "
+                           "model's)")
     comp.add_argument("--system", default=None, help="original system prompt to put first")
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
     comp.set_defaults(run=_compress)
@@ -113,8 +132,9 @@ def _parser() -> argparse.ArgumentParser:
     srv = sub.add_parser("serve", help="serve sessions over HTTP for bots in any language "
                          "(needs convstate[serve]; token from CONVSTATE_API_TOKEN)")
     srv.add_argument("--store", default=None, help="a SQLite path or postgresql:// DSN")
-    srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=int, default=8080)
+    srv.add_argument("--host", default="127.0.0.1",
+                     help="the address to listen on (not loopback: a token is required)")
+    srv.add_argument("--port", type=int, default=8080, help="the port to listen on")
     srv.add_argument("--window", type=int, default=8192, help="default context window")
     srv.add_argument("--model", default="gpt-4o-mini", help="the model whose tokens count")
     srv.add_argument("--foreground", action="store_true",
@@ -126,20 +146,26 @@ def _parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser("inspect", help="show a session: turns, state versions, "
                              "compaction log, current state")
-    inspect.add_argument("session")
+    inspect.add_argument("session", help="the session id")
     inspect.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     inspect.add_argument("--turns", type=int, default=20, help="how many recent turns")
     inspect.set_defaults(run=_inspect)
 
+    lst = sub.add_parser("sessions", help="list a store's sessions: turns, folds, last "
+                         "activity (newest first)")
+    lst.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    lst.add_argument("--user", default=None, help="only this user's sessions")
+    lst.set_defaults(run=_sessions)
+
     prof = sub.add_parser("profile", help="show a user's profile: what they told us across "
                           "sessions")
-    prof.add_argument("user")
+    prof.add_argument("user", help="the user id")
     prof.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     prof.set_defaults(run=_profile)
 
     forget = sub.add_parser("forget", help="erase a user everywhere (every session's turns, "
                             "states and log, and the profile), for a privacy request")
-    forget.add_argument("user")
+    forget.add_argument("user", help="the user id")
     forget.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     forget.set_defaults(run=_forget)
 
@@ -151,12 +177,13 @@ def _parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="measure what each method keeps on dialogues with gold "
                         "annotations (docs/DATA.md)")
-    ev.add_argument("data", type=Path)
-    ev.add_argument("--window", type=int, default=1000)
-    ev.add_argument("--extractor", choices=EXTRACTORS.names(), default="rules")
+    ev.add_argument("data", type=Path, help="dialogues with gold annotations (JSON)")
+    ev.add_argument("--window", type=int, default=1000, help="context window in tokens")
+    ev.add_argument("--extractor", choices=EXTRACTORS.names(), default="rules",
+                    help="what reads the expiring turns")
     ev.add_argument("--llm", default=None, metavar="local|URL",
                     help="the model for llm/hybrid extraction and the rolling summary")
-    ev.add_argument("--model", default="local")
+    ev.add_argument("--model", default="local", help="the model name for --llm URL")
     ev.add_argument("--out", type=Path, default=None, help="write results JSON here")
     ev.add_argument("--plot", type=Path, default=None, metavar="DIR",
                     help="write PNG charts (runs windows N/2, N and 2N)")
@@ -182,7 +209,8 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
                             "delta")
-    schema.add_argument("--out", type=Path, default=Path("schemas"))
+    schema.add_argument("--out", type=Path, default=Path("schemas"),
+                        help="the folder the two files go to")
     schema.add_argument("--model", default=None, metavar="MODULE:CLASS",
                         help="a ConversationState subclass, as package.module:Class or "
                              "path/to/file.py:Class (default: ConversationState)")
@@ -332,6 +360,30 @@ def _profile(args: argparse.Namespace) -> int:
         table.add_row(i.id, i.kind, i.status, f"{i.importance:.2f}",
                       f"{i.session_id} #{i.turn}\n{i.last_confirmed:%Y-%m-%d}",
                       Text(_printable(i.value)))
+    _console().print(table)
+    return 0
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    store = _open(args.store, readonly=True)
+    names = store.sessions() if args.user is None else store.user_sessions(args.user)
+    rows = []
+    for name in names:
+        count = store.turn_count(name)
+        last = store.turns(name, after=count - 2)
+        rows.append((last[-1].created_at if last else None, name, count,
+                     store.state_version(name)))
+    rows.sort(key=lambda r: (r[0] is not None, r[0] or datetime.min), reverse=True)
+    whose = f" of user {args.user!r}" if args.user is not None else ""
+    table = Table(title=f"{len(rows)} sessions{whose} in {args.store}")
+    for col in ("session", "turns", "folds", "last activity (UTC)"):
+        table.add_column(col, no_wrap=True, justify="right" if col in ("turns", "folds")
+                         else "left")
+    for at, name, count, folds in rows:
+        table.add_row(Text(_printable(name)), str(count), str(folds),
+                      f"{at:%Y-%m-%d %H:%M:%S}" if at else "-")
     _console().print(table)
     return 0
 
@@ -571,7 +623,7 @@ def _compress(args: argparse.Namespace) -> int:
         system, messages = messages[0].get("content"), messages[1:]
     mem = ConversationMemory("compress", store=InMemoryStore(), context_window=args.window,
                              keep_recent_turns=args.keep, state_format=args.format,
-                             system_prompt=system)
+                             system_prompt=system, model=args.model)
     mem.add_messages(messages)
     context = mem.context()
     if args.state:
