@@ -323,3 +323,12 @@ def test_compress_counts_with_the_model_given(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "no tokenizer is known for model 'claude-3-haiku'" in out.stderr  # its count
     assert "(default: 8192)" in run("compress", "--help").stdout
+
+
+def test_an_empty_block_in_the_demo_says_why(tmp_path: Path) -> None:
+    out = run("demo", "--lang", "en", "--window", "1200", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    block = out.stdout.split("state block")[1].split("─ tokens ─")[0]
+    assert block.strip("─ \n"), "an empty block printed as nothing"
+    said = " ".join(block.split())
+    assert "a smaller --window folds it" in said or "[Conversation record]" in said

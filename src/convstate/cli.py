@@ -290,7 +290,9 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
         out.print(f"{a.key}: {json.dumps(a.value, ensure_ascii=False)} -> "
                   f"{places.get(where, where)}")
     out.rule("state block")
-    out.print(mem.render())
+    out.print(mem.render() or (
+        f"(empty: the whole conversation fits the {mem.policy.budget}-token budget as raw "
+        "turns, and the block repeats nothing they hold; a smaller --window folds it)"))
     out.rule("tokens")
     if base_url:
         u = mem.usage()
