@@ -400,3 +400,18 @@ def test_llamaindex_memory_takes_memory_from_defaults_arguments(tmp_path: Path) 
             ConvstateMemory.from_defaults(**{name: value})
     with pytest.raises(ConfigError, match="token_limit"):
         ConvstateMemory.from_defaults(token_limit=3000, context_window=4096)
+
+
+def test_a_llamaindex_engine_prompt_the_memory_does_not_count_is_refused() -> None:
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.chat_engine import SimpleChatEngine
+    from llama_index.core.llms import MockLLM
+
+    from convstate import ConfigError
+    from convstate.integrations.llamaindex import ConvstateMemory
+
+    memory = ConvstateMemory.from_defaults("p", store=InMemoryStore(), context_window=WINDOW)
+    engine = SimpleChatEngine.from_defaults(llm=MockLLM(max_tokens=12), memory=memory,
+                                            system_prompt=PROMPT)
+    with pytest.raises(ConfigError, match="system_prompt"):
+        engine.chat("Where is my order SR-20240315-889?")

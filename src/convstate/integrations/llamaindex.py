@@ -113,8 +113,22 @@ class ConvstateMemory(BaseMemory):
             memory.set(chat_history)
         return memory
 
+    @property
+    def tokenizer_fn(self) -> Callable[[str], list[int]]:
+        """The memory's counter as LlamaIndex's chat engines call it (a text's tokens, as
+        a list): an engine counts its own prompt with it and says so to ``get``."""
+        count = self.memory.counter.count
+        return lambda text: [0] * count(text)
+
     def get(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
-        """The context, without the memory's own system prompt (the engine sends it)."""
+        """The context, without the memory's own system prompt (the engine sends it). An
+        engine that sends a prompt of its own (``initial_token_count`` tokens) to a
+        memory that does not count one is refused: the calls could pass the budget."""
+        if kwargs.get("initial_token_count") and self.memory.system_prompt is None:
+            raise ConfigError("system_prompt", f"the engine sends {kwargs['initial_token_count']}"
+                              " tokens of prompt that this memory does not count: give the "
+                              "memory the engine's system_prompt (from_defaults(..., "
+                              "system_prompt=...))")
         context = self.memory.context()
         if self.memory.system_prompt is not None and context and \
                 context[0]["role"] == "system":
