@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from ..lang import Cues
 from ..lang.zh import PACK as ZH
 from ..normalize import normalize
-from ..sections import NewAnchor, NewFact
+from ..sections import MAX_TEXT, NewAnchor, NewFact
 from ..turns import Turn
 
 _I = re.IGNORECASE
@@ -70,9 +70,18 @@ def outline(turn: Turn) -> list[NewFact]:
     # four words or eight characters of Chinese: "It depends." leads nowhere
     says = len(lead.split()) >= 4 or len(_ZH_LETTER.findall(lead)) >= 8
     parts = ([lead] if says and len(lead) <= MAX_CHARS else []) + (
-        [" · ".join(heads)] if len(heads) >= 2 else [])
+        [_joined(heads)] if len(heads) >= 2 else [])
     return [NewFact(text=p, importance=OUTLINE_IMPORTANCE, turns=[turn.index])
             for p in parts]
+
+
+def _joined(heads: list[str]) -> str:
+    """The heads joined with ' · ', as many whole ones as a fact holds (MAX_TEXT); a cut
+    list ends with '…'."""
+    out = " · ".join(heads)
+    if len(out) <= MAX_TEXT:
+        return out
+    return out[:MAX_TEXT - 1].rsplit(" · ", 1)[0] + "…"
 
 
 def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]

@@ -28,7 +28,14 @@ from ..lang import Cues, detect_language
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
-from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
+from ..sections import (
+    BUILT_IN,
+    FACTS,
+    MAX_SUBJECT,
+    MAX_TEXT,
+    AnchorKind,
+    text_of,
+)
 from ..state import IndexEntry
 from ..turns import Turn
 from .base import BaseExtractor, Extraction
@@ -158,16 +165,16 @@ class RuleExtractor(BaseExtractor):
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
-        notes = []
+        notes: list[str] = []
         asked: list[str] = []  # the names in the user turn just before
         for turn in turns:
-            anchors = find_anchors(turn)
+            anchors = find_anchors(turn, notes)
             if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
                 for a in anchors:
                     if a.subject is None and a.kind != "name" and _tied(a, turn.role):
                         a.subject = asked[0]
-            asked = [a.value for a in anchors if a.kind == "name"] \
-                if turn.role == "user" else asked
+            asked = [a.value for a in anchors if a.kind == "name"
+                     and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
             if len(anchors) > MAX_ANCHORS_PER_TURN:  # a pasted list is not what was said
                 notes.append(f"turn #{turn.index}: {len(anchors) - MAX_ANCHORS_PER_TURN} "
                              f"values past the first {MAX_ANCHORS_PER_TURN} not taken")
@@ -238,11 +245,16 @@ def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
             if name != "anchors" or item.kind in ("constraint", "negative_constraint")]
 
 
-def find_anchors(turn: Turn) -> list[NewAnchor]:
-    """Every pattern anchor in one turn, each value a verbatim slice of the turn's text."""
+def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
+    """Every pattern anchor in one turn, each value a verbatim slice of the turn's text.
+
+    A value longer than the state holds (MAX_TEXT) is not taken, and its characters are
+    claimed all the same (no looser pattern takes a piece of it); ``notes`` gets a line
+    saying so."""
     text = turn.text
     masked = text
     found: list[tuple[int, NewAnchor]] = []
+    too_long: list[str] = []
     for kind, key, pattern, group in ANCHOR_PATTERNS:
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
@@ -255,21 +267,29 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
             value = text[start:end].strip().rstrip(".")
             if not value or "\0" in masked[start:end]:  # overlaps an earlier anchor
                 continue
+            masked = masked[:start] + "\0" * (end - start) + masked[end:]  # claimed
+            if len(value) > MAX_TEXT:
+                too_long.append(key)
+                continue
             if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
                 key_here = "budget"
             else:
                 key_here = key
             found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                            turns=[turn.index])))
-            masked = masked[:start] + "\0" * (end - start) + masked[end:]
     # a tool's record is data; a kind of place the user names is what they ask for
     names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
+    too_long += ["names" for s, e in names if e - s > MAX_TEXT]
+    names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
     for start, anchor in found:  # a value is about the nearest name before it, if any
         if _tied(anchor, turn.role):
             anchor.subject = _nearest(text, names, start)
     for start, end in names:
         found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
                                        turns=[turn.index])))
+    if too_long and notes is not None:
+        notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
+                     f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
@@ -285,12 +305,13 @@ def _tied(anchor: NewAnchor, role: str) -> bool:
 
 
 def _nearest(text: str, names: list[tuple[int, int]], at: int) -> str | None:
-    """The name closest before ``at`` in the same sentence, verbatim."""
+    """The name closest before ``at`` in the same sentence, verbatim, if it names
+    nothing longer than a subject may be."""
     before = [(s, e) for s, e in names if e <= at and not _BREAK.search(text, e, at)]
     if not before:
         return None
     s, e = max(before, key=lambda n: n[1])
-    return text[s:e]
+    return text[s:e] if e - s <= MAX_SUBJECT else None
 
 
 def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
