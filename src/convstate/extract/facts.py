@@ -39,7 +39,7 @@ _NOT_PROSE = re.compile(r"\|.*\||`|^\s*#|^\s*[-=*_]{3,}")  # a table row, code, 
 # "2、准备材料：..." (a number may start an item mid-line, a bullet only a line).
 _LIST_HEAD = re.compile(r"(?:(?:^|(?<=\s))\d{1,2}[.)、]|^[ \t]*[-*•])[ \t]*\**"
                         r"([^:：*\n]{2,60}?)\**[ \t]*[:：]", re.M)
-_ITEM_NUMBER = re.compile(r"\s*\d{1,2}[.)、]?$")
+_ITEM_NUMBER = re.compile(r"(?<!\s)\s*\d{1,2}[.)、]?$")  # tried once per run of spaces
 OUTLINE_IMPORTANCE = 0.25  # below what people state about themselves and exact values
 _ZH_LETTER = re.compile(ZH.letters)
 

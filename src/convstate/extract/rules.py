@@ -7,7 +7,9 @@ an LLM extractor understands those better (HybridExtractor keeps these anchors).
 
 from __future__ import annotations
 
+import itertools
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -47,13 +49,23 @@ _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _LANGS = r"(English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean)"
 _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
+# Linear time on any text: a pattern is tried at most once per run of the characters it
+# starts with (a look-behind), whitespace is taken whole (possessive: a split of it
+# between two quantifiers is tried once), and a look-ahead or a number scans a bounded
+# stretch. Normal text matches as before; a run of 50,000 digits costs no more than 50,000
+# letters (benchmarks/bench_adversarial.py).
+_ID_LETTERS = 32  # letters an id may have before its first digit ("SR-", "ORDER-")
+_NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last digit
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
 ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
-    ("email", "email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
+    ("email", "email", re.compile(  # a local part from where its run starts (one try a
+        # run), or of at most 64 characters (right after another match)
+        r"(?:(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+|[A-Za-z0-9._%+-]{1,64})"
+        r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
     ("other", "tracking_number", re.compile(
-        r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
+        r"(?:快递单号|运单号|物流单号|tracking\s*+(?:number|no\.?|#)?)\s*+(?:是|为|:|：|#|\s)*+"
         r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
@@ -61,12 +73,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
     ("order_id", "order_id", re.compile(
-        r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
+        r"(?:订单号|订单编号|单号|订单|order\s*+(?:number|no\.?|id|#)?)"
         r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
-        r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I), 1),
+        rf"((?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}})(?![A-Za-z0-9])", _I), 1),
     ("account", "account", re.compile(
-        r"(?:账号|账户|会员号|用户名)\s*(?:是|为|:|：|#|\s)*([A-Za-z0-9_.-]{4,})"
-        r"|\baccount\s*(?:number|no\.?|id|#)?\s*(?:is|:|#|\s)\s*"
+        r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
+        r"|\baccount\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
         r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
     ("phone", "phone", re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
@@ -96,7 +108,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I), 0),
     ("other", "rating", re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
-        r"(?:rating|rated|评分|评价|得分)\s*(?:of|is|:|：|是|为)?\s*(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
+        r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I), 1),
     ("time", "time", re.compile(
         r"(?<![\d:])\d{1,2}:\d{2}(?:\s*[-~至到]\s*\d{1,2}:\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d:])"
@@ -104,17 +116,18 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I), 0),
     ("amount", "amount", re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
-        r"|\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
+        rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
         r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?"
         rf"|{_ZH_NUM}{{1,8}}(?:元|块钱|块|美元)(?:以上|以下|左右)?"
         r"|免费(?!的?(?:停车|wifi|WiFi|取消|退换|咨询))", _I), 0),  # a price of nothing
     ("other", "duration", re.compile(
-        r"\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
-        r"|\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
+        r"(?<!\d)\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)"
+        r"(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
+        r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)"), 0),
     ("other", "rating", re.compile(r"\d(?:\.\d)?分(?:以上|以下)?"), 0),
     ("address", "address", re.compile(
-        r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*"
+        r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"(?![和与跟及或吗呢吧])[^，。,;；!！?？\n\s]{4,60})"
@@ -138,6 +151,10 @@ C = Cues()
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
+# A turn's clauses read for tasks, goals, decisions...: a message that says more is a
+# pasted text (a long chat's pasted pages have ~130); past it, what one clause costs
+# (a completion is compared with every open task) would grow with the turn's length.
+MAX_CLAUSES_PER_TURN = 256
 SUBSTANTIVE_CHARS = 200  # a reply this long that asks nothing answers the question before
 _MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
@@ -181,8 +198,12 @@ class RuleExtractor(BaseExtractor):
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             delta.anchors.extend(anchors)
             before = _sizes(delta)
-            for clause in _clauses([turn]):
+            clauses = _clauses([turn])
+            for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
                 self._clause(clause, delta, open_tasks)
+            if unread := sum(1 for _ in clauses):
+                notes.append(f"turn #{turn.index}: {unread} clauses past the first "
+                             f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
@@ -258,6 +279,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     for kind, key, pattern, group in ANCHOR_PATTERNS:
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
+        claimed: list[tuple[int, int]] = []  # one pattern's matches never overlap
         for m in pattern.finditer(masked):
             if group < 0:  # alternatives: the first capture group that took part
                 group_at = next(g for g in range(1, len(m.groups()) + 1) if m.group(g))
@@ -267,7 +289,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             value = text[start:end].strip().rstrip(".")
             if not value or "\0" in masked[start:end]:  # overlaps an earlier anchor
                 continue
-            masked = masked[:start] + "\0" * (end - start) + masked[end:]  # claimed
+            claimed.append((start, end))
             if len(value) > MAX_TEXT:
                 too_long.append(key)
                 continue
@@ -277,13 +299,15 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 key_here = key
             found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                            turns=[turn.index])))
+        masked = _masked(masked, claimed)
     # a tool's record is data; a kind of place the user names is what they ask for
     names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
     too_long += ["names" for s, e in names if e - s > MAX_TEXT]
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
+    stops = [m.start() for m in _BREAK_AT.finditer(text)]
     for start, anchor in found:  # a value is about the nearest name before it, if any
         if _tied(anchor, turn.role):
-            anchor.subject = _nearest(text, names, start)
+            anchor.subject = _nearest(text, names, start, stops)
     for start, end in names:
         found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
                                        turns=[turn.index])))
@@ -293,24 +317,43 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of the (ordered, disjoint) ``spans`` blanked out with NULs."""
+    if not spans:
+        return text
+    pieces, at = [], 0
+    for start, end in spans:
+        pieces += [text[at:start], "\0" * (end - start)]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
 # Kinds whose values describe a named thing (True), or do so unless the user states
 # them (False: the user's own phone or address is about the user).
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
          "address": False, "email": False}
 _BREAK = re.compile(r"[。！？!?；;\n]|\.\s")
+_BREAK_AT = re.compile(f"(?=(?:{_BREAK.pattern}))")  # every place one starts
 
 
 def _tied(anchor: NewAnchor, role: str) -> bool:
     return _TIED.get(anchor.kind, False) or (anchor.kind in _TIED and role != "user")
 
 
-def _nearest(text: str, names: list[tuple[int, int]], at: int) -> str | None:
+def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
+             ) -> str | None:
     """The name closest before ``at`` in the same sentence, verbatim, if it names
-    nothing longer than a subject may be."""
-    before = [(s, e) for s, e in names if e <= at and not _BREAK.search(text, e, at)]
+    nothing longer than a subject may be. ``stops``: where each _BREAK match of ``text``
+    starts, in order."""
+    before = [(s, e) for s, e in names if e <= at]
     if not before:
         return None
     s, e = max(before, key=lambda n: n[1])
+    # a break between the name and ``at`` (the first one after the name ends first)
+    k = bisect_left(stops, e)
+    if k < len(stops) and (m := _BREAK.match(text, stops[k])) and m.end() <= at:
+        return None
     return text[s:e] if e - s <= MAX_SUBJECT else None
 
 

@@ -1,0 +1,62 @@
+"""The rule extractor reads any text in time linear in its length: 4x the text takes at
+most ~6x the time. A ratio of two measured times (each the best of several runs), never
+seconds; benchmarks/bench_adversarial.py has the times."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+
+import pytest
+
+from convstate import RuleExtractor, Turn
+
+# Texts that took time quadratic (or worse) in their length: the patterns tried a long
+# run again from each of its characters, or a long gap split every way between two
+# quantifiers; a completion was compared with every task of the turn. (Copies of the
+# text per value or per name were quadratic too, but show only at sizes too slow for a
+# test: see the benchmark's "many values" and "capitalized words".)
+FAMILIES: dict[str, Callable[[int], str]] = {
+    "digits": lambda n: "1" * n,
+    "digits and commas": lambda n: "1," * (n // 2),
+    "a cue, then spaces": lambda n: "tracking" + " " * n + "x",
+    "a zh cue, then spaces": lambda n: "地址" + " " * n + "x",
+    "a zh question, then spaces": lambda n: "吗" + " " * n + "x",
+    "a cue repeated": lambda n: "order" * (n // 5),
+    "an email's run": lambda n: "a." * (n // 2),
+    "tasks and completions": lambda n: "我会处理这个问题，已经处理好了，" * (n // 16),
+}
+SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x
+START, MEASURABLE, REPS = 250, 0.02, 5
+
+
+def best_time(text: str, reps: int = REPS) -> float:
+    """Best of ``reps`` extractions of ``text`` as a user turn and an assistant turn (a
+    long one takes the outline path)."""
+    turns = [Turn(index=0, role="user", content=text),
+             Turn(index=1, role="assistant", content=text)]
+    extractor, best = RuleExtractor(), float("inf")
+    enabled = gc.isenabled()
+    gc.disable()  # a collection's pause would land in whichever run it met
+    try:
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            extractor.extract(turns, [])
+            best = min(best, time.perf_counter() - t0)
+    finally:
+        if enabled:
+            gc.enable()
+    return best
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_four_times_the_text_takes_at_most_six_times_as_long(name: str) -> None:
+    make = FAMILIES[name]
+    n = START  # the smallest size that takes long enough to measure
+    while best_time(make(n), 1) < MEASURABLE and n < 100_000:
+        n *= 2
+    small, large = best_time(make(n)), best_time(make(4 * n))
+    assert large / small <= SLOWEST, (
+        f"{name}: {n} -> {4 * n} characters took {large / small:.1f}x the time "
+        f"({small * 1e3:.0f} -> {large * 1e3:.0f} ms)")
