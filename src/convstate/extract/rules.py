@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -33,6 +34,7 @@ from ..normalize import normalize
 from ..sections import (
     BUILT_IN,
     FACTS,
+    MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
     AnchorKind,
@@ -56,6 +58,8 @@ _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 # letters (benchmarks/bench_adversarial.py).
 _ID_LETTERS = 32  # letters an id may have before its first digit ("SR-", "ORDER-")
 _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last digit
+_ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}}(?![A-Za-z0-9])"
+_TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
@@ -65,17 +69,17 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+|[A-Za-z0-9._%+-]{1,64})"
         r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
     ("other", "tracking_number", re.compile(
-        r"(?:快递单号|运单号|物流单号|tracking\s*+(?:number|no\.?|#)?)\s*+(?:是|为|:|：|#|\s)*+"
-        r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
+        r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
+        rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
     ("order_id", "order_id", re.compile(
-        r"(?:订单号|订单编号|单号|订单|order\s*+(?:number|no\.?|id|#)?)"
-        r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
-        rf"((?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}})(?![A-Za-z0-9])", _I), 1),
+        r"(?:订单号|订单编号|单号|订单|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?)"
+        r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
+        rf"({_ORDER_ID})", _I), 1),
     ("account", "account", re.compile(
         r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
         r"|\baccount\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
@@ -140,6 +144,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
         r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS, _I), 0),
 ]
+# The values a cue names may be a list: "orders: SR-1, SR-2 and SR-3", "单号分别是A、B和C".
+# Each listed value is one of the same form as the first (letters, digits and the rest
+# in the same order: a phone number after an order id is not another order id).
+_LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以及|和|及|与|或)\s*+"
+LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
+          "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
 _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
@@ -149,7 +159,10 @@ _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more
 # positive "满意" / "happy".
 C = Cues()
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
-MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
+# A turn gives at most as many values as the state keeps live of one key: a pasted list
+# of 100 order numbers is taken whole, and what a longer text holds past this is named
+# in the fold's log.
+MAX_ANCHORS_PER_TURN = MAX_LIVE_PER_KEY
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
 # A turn's clauses read for tasks, goals, decisions...: a message that says more is a
 # pasted text (a long chat's pasted pages have ~130); past it, what one clause costs
@@ -192,9 +205,12 @@ class RuleExtractor(BaseExtractor):
                         a.subject = asked[0]
             asked = [a.value for a in anchors if a.kind == "name"
                      and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
-            if len(anchors) > MAX_ANCHORS_PER_TURN:  # a pasted list is not what was said
-                notes.append(f"turn #{turn.index}: {len(anchors) - MAX_ANCHORS_PER_TURN} "
-                             f"values past the first {MAX_ANCHORS_PER_TURN} not taken")
+            if len(anchors) > MAX_ANCHORS_PER_TURN:
+                left = anchors[MAX_ANCHORS_PER_TURN:]
+                kinds = ", ".join(f"{k} {n}" for k, n in Counter(a.key for a in left).items())
+                notes.append(f"turn #{turn.index}: {len(left)} values past the first "
+                             f"{MAX_ANCHORS_PER_TURN} not taken ({kinds}), from "
+                             f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             delta.anchors.extend(anchors)
             before = _sizes(delta)
@@ -279,26 +295,30 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     for kind, key, pattern, group in ANCHOR_PATTERNS:
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
-        claimed: list[tuple[int, int]] = []  # one pattern's matches never overlap
+        claimed: list[tuple[int, int]] = []  # in order, never overlapping
         for m in pattern.finditer(masked):
             if group < 0:  # alternatives: the first capture group that took part
                 group_at = next(g for g in range(1, len(m.groups()) + 1) if m.group(g))
             else:
                 group_at = group
-            start, end = m.span(group_at)
-            value = text[start:end].strip().rstrip(".")
-            if not value or "\0" in masked[start:end]:  # overlaps an earlier anchor
-                continue
-            claimed.append((start, end))
-            if len(value) > MAX_TEXT:
-                too_long.append(key)
-                continue
-            if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
-                key_here = "budget"
-            else:
-                key_here = key
-            found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
-                                           turns=[turn.index])))
+            spans = [m.span(group_at)]
+            if key in LISTED:  # and the values listed after it
+                spans += _listed(masked, LISTED[key], *spans[0])
+            for start, end in spans:
+                value = text[start:end].strip().rstrip(".")
+                if not value or "\0" in masked[start:end] or (
+                        claimed and start < claimed[-1][1]):  # overlaps an earlier anchor
+                    continue
+                claimed.append((start, end))
+                if len(value) > MAX_TEXT:
+                    too_long.append(key)
+                    continue
+                if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
+                    key_here = "budget"
+                else:
+                    key_here = key
+                found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
+                                               turns=[turn.index])))
         masked = _masked(masked, claimed)
     # a tool's record is data; a kind of place the user names is what they ask for
     names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
@@ -315,6 +335,21 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
                      f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+def _listed(text: str, more: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of the values listed right after ``text[start:end]``, each of its form."""
+    form = _form(text[start:end])
+    out = []
+    while (m := more.match(text, end)) and _form(m.group(1)) == form:
+        start, end = m.span(1)
+        out.append((start, end))
+    return out
+
+
+def _form(value: str) -> str:
+    """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
+    return re.sub(r"[^\W\d_]+", "A", re.sub(r"\d+", "9", value))
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
