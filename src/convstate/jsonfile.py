@@ -1,6 +1,7 @@
 """Reading a JSON or JSONL file someone hands us: UTF-8, or any Unicode encoding that
 starts with a byte-order mark (UTF-16 from a Windows editor); every fault — unreadable,
-not text, not JSON, nested too deeply — a DataError naming the file, never a traceback."""
+not text, not JSON, nested too deeply, a number too long to read — a DataError naming
+the file, never a traceback."""
 
 from __future__ import annotations
 
@@ -41,3 +42,6 @@ def read_json(path: str | Path, lines: bool = False) -> Any:
         raise DataError(f"{path} is not valid JSON: {exc}") from None
     except RecursionError:
         raise DataError(f"{path}: JSON nested too deeply") from None
+    except ValueError as exc:  # valid JSON Python cannot hold: an integer of 4,300+ digits
+        raise DataError(f"{path}: a value Python cannot read ({str(exc).split(';')[0]})") \
+            from None
