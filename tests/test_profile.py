@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from convstate import ConfigError, ConversationMemory, SQLiteStore
-from convstate.profile import Profile, fade, promote, weight
+from convstate.profile import ONE_OFF, Profile, ProfileItem, fade, promote, weight
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
 
@@ -64,16 +64,19 @@ def test_the_next_session_starts_with_what_the_user_said_and_its_own_values_win(
     assert "13800001111" in third.context()[0]["content"]
 
 
-def test_forgetting_by_age_and_importance_never_forgets_contacts_or_hard_constraints(
+def test_forgetting_by_age_and_importance_never_forgets_contacts_or_standing_constraints(
         tmp_path: Path) -> None:
     mem = first_session(tmp_path / "p.db")
-    mem.add("user", "I prefer in-ear models.")
+    mem.add("user", "I prefer in-ear models. Please never call me after 8pm.")
     mem.add("assistant", "Noted.")
     mem.compact(keep_recent_turns=0)
     later = datetime.now(UTC) + timedelta(days=365 * 3)
     old = fade(mem.profile.model_copy(deep=True), later)
+    status = {i.value: i.status for i in old.items}
+    assert status["13912345678"] == status["Please never call me after 8pm"] == "active"
+    # a one-off request of that session ("I don't want an exchange") fades like the rest
+    assert status["I don't want an exchange"] == "archived"
     status = {i.kind: i.status for i in old.items}
-    assert status["phone"] == status["negative_constraint"] == "active"
     assert status["order_id"] == status["preference"] == "archived"  # kept, not shown
     assert len(old.items) == len(mem.profile.items)  # nothing deleted
     assert weight(old.anchor("phone"), later) == old.anchor("phone").importance
@@ -128,3 +131,93 @@ def test_profile_and_forget_commands(tmp_path: Path) -> None:
     assert b"13912345678" not in raw and b"DD20240315889" not in raw  # WAL, free pages too
     assert b"13700007777" in raw  # another user's data stays
     assert run("profile", "u1", "--store", str(db)).returncode == 1
+
+
+def test_erasing_a_session_takes_its_part_and_brings_back_what_it_replaced(
+        tmp_path: Path) -> None:
+    from convstate.profile import erase_session
+
+    db = tmp_path / "p.db"
+    first_session(db).close()  # s1: phone 13912345678, order DD20240315889, no exchange
+    second = ConversationMemory("s2", store=SQLiteStore(db), user_id="u1", context_window=500)
+    second.add("user", "New number: 13800001111. Order DD20240315889 is still not here.")
+    second.compact(keep_recent_turns=0)
+    both = second.profile
+    order = both.anchor("order_id")
+    assert [s.session_id for s in order.sources] == ["s1", "s2"] and order.confirmations == 2
+    # without the second session: the number it replaced is live again, the order is s1's
+    back = erase_session(both, "s2")
+    assert [(p.value, p.status, p.superseded_by) for p in back.history("phone")] == [
+        ("13912345678", "active", None)]
+    order = back.anchor("order_id")
+    assert (order.session_id, order.turn, order.confirmations) == ("s1", 0, 1)
+    assert order.importance == pytest.approx(both.anchor("order_id").importance - 0.05)
+    # without the first: only what the second said, as it said it
+    left = erase_session(both, "s1")
+    assert {(i.kind, i.value, i.session_id) for i in left.items} == {
+        ("phone", "13800001111", "s2"), ("order_id", "DD20240315889", "s2")}
+    assert left.anchor("phone").status == "active" and left.version == both.version
+    # a later promotion gives a new item an id no item has (erasure leaves gaps)
+    third = promote(left, first_session(tmp_path / "q.db", "s3").state, "s3")
+    ids = [i.id for i in third.items]
+    assert len(ids) == len(set(ids))
+    # an item saved before sources were kept is all its session's
+    legacy = both.model_dump(mode="json")
+    for item in legacy["items"]:
+        del item["sources"]
+    assert erase_session(Profile.model_validate(legacy), "s2").anchor("order_id") is None
+
+
+def test_junk_is_never_promoted_and_a_one_off_request_is_promoted_low_and_fades(
+        tmp_path: Path) -> None:
+    mem = ConversationMemory("j1", store=SQLiteStore(tmp_path / "p.db"), user_id="u1",
+                             context_window=500)
+    for text in ["This is the second time I have to chase you.", "你们这服务太差了",
+                 "I'm so frustrated.", "我已经等了三天了，我很生气。",
+                 "Please never call me after 8pm.", "It must arrive by Friday.",
+                 "I don't eat pork.", "Thanks, have a nice day!"]:
+        mem.add("user", text)
+        mem.add("assistant", "Noted.")
+    mem.compact(keep_recent_turns=0)
+    profile = mem.profile
+    assert profile is not None
+    values = {i.value: i for i in profile.items}
+    assert not [v for v in values if any(junk in v for junk in (
+        "chase", "太差", "frustrated", "生气", "have a nice day"))], sorted(values)
+    standing, one_off = values["Please never call me after 8pm"], values[
+        "It must arrive by Friday"]
+    assert standing.importance > 0.6 >= ONE_OFF >= one_off.importance
+    later = datetime.now(UTC) + timedelta(days=365)
+    old = fade(profile.model_copy(deep=True), later)
+    status = {i.value: i.status for i in old.items}
+    assert status["Please never call me after 8pm"] == "active"  # a standing rule stays
+    assert status["It must arrive by Friday"] == "archived"  # the request of that session
+    assert "I don't eat pork" in status  # how the user lives: a stable fact
+
+
+def test_junk_promoted_before_the_rule_fades_at_once() -> None:
+    now = datetime.now(UTC)
+    junk = ProfileItem(id="P1", kind="constraint", value="This is the second time I have "
+                       "to chase you", session_id="s0", turn=3, importance=0.8,
+                       first_seen=now, last_confirmed=now)
+    rule = junk.model_copy(update={"id": "P2", "kind": "negative_constraint",
+                                   "value": "以后别给我打电话", "importance": 0.85})
+    profile = fade(Profile(user_id="u1", items=[junk, rule]), now)
+    assert [i.status for i in profile.items] == ["archived", "active"]
+    assert weight(junk, now) == 0.0 and weight(rule, now + timedelta(days=3650)) == 0.85
+
+
+def test_a_one_off_said_again_in_a_later_session_becomes_stable(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    for session in ("a1", "a2"):
+        mem = ConversationMemory(session, store=SQLiteStore(db), user_id="u1",
+                                 context_window=500)
+        mem.add("user", "Don't leave the parcel with the neighbours.")
+        mem.add("assistant", "Noted.")
+        mem.compact(keep_recent_turns=0)
+        item = mem.profile.anchor("negative_constraint")
+        assert item is not None
+        mem.close()
+    assert item.confirmations == 2 and item.importance > ONE_OFF
+    later = datetime.now(UTC) + timedelta(days=3650)
+    assert weight(item, later) == item.importance  # a hard constraint said twice stays

@@ -50,6 +50,7 @@ class Plan:
     state: ConversationState
     raw: list[tuple[Turn, int]]
     through: int
+    generation: int  # the session's, when planned: a save after an erasure is refused
 
     @property
     def batch(self) -> list[Turn]:
@@ -64,6 +65,7 @@ class FoldOutcome:
 
     record: CompactionRecord
     state: ConversationState | None
+    generation: int  # the session's generation it was planned in
 
 
 Steps = Generator[Plan, "Extraction | Exception", "CompactionRecord | None"]
@@ -83,6 +85,8 @@ class Compactor:
         self.task: asyncio.Task[None] | None = None
         # whether the store's save gives the fold lease back in its own transaction
         self.saves_releasing = _takes(memory.store.save_state, "release")
+        # whether the store refuses a save or log line planned before an erasure
+        self.checks_generation = _takes(memory.store.save_state, "generation")
         # the last index's entries, by item: the next fold's state shares most items
         self.entries: dict[int, tuple[Item, IndexEntry]] = {}
         # and the last saved state's item dicts (ConversationState.dump), likewise
@@ -231,7 +235,8 @@ class Compactor:
             if through is None:
                 return None
             # a backlog (after an outage, or a long compact) goes in window-sized batches
-            return Plan(m._state, raw, bounded_batch(slots, through, m.policy.budget))
+            return Plan(m._state, raw, bounded_batch(slots, through, m.policy.budget),
+                        m._generation)
 
     # -- the steps ----------------------------------------------------------------------
 
@@ -270,14 +275,14 @@ class Compactor:
         record.cached_tokens = getattr(exc, "cached_tokens", 0)
         record.completion_tokens = getattr(exc, "completion_tokens", 0)
         record.tokens_after = record.tokens_before
-        m.store.log(record)
+        m.store.log(record, **self._checked(plan))
         with m._lock:
             self.retry_at = m._last + _RETRY_AFTER_TURNS
         if not bug:
             log.warning("convstate: extraction failed for turns %d-%d (%s); the turns "
                         "stay unfolded and are retried at the next fold", batch[0].index,
                         batch[-1].index, record.error)
-        return FoldOutcome(record, None)
+        return FoldOutcome(record, None, plan.generation)
 
     def _land(self, plan: Plan, extraction: Extraction) -> FoldOutcome:
         """Fold the extraction and save it (version-checked)."""
@@ -299,20 +304,25 @@ class Compactor:
             setattr(record, name, getattr(stats, name))
         record.tokens_after = m._assembler.fixed_tokens(new) + sum(
             n for t, n in plan.raw if t.index > plan.through)
-        extra = {"release": self.owner} if self.saves_releasing else {}
+        extra: dict[str, Any] = {"release": self.owner} if self.saves_releasing else {}
         m.store.save_state(m.session_id, new.dump(self.dumped), state.version, record,
-                           **extra)
-        return FoldOutcome(record, new)
+                           **extra, **self._checked(plan))
+        return FoldOutcome(record, new, plan.generation)
+
+    def _checked(self, plan: Plan) -> dict[str, int]:
+        """A write's ``generation`` argument, where the store takes one."""
+        return {"generation": plan.generation} if self.checks_generation else {}
 
     def _apply(self, outcome: FoldOutcome) -> CompactionRecord:
         """Take a fold's outcome into the memory's view and tell ``on_fold``."""
         m = self.memory
         if outcome.state is not None:
-            with m._lock:
-                if outcome.state.version > m._state.version:
+            with m._lock:  # (a state of an erased generation is never shown)
+                if outcome.state.version > m._state.version \
+                        and outcome.generation == m._generation:
                     m._set_state(outcome.state)
             if m.user_id is not None:
-                m._promote(outcome.state)
+                m._promote(outcome.state, outcome.generation)
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record

@@ -28,6 +28,7 @@ from ..delta import (
     StateDelta,
 )
 from ..lang import Cues, detect_language
+from ..lang.acts import expressive
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
@@ -42,9 +43,13 @@ from ..sections import (
 )
 from ..state import IndexEntry
 from ..turns import Turn
+from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
+from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
+from .negation import latest_choice, negated, quoted, refusal
+from .products import find_products
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -68,7 +73,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # run), or of at most 64 characters (right after another match)
         r"(?:(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+|[A-Za-z0-9._%+-]{1,64})"
         r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
-    ("other", "tracking_number", re.compile(
+    ("tracking_number", "tracking_number", re.compile(
         r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
         rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
@@ -76,13 +81,14 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
+    ("ticket_id", "ticket_id", TICKET_ID, 1),  # 投诉单号: a ticket, before any 单号
     ("order_id", "order_id", re.compile(
         r"(?:订单号|订单编号|单号|订单|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?)"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
         rf"({_ORDER_ID})", _I), 1),
     ("account", "account", re.compile(
         r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
-        r"|\baccount\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
+        r"|\b(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
         r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
     ("phone", "phone", re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
@@ -197,8 +203,9 @@ class RuleExtractor(BaseExtractor):
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
         notes: list[str] = []
         asked: list[str] = []  # the names in the user turn just before
+        asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
-            anchors = find_anchors(turn, notes)
+            anchors = asks.answer(turn, find_anchors(turn, notes), delta)
             if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
                 for a in anchors:
                     if a.subject is None and a.kind != "name" and _tied(a, turn.role):
@@ -221,6 +228,7 @@ class RuleExtractor(BaseExtractor):
                 notes.append(f"turn #{turn.index}: {unread} clauses past the first "
                              f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
+            asks.ask(turn, anchors, delta)
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
             elif turn.role == "assistant" and turn.content and not C.question.search(turn.content):
@@ -234,18 +242,22 @@ class RuleExtractor(BaseExtractor):
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
+        junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
             if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 delta.requests.append(NewRequest(text=text, turns=at))
-            elif C.negative.search(text):
+            elif junk:
+                pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
+            elif refusal(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
-            elif C.constraint.search(text) and not _budget_amount(c.turn, text, delta):
+            elif (m := C.constraint.search(text)) and not quoted(text, m.start()) \
+                    and not _budget_amount(c.turn, text, delta):
                 delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
                                                turns=at))
             elif m := C.preference.search(text):
                 cue = m.group(0).lower()
-                dislike = bool(C.dislike.search(cue))
+                dislike = bool(C.dislike.search(cue)) != negated(text, m.start())
                 polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
@@ -254,7 +266,8 @@ class RuleExtractor(BaseExtractor):
                 pass
             elif C.user_commit.search(text) and not question:
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
-            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]):
+            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]) \
+                    and not negated(text, m.start()):
                 delta.goals.append(NewGoal(text=text, turns=at))
         elif role == "assistant":
             if C.done.search(text) and _close(text, "assistant", delta, index, c.turn.index):
@@ -263,7 +276,8 @@ class RuleExtractor(BaseExtractor):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
             elif C.assistant_commit.search(text) and not question and not C.offer.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
-        if role in ("user", "assistant") and C.decision.search(text) and not question:
+        if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
+                and not negated(text, m.start()) and not junk:
             delta.decisions.append(NewDecision(text=text, turns=at))
 
 
@@ -321,16 +335,20 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                                                turns=[turn.index])))
         masked = _masked(masked, claimed)
     # a tool's record is data; a kind of place the user names is what they ask for
+    products = find_products(masked) if turn.role != "tool" else []
+    masked = _masked(masked, products)
     names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
-    too_long += ["names" for s, e in names if e - s > MAX_TEXT]
+    too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
+    products = [(s, e) for s, e in products if e - s <= MAX_TEXT]
     stops = [m.start() for m in _BREAK_AT.finditer(text)]
     for start, anchor in found:  # a value is about the nearest name before it, if any
         if _tied(anchor, turn.role):
-            anchor.subject = _nearest(text, names, start, stops)
-    for start, end in names:
-        found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
-                                       turns=[turn.index])))
+            anchor.subject = _nearest(text, sorted(names + products), start, stops)
+    for spans, key in ((products, "product"), (names, "names")):
+        for start, end in spans:
+            found.append((start, NewAnchor(kind="name", key=key, value=text[start:end],
+                                           turns=[turn.index])))
     if too_long and notes is not None:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
                      f"characters not taken ({', '.join(sorted(set(too_long)))})")
@@ -465,31 +483,32 @@ _ASKED_FOR = {
 
 def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
                  turn: int) -> None:
-    """A user turn that gives the value an open request asked for closes that request."""
+    """A user turn that gives the value an open request asked for closes that request
+    (a request for values of kinds that answers.py reads closes there, once all of them
+    are given)."""
     asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
     if asked:
         _close_matching(
             delta.open_tasks, index,
             lambda t, o: o == "user" and bool(C.ask_user.search(t))
-            and any(p.search(t) for p in asked),
+            and any(p.search(t) for p in asked) and not asked_kinds(t, owed=True),
             "done", delta, turn)
 
 
 def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
-    """Values of Cue-marked fields: the cue that matches last in the latest user turn."""
+    """Values of Cue-marked fields: the option the latest user turn that chooses one
+    chooses last (negation and scope: extract/negation.py); a later turn that chooses
+    none but refuses one lets go of it (the fold clears the field if it holds it)."""
     out: dict[str, FieldValue[Any]] = {}
     state_model = getattr(delta_model, "__state_model__", None)
     specs = state_model.custom_fields() if state_model else {}
     for name, spec in specs.items():
         if spec.cue is None:
             continue
-        for turn in turns:
-            if turn.role != "user" or not turn.content:
-                continue
-            hits = [(m.end(), value) for value, pattern in spec.cue.compiled()
-                    for m in pattern.finditer(turn.content)]
-            if hits:
-                out[name] = FieldValue[Any](value=max(hits)[1], turns=[turn.index])
+        said = [(t.index, t.content) for t in turns if t.role == "user" and t.content]
+        if (found := latest_choice(said, spec.cue.compiled())) is not None:
+            value, turn, refused = found
+            out[name] = FieldValue[Any](value=value, turns=[turn], refused=refused)
     return out
 
 
