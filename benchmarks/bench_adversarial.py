@@ -5,12 +5,14 @@ Run: python benchmarks/bench_adversarial.py [--sizes 12500 50000 200000] [--reps
 
 Each family is a text an attacker (or a careless paste) can send: runs of digits, of
 separators, of letters, punctuation or CJK, a cue word repeated or followed by a long
-gap, many values in one turn. For each size, one batch of two turns (the text as the
-user's and as the assistant's: a long assistant turn takes the outline path) is extracted
-``--reps`` times and the best time is kept. The table gives seconds per size, the ratio
-of each size's time to the one before (4x the input: about 4x the time when linear, 16x
-when quadratic) and microseconds per character at the largest size. A benchmark, not a
-test: nothing here asserts a timing (tests/test_linear.py checks a ratio).
+gap, many values in one turn. For each size, one batch of three turns (the assistant
+asking for an address, the text as the user's answer — read for a value of the asked
+kind by its shape — and as the assistant's: a long assistant turn takes the outline
+path) is extracted ``--reps`` times and the best time is kept. The table gives seconds
+per size, the ratio of each size's time to the one before (4x the input: about 4x the
+time when linear, 16x when quadratic) and microseconds per character read at the
+largest size (the text is read twice). A benchmark, not a test: nothing here asserts a
+timing (tests/test_linear.py checks a ratio).
 """
 
 from __future__ import annotations
@@ -54,15 +56,22 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "email-like run": _after("", "a.", "@"),
     "many values": _run("Hilton 1元 "),
     "tasks and completions": _run("我会处理这个问题，已经处理好了，"),
+    "an answer with a gap": _after("", " "),  # after ASKED, read by the value's shape
+    "a zh ask with a gap": _after("可以提供订单号吗", " "),
     "a list of ids": lambda n: "My orders: " + ", ".join(
         f"SR-{20240000 + i}-889" for i in range(max(1, n // 17))),
 }
 
 
+ASKED = "What is your address?"  # the assistant's turn before each text
+
+
 def timed(text: str, reps: int) -> float:
-    """Best of ``reps`` extractions of the text as a user turn and an assistant turn."""
-    turns = [Turn(index=0, role="user", content=text),
-             Turn(index=1, role="assistant", content=text)]
+    """Best of ``reps`` extractions of the text as the user's answer to ASKED and as an
+    assistant turn."""
+    turns = [Turn(index=0, role="assistant", content=ASKED),
+             Turn(index=1, role="user", content=text),
+             Turn(index=2, role="assistant", content=text)]
     extractor, best = RuleExtractor(), float("inf")
     for _ in range(reps):
         gc.collect()
@@ -89,7 +98,7 @@ def main() -> None:
         times = [timed(make(n), args.reps) for n in sizes]
         cells = " | ".join(f"{t:.3f} s" for t in times)
         steps = " | ".join(f"{b / a:.1f}" for a, b in zip(times, times[1:], strict=False))
-        print(f"| {name} | {cells} | {steps} | {times[-1] / sizes[-1] * 1e6:.1f} |",
+        print(f"| {name} | {cells} | {steps} | {times[-1] / (2 * sizes[-1]) * 1e6:.1f} |",
               flush=True)
 
 

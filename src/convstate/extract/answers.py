@@ -53,7 +53,9 @@ SHAPES: dict[str, re.Pattern[str]] = {
         # en: a street number and capitalized words, to the end of the sentence
         r"\b\d{1,6}[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?(?=[.;!?\n]|$)"
         # zh: a clause naming a place (a road, a number, a district...), after a filler
-        r"|(?:^|(?<=[，。,;；!！?？\s]))(?:好的|好|嗯|是的|对)?[，,\s]*(?:我的)?(?:地址)?"
+        # (a gap of 8 at most: each place in a long one is a start, and each would
+        # scan the rest of it; a start nearer the address finds the same address)
+        r"|(?:^|(?<=[，。,;；!！?？\s]))(?:好的|好|嗯|是的|对)?[，,\s]{0,8}(?:我的)?(?:地址)?"
         r"(?:是|在|为|寄到|送到)?"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"[\u4e00-\u9fff][^，。,;；!！?？\n\s]{4,59})"),
