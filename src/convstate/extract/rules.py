@@ -573,6 +573,11 @@ def _asked_in(question: str, version: int) -> frozenset[str]:
     return frozenset(k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question))
 
 
+# a word holding a digit, tried where its run of letters and digits starts (from each of
+# its characters, a long run without one was quadratic)
+_WITH_DIGIT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]*\d[A-Za-z0-9]*")
+
+
 def _substantive(text: str) -> bool:
     """Says something: clauses that are no question (but may propose: "How about X?") and
     no "let me check", with two content words in all besides acknowledgments (a Chinese
@@ -588,7 +593,7 @@ def _substantive(text: str) -> bool:
                     continue
                 said = C.acknowledgment.sub(" ", C.proposal.sub(" ", clause))
                 words += len(re.findall(r"[A-Za-z]{3,}", said)) + \
-                    2 * len(re.findall(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", said)) + \
+                    2 * len(_WITH_DIGIT.findall(said)) + \
                     len(re.findall(r"[\u3400-\u9fff]", said)) / 2
     return words >= 2
 
