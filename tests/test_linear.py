@@ -7,10 +7,11 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from typing import Annotated, Literal
 
 import pytest
 
-from convstate import RuleExtractor, Turn
+from convstate import ConversationState, Cue, RuleExtractor, StateDelta, Turn, delta_model
 
 # Texts that took time quadratic (or worse) in their length: the patterns tried a long
 # run again from each of its characters, or a long gap split every way between two
@@ -35,7 +36,8 @@ SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x
 START, MEASURABLE, REPS = 250, 0.03, 5
 
 
-def times(texts: list[str], reps: int = REPS) -> list[float]:
+def times(texts: list[str], reps: int = REPS,
+          delta_model: type[StateDelta] = StateDelta) -> list[float]:
     """The best of ``reps`` extractions of each text as a user's answer to ASKED and as an
     assistant turn (a long one takes the outline path), the texts taken in turn (a busy
     machine slows them alike)."""
@@ -50,7 +52,7 @@ def times(texts: list[str], reps: int = REPS) -> list[float]:
                          Turn(index=1, role="user", content=text),
                          Turn(index=2, role="assistant", content=text)]
                 t0 = time.perf_counter()
-                extractor.extract(turns, [])
+                extractor.extract(turns, [], delta_model)
                 best[k] = min(best[k], time.perf_counter() - t0)
     finally:
         if enabled:
@@ -58,14 +60,31 @@ def times(texts: list[str], reps: int = REPS) -> list[float]:
     return best
 
 
+def ratio(make: Callable[[int], str], delta_model: type[StateDelta] = StateDelta
+          ) -> tuple[int, float]:
+    """(n, the time of 4n characters over the time of n), n the smallest size (doubling
+    from START) whose time can be measured."""
+    times(["warm up: the patterns compile at their first use"], 1, delta_model)
+    n = START
+    while times([make(n)], delta_model=delta_model)[0] < MEASURABLE and n < 100_000:
+        n *= 2
+    small, large = times([make(n), make(4 * n)], delta_model=delta_model)
+    return n, large / small
+
+
 @pytest.mark.parametrize("name", FAMILIES)
 def test_four_times_the_text_takes_at_most_six_times_as_long(name: str) -> None:
-    make = FAMILIES[name]
-    times(["warm up: the patterns compile at their first use"], 1)
-    n = START  # the smallest size that takes long enough to measure
-    while times([make(n)])[0] < MEASURABLE and n < 100_000:
-        n *= 2
-    small, large = times([make(n), make(4 * n)])
-    assert large / small <= SLOWEST, (
-        f"{name}: {n} -> {4 * n} characters took {large / small:.1f}x the time "
-        f"({small * 1e3:.0f} -> {large * 1e3:.0f} ms)")
+    n, slower = ratio(FAMILIES[name])
+    assert slower <= SLOWEST, f"{name}: {n} -> {4 * n} characters took {slower:.1f}x the time"
+
+
+class Case(ConversationState):
+    method: Annotated[Literal["refund", "exchange"] | None,
+                      Cue({"refund": "退款|refund", "exchange": "换货|exchange"})] = None
+
+
+@pytest.mark.parametrize("unit", ["refund ", "退款"])
+def test_a_choice_named_over_and_over_is_read_in_linear_time(unit: str) -> None:
+    # each mention of an option was read against every word before it in its clause
+    n, slower = ratio(lambda k: unit * (k // len(unit)), delta_model(Case))
+    assert slower <= SLOWEST, f"{unit!r}: {n} -> {4 * n} characters took {slower:.1f}x"
