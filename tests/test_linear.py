@@ -30,6 +30,8 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     # what the assistant asked for, looked for in the answer by its shape alone
     "an answer with a gap": lambda n: "x" + " " * n + "y",
     "a zh ask with a gap": lambda n: "可以提供订单号吗" + " " * n + "x",
+    # an answer's values looked for again at every place each other value stands
+    "many values in an answer": lambda n: "Hilton " + "1元 " * (n // 3),
 }
 ASKED = "What is your address?"  # the assistant's turn before every text
 SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x

@@ -207,20 +207,21 @@ class RuleExtractor(BaseExtractor):
         asked: list[str] = []  # the names in the user turn just before
         asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
-            anchors = asks.answer(turn, find_anchors(turn, notes), delta)
-            if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
-                for a in anchors:
-                    if a.subject is None and a.kind != "name" and _tied(a, turn.role):
-                        a.subject = asked[0]
-            asked = [a.value for a in anchors if a.kind == "name"
-                     and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
-            if len(anchors) > MAX_ANCHORS_PER_TURN:
+            anchors = find_anchors(turn, notes)
+            if len(anchors) > MAX_ANCHORS_PER_TURN:  # before the answers look through them
                 left = anchors[MAX_ANCHORS_PER_TURN:]
                 kinds = ", ".join(f"{k} {n}" for k, n in Counter(a.key for a in left).items())
                 notes.append(f"turn #{turn.index}: {len(left)} values past the first "
                              f"{MAX_ANCHORS_PER_TURN} not taken ({kinds}), from "
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
+            anchors = asks.answer(turn, anchors, delta)
+            if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
+                for a in anchors:
+                    if a.subject is None and a.kind != "name" and _tied(a, turn.role):
+                        a.subject = asked[0]
+            asked = [a.value for a in anchors if a.kind == "name"
+                     and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
             delta.anchors.extend(anchors)
             before = _sizes(delta)
             clauses = _clauses([turn])
