@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .aio import in_thread
+from .delta import logged
 from .errors import ExtractionError, StoreError, VersionConflictError
 from .extract.base import Extraction
 from .fold import FoldKeys, fold_report
@@ -297,7 +298,7 @@ class Compactor:
         record.cached_tokens = extraction.cached_tokens
         record.completion_tokens = extraction.completion_tokens
         record.model = extraction.model
-        record.notes = "; ".join(extraction.notes) or None
+        record.notes = "; ".join(extraction.notes + logged(stats.dropped)) or None
         record.fallback = extraction.fell_back
         for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
             setattr(record, name, getattr(stats, name))

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
+from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
 from .normalize import normalize
 from .sections import Section, field_of, grouped, text_of
@@ -39,6 +39,7 @@ class FoldStats:
     superseded: int = 0
     updated: int = 0
     reasons: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # items the delta model cannot hold
 
     def reject(self, why: str) -> None:
         self.rejected += 1
@@ -59,10 +60,14 @@ def fold_report(state: ConversationState, delta: StateDelta,
     ``keys``: kept by the caller from fold to fold (the compactor keeps one), so a fold
     of the state the last one returned finds its proposals' duplicates without keying
     every item of the state again."""
+    # whoever made the delta, what its model cannot hold is left out, item by item
+    delta, dropped = admitted(delta, delta_model(type(state)))
     draft = _Draft(state)
     known = keys.maps if keys is not None and keys.state is state else {}
     dedup = _Keys(draft, known)
     stats = _fold_into(draft, delta, sources, dedup)
+    stats.dropped = dropped
+    stats.rejected += len(dropped)
     if keys is not None:  # sections this fold did not key keep the maps they had
         keys.state, keys.maps = draft.state, {**known, **dedup.maps}
     return draft.state, stats

@@ -39,6 +39,7 @@ ANCHOR_KINDS: tuple[str, ...] = get_args(AnchorKind)
 MAX_TURNS_CITED = 8
 MAX_ITEMS = 40
 MAX_TEXT = 500
+MAX_SUBJECT = 120
 
 
 # An item's provenance stays bounded however often it is said again: the first turns
@@ -238,7 +239,7 @@ class NewAnchor(New):
     key: str = Field(min_length=1, max_length=64,
                      description="e.g. order_id, phone, budget, constraint.")
     value: str = Field(min_length=1, max_length=MAX_TEXT)
-    subject: str | None = Field(default=None, max_length=120)
+    subject: str | None = Field(default=None, max_length=MAX_SUBJECT)
 
 
 # Exact values come first: those that identify the customer or the case and the user's

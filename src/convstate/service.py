@@ -148,8 +148,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         body = await _read(request, max_body)
         try:
             data = json.loads(body)
-        except ValueError as exc:
-            raise HTTPError(400, "body", f"not JSON: {exc}") from None
+        except ValueError as exc:  # or a number Python cannot hold (4,300+ digits)
+            raise HTTPError(400, "body", f"not JSON: {str(exc).split(';')[0]}") from None
+        except RecursionError:
+            raise HTTPError(400, "body", "JSON nested too deeply") from None
         messages = data if isinstance(data, list) else [data]
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
