@@ -28,6 +28,8 @@ EN_NAME = re.compile(
     rf"{_WORD}(?:\s+(?:{_JOIN}\s+)?{_WORD}){{0,5}}"
     r"|(?<![\w-])[A-Z]{2,5}(?![\w-])"
 )
+_JOINER = re.compile(_JOIN)
+WORD = re.compile(r"\S+")
 _CAPITAL = re.compile(r"[A-Z]")  # every name above holds one (a case-sensitive pattern)
 # Capitalized words that open sentences or stand for no one in particular.
 _NOT_NAMES = frozenset("""
@@ -54,11 +56,11 @@ def english_names(text: str) -> Iterator[tuple[int, int]]:
         return  # no capital, no name: one character class scans far faster than EN_NAME
     for m in EN_NAME.finditer(text):
         toks = [(m.start() + t.start(), m.start() + t.end(), t.group())
-                for t in re.finditer(r"\S+", m.group(0))]
+                for t in WORD.finditer(m.group(0))]
         while toks and toks[0][2].lower().rstrip(".,") in _NOT_NAMES:  # "The", "Thanks"
             toks.pop(0)
         while toks and (toks[-1][2].lower().rstrip(".,") in _NOT_NAMES
-                        or re.fullmatch(_JOIN, toks[-1][2])):
+                        or _JOINER.fullmatch(toks[-1][2])):
             toks.pop()
         if not toks:
             continue

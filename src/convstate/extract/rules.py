@@ -34,7 +34,7 @@ from ..registry import LANGUAGES
 from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
-from .acts import Act
+from .acts import HAN_RUN, Act
 from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
@@ -488,6 +488,10 @@ def _asked_in(question: str, version: int) -> frozenset[str]:
     return frozenset(k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question))
 
 
+_EN_WORD = re.compile(r"[A-Za-z]{3,}")
+_CODE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")  # a number or a code counts two words
+
+
 def _substantive(text: str) -> bool:
     """Says something: clauses that are no question (but may propose: "How about X?") and
     no "let me check", with two content words in all besides acknowledgments (a Chinese
@@ -502,9 +506,8 @@ def _substantive(text: str) -> bool:
                         C.question.search(clause) or C.asks.search(clause)):
                     continue
                 said = C.acknowledgment.sub(" ", C.proposal.sub(" ", clause))
-                words += len(re.findall(r"[A-Za-z]{3,}", said)) + \
-                    2 * len(re.findall(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", said)) + \
-                    len(re.findall(r"[\u3400-\u9fff]", said)) / 2
+                words += len(_EN_WORD.findall(said)) + 2 * len(_CODE.findall(said)) + \
+                    sum(map(len, HAN_RUN.findall(said))) / 2
     return words >= 2
 
 
