@@ -29,7 +29,7 @@ from ..delta import (
     StateDelta,
 )
 from ..lang import Cues, detect_language
-from ..lang.acts import expressive
+from ..lang.acts import expressive, masked_out
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
@@ -45,7 +45,7 @@ from ..sections import (
 )
 from ..state import IndexEntry
 from ..turns import Turn
-from .acts import Act
+from .acts import HAN_RUN, Act
 from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
@@ -70,6 +70,17 @@ _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last di
 _ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}}(?![A-Za-z0-9])"
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
 
+_NUMERIC: set[re.Pattern[str]] = set()
+_DIGIT = re.compile(r"\d")
+
+
+def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """Mark ``pattern`` as one that no match of holds without a digit (each alternative
+    needs one): it is not run on a turn that has none (most turns)."""
+    _NUMERIC.add(pattern)
+    return pattern
+
+
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
 ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
@@ -85,16 +96,16 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
-    ("ticket_id", "ticket_id", TICKET_ID, 1),  # 投诉单号: a ticket, before any 单号
-    ("order_id", "order_id", re.compile(
+    ("ticket_id", "ticket_id", _numeric(TICKET_ID), 1),  # 投诉单号: a ticket, before any 单号
+    ("order_id", "order_id", _numeric(re.compile(
         r"(?:订单号|订单编号|单号|订单|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?)"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
-        rf"({_ORDER_ID})", _I), 1),
+        rf"({_ORDER_ID})", _I)), 1),
     ("account", "account", re.compile(
         r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
         r"|\b(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
         r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
-    ("phone", "phone", re.compile(
+    ("phone", "phone", _numeric(re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         r"|(?:\+1[-\s]?)?\(\d{3}\)\s?\d{3}-\d{4}(?!\d)"
         r"|(?<![\d-])(?:\+1[-\s]?)?\d{3}-\d{3}-\d{4}(?!\d)"
@@ -102,7 +113,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?<![\d-])0\d{2,3}-?\d{7,8}(?![\d-])"
         # a local number with no area code, named as a phone number by its cue
         r"|(?<=电话是)\d{7,8}(?![\d-])|(?<=电话为)\d{7,8}(?![\d-])|(?<=电话：)\d{7,8}(?![\d-])"
-        r"|(?<=电话:)\d{7,8}(?![\d-])|(?<=号码是)\d{7,8}(?![\d-])"), 0),
+        r"|(?<=电话:)\d{7,8}(?![\d-])|(?<=号码是)\d{7,8}(?![\d-])")), 0),
     ("date", "date", re.compile(
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
@@ -121,13 +132,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", re.compile(  # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I), 0),
-    ("other", "rating", re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
+    ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
-        _I), 1),
-    ("time", "time", re.compile(
+        _I)), 1),
+    ("time", "time", _numeric(re.compile(
         r"(?<![\d:])\d{1,2}:\d{2}(?:\s*[-~至到]\s*\d{1,2}:\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d:])"
         r"|\b\d{1,2}\s?[ap]\.?m\.?"
-        r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I), 0),
+        r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I)), 0),
     ("amount", "amount", re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
         rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
@@ -139,7 +150,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
         r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)"), 0),
-    ("other", "rating", re.compile(r"\d(?:\.\d)?分(?:以上|以下)?"), 0),
+    ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
     ("address", "address", re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|:|：|\s)*"
@@ -307,7 +318,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     masked = text
     found: list[tuple[int, NewAnchor]] = []
     too_long: list[str] = []
+    digits = _DIGIT.search(text) is not None
     for kind, key, pattern, group in ANCHOR_PATTERNS:
+        if not digits and pattern in _NUMERIC:
+            continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
         claimed: list[tuple[int, int]] = []  # in order, never overlapping
@@ -574,8 +588,9 @@ def _asked_in(question: str, version: int) -> frozenset[str]:
     return frozenset(k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question))
 
 
-# a word holding a digit, tried where its run of letters and digits starts (from each of
-# its characters, a long run without one was quadratic)
+_EN_WORD = re.compile(r"[A-Za-z]{3,}")
+# a word holding a digit (a number or a code counts two words), tried where its run of
+# letters and digits starts (from each of its characters, a long run without one was quadratic)
 _WITH_DIGIT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]*\d[A-Za-z0-9]*")
 
 
@@ -593,9 +608,8 @@ def _substantive(text: str) -> bool:
                         C.question.search(clause) or C.asks.search(clause)):
                     continue
                 said = C.acknowledgment.sub(" ", C.proposal.sub(" ", clause))
-                words += len(re.findall(r"[A-Za-z]{3,}", said)) + \
-                    2 * len(_WITH_DIGIT.findall(said)) + \
-                    len(re.findall(r"[\u3400-\u9fff]", said)) / 2
+                words += len(_EN_WORD.findall(said)) + 2 * len(_WITH_DIGIT.findall(said)) + \
+                    sum(map(len, HAN_RUN.findall(said))) / 2
     return words >= 2
 
 
@@ -615,8 +629,9 @@ def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
         if turn.role != "user" or not turn.content:
             continue
         text = turn.content
-        neg = C.sentiment_neg.findall(text)
-        pos = C.sentiment_pos.findall(C.sentiment_neg.sub(" ", text))
+        negative, rest = masked_out(C.sentiment_neg, text)
+        neg = [m.group(0) for m in negative]
+        pos = C.sentiment_pos.findall(rest)
         if not neg and not pos:
             continue
         boost = 1 + 0.5 * min(len(C.intense.findall(text)), 2)
