@@ -64,21 +64,29 @@ def test_where_says_where_a_value_lives() -> None:
     mem.context()
     mem.compact(keep_recent_turns=0)
     assert mem.where("13812345678") == "state"  # superseded: kept in the state, not shown
-    # an unfolded turn the context cannot show (a failed extractor) is "pending"
-    broken = ConversationMemory("p", store=InMemoryStore(), context_window=300,
-                                extractor=_Failing())
-    for i in range(20):
-        broken.add("user", f"订单 DD{1000 + i}88 的问题，麻烦尽快看一下，谢谢您")
-        broken.add("assistant", "收到，马上处理，请稍等一下，我们会尽快回复您")
-        broken.context()
-    assert broken.where("DD100088") == "pending"
+    # a turn no extractor could read that the context cannot show is "pending"; with an
+    # extractor that reads in batches failing, the rules have read it ahead: "state"
+    for failing, where in ((_Failing, "pending"), (_FailingBatches, "state")):
+        broken = ConversationMemory("p", store=InMemoryStore(), context_window=300,
+                                    extractor=failing())
+        for i in range(20):
+            broken.add("user", f"订单 DD{1000 + i}88 的问题，麻烦尽快看一下，谢谢您")
+            broken.add("assistant", "收到，马上处理，请稍等一下，我们会尽快回复您")
+            broken.context()
+        assert broken.where("DD100088") == where
+        assert broken.state.folded_through == -1  # the configured extractor read nothing
 
 
 class _Failing:
     name = "failing"
+    live = True  # reads every turn as it comes (and fails)
 
     def extract(self, turns, index, delta_model=None):
         raise ExtractionError("the model did not answer")
+
+
+class _FailingBatches(_Failing):
+    live = False
 
 
 def test_the_block_keeps_user_values_longest_and_drops_open_questions_first() -> None:

@@ -39,6 +39,7 @@ class FoldStats:
     superseded: int = 0
     updated: int = 0
     reasons: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # ids of the items added or changed
 
     def reject(self, why: str) -> None:
         self.rejected += 1
@@ -52,17 +53,23 @@ def fold(state: ConversationState, delta: StateDelta,
 
 
 def fold_report(state: ConversationState, delta: StateDelta,
-                sources: Mapping[int, Turn], keys: FoldKeys | None = None
-                ) -> tuple[ConversationState, FoldStats]:
-    """Like :func:`fold`, and also say what was added, deduplicated and rejected.
+                sources: Mapping[int, Turn], keys: FoldKeys | None = None,
+                provisional: bool = False) -> tuple[ConversationState, FoldStats]:
+    """Like :func:`fold`, and also say what was added, deduplicated, rejected and
+    changed.
 
     ``keys``: kept by the caller from fold to fold (the compactor keeps one), so a fold
     of the state the last one returned finds its proposals' duplicates without keying
-    every item of the state again."""
+    every item of the state again. ``provisional``: the delta is a quick reading ahead
+    of the configured extractor; the items it adds or changes are listed in the new
+    state's ``provisional``."""
     draft = _Draft(state)
     known = keys.maps if keys is not None and keys.state is state else {}
     dedup = _Keys(draft, known)
     stats = _fold_into(draft, delta, sources, dedup)
+    stats.changed = [item.id for item in draft.owned.values()]
+    if provisional and stats.changed:
+        draft.state.provisional = list(dict.fromkeys(state.provisional + stats.changed))
     if keys is not None:  # sections this fold did not key keep the maps they had
         keys.state, keys.maps = draft.state, {**known, **dedup.maps}
     return draft.state, stats
@@ -232,7 +239,7 @@ class _Draft:
         for spec in given.sections():
             setattr(self.state, spec.name, list(getattr(given, spec.name)))
         self.state.field_log = list(given.field_log)
-        self.owned: set[int] = set()  # ids of the items that are this draft's own
+        self.owned: dict[int, Any] = {}  # the items that are this draft's own, by id()
 
     def own(self, section: str, item: Any) -> Any:
         """The draft's own copy of ``item`` (of ``section``), to change in place: made at
@@ -243,13 +250,13 @@ class _Draft:
         current = items[at]
         if id(current) not in self.owned:
             current = items[at] = current.model_copy()
-            self.owned.add(id(current))
+            self.owned[id(current)] = current
         return current
 
     def add(self, section: str, item: Any) -> None:
         """Append a new item, the draft's own."""
         getattr(self.state, section).append(item)
-        self.owned.add(id(item))
+        self.owned[id(item)] = item
 
     def _position(self, items: list[Any], section: str, item_id: str) -> int:
         # ids are the prefix and the position + 1 (items are never removed); a state

@@ -321,13 +321,16 @@ def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
     return hi
 
 
-def block_rows(state: ConversationState, lang: str) -> list[Row]:
-    """The rows a block of ``state`` shows, in block order, each with its rank."""
+def block_rows(state: ConversationState, lang: str, through: int | None = None
+               ) -> list[Row]:
+    """The rows a block of ``state`` shows, in block order, each with its rank; with
+    ``through``, only of the items last stated at or before that turn (a context's block:
+    the later ones are in its raw turns)."""
     words = block_words(lang)
     specs = state.custom_fields()
     anchor_labels = {s.anchor_key: s.label_for(lang) for s in specs.values()
                      if s.shape in ("anchor", "anchor_list") and (s.label or s.description)}
-    last = max(state.folded_through, 0) + 1
+    last = max(state.evicted_through, 0) + 1  # what was let go: not when it was saved
 
     def by_turn(item: Any) -> tuple[int, str]:
         return (item.first_turn, item.id)
@@ -339,8 +342,9 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     for spec in state.sections():
         position[spec.name] = spec.position
         live, rank_of = spec.live, spec.rank
-        for it in sorted((it for it in getattr(state, spec.name) if it.status == live),
-                         key=by_turn):
+        upto = through if through is not None else float("inf")
+        for it in sorted((it for it in getattr(state, spec.name)
+                          if it.status == live and it.last_turn <= upto), key=by_turn):
             rank = rank_of(it) + (it.last_turn or 0) / last  # in [0, 1): newer first
             if isinstance(it, Anchor):
                 rows.append((spec.name, anchor_labels.get(it.key, it.key), it.value,

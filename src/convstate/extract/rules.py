@@ -147,6 +147,7 @@ class RuleExtractor(BaseExtractor):
     """Offline, deterministic extractor for Chinese and English conversations."""
 
     name = "rules"
+    live = True  # cheap enough to read every turn as it comes (live.py)
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:

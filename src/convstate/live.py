@@ -1,0 +1,145 @@
+"""The live state: the saved state, and every stored turn after its watermark read as it
+comes, so what code reads (``mem.state``) is the truth now, at any window.
+
+Two watermarks (invariant 8): what the extractor has read (``folded_through``) and what
+the context has let go (``evicted_through``). A ``LiveReader`` reads the turns after the
+saved state's ``folded_through`` as they arrive, once each, and folds them in at once;
+eviction (compactor.py) then only moves ``evicted_through`` and saves what was read.
+
+Which extractor reads them (the batching rule):
+
+- an extractor cheap enough for every turn (``live = True``: the rules) reads them itself;
+  the live state is the real one, and a fold saves it as it is, with no extraction left;
+- any other (an LLM's, ``HybridExtractor``) reads its turns in the batches a fold takes
+  (worth its fixed prompt), or on ``mem.refresh()``; until then the rules read the turns
+  after its watermark as a *provisional* layer (``state.provisional`` lists the items they
+  added or changed; ``folded_through`` stays the configured extractor's), replaced when
+  the configured extractor's fold lands.
+
+A context shows the live state as far as it was let go: its block has the rows of the
+items last stated at or before ``evicted_through`` (later ones are in the raw turns), and
+the mood and your own fields as they are now. That part changes far less often than the
+live state (a value said again or closed, the mood, a fold), so a context takes a
+snapshot of the live state (``view``) and renews it only then: block rows are ranked and
+costed once per change, not once per turn. A context depends on the turns and on what
+was let go, not on when the state was last saved; and it never shows a value as active
+beside the raw turn that replaced it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import ExtractionError
+from .extract.base import Extractor
+from .extract.rules import RuleExtractor
+from .fold import FoldKeys, FoldStats, fold_report
+from .state import ConversationState, IndexEntry, Item
+from .turns import Turn
+
+log = logging.getLogger("convstate")
+
+_RETRY_AFTER_TURNS = 2  # a failed reading is tried again after the next exchange
+STATS = ("added", "deduplicated", "rejected", "superseded", "updated")
+
+
+def reads_live(extractor: Any) -> bool:
+    """Whether ``extractor`` is cheap enough to read every turn as it comes (its
+    ``live`` attribute; an unknown extractor is not)."""
+    inner = getattr(extractor, "inner", extractor)  # as_extractor's wrapper
+    return bool(getattr(inner, "live", False))
+
+
+class LiveReader:
+    """Reads the turns after a saved state's watermark into the live state."""
+
+    def __init__(self, extractor: Extractor, delta_model: Any, strict: bool):
+        self.own = reads_live(extractor)  # False: the rules read ahead, provisionally
+        self.extractor: Extractor = extractor if self.own else RuleExtractor()
+        self.delta_model, self.strict = delta_model, strict
+        self.reset(ConversationState())
+
+    def reset(self, saved: ConversationState, keys: FoldKeys | None = None,
+              entries: dict[int, tuple[Item, IndexEntry]] | None = None) -> None:
+        """Start again from ``saved`` (loaded, or a fold's). ``keys``/``entries``: the
+        dedup keys and index entries of a state sharing ``saved``'s items (a fold that
+        saved the live state as it was), so nothing is keyed again."""
+        self.saved = self.state = saved
+        self.read_through = saved.folded_through  # the newest turn read, provisionally too
+        self.keys = keys if keys is not None else FoldKeys()
+        if keys is not None:
+            self.keys.state = saved
+        self.entries = entries if entries is not None else {}
+        self.stats = FoldStats()  # what the readings since ``saved`` did
+        self.notes: list[str] = []
+        self.retry_at = -1
+        self._view = saved  # the snapshot a context shows (see above)
+
+    def read(self, turns: Iterable[Turn], last: int) -> None:
+        """Read ``turns`` (the memory's newest, oldest first; ``last`` the newest index)
+        after the live state's watermark, one turn at a time: every copy of a session
+        (another worker, a restart, ``compress()``) reads the same turns the same way,
+        whenever it reads them, so all come to the same state."""
+        if last <= self.read_through or last < self.retry_at:
+            return
+        for turn in turns:
+            if turn.index > self.read_through and not self._read_one(turn, last):
+                return
+
+    def _read_one(self, turn: Turn, last: int) -> bool:
+        try:
+            extraction = self.extractor.extract([turn], self.state.index(self.entries),
+                                                self.delta_model)
+            new, stats = fold_report(self.state, extraction.delta, {turn.index: turn},
+                                     self.keys, provisional=not self.own)
+        except Exception as exc:  # noqa: BLE001 - a failure waits; a bug is told
+            self.retry_at = last + _RETRY_AFTER_TURNS
+            if not isinstance(exc, ExtractionError) and self.strict:
+                raise
+            log.log(logging.WARNING if isinstance(exc, ExtractionError) else logging.ERROR,
+                    "convstate: reading turn %d into the live state failed (%s: %s); a "
+                    "fold reads it again", turn.index, type(exc).__name__, exc,
+                    exc_info=not isinstance(exc, ExtractionError))
+            return False
+        if not self.own:  # the configured extractor has not read this turn
+            new.folded_through = self.state.folded_through
+        if self._shows_change(new, stats.changed):
+            self._view = new
+        self.state, self.read_through = new, turn.index
+        for name in STATS:
+            setattr(self.stats, name, getattr(self.stats, name) + getattr(stats, name))
+        self.stats.reasons += stats.reasons
+        self.notes += extraction.notes
+        return True
+
+    def _shows_change(self, new: ConversationState, changed: list[str]) -> bool:
+        """Whether ``new`` changes what a context shows of the current snapshot: an item
+        it shows (stated at or before ``evicted_through``) changed, or an unquoted field."""
+        view, through = self._view, self._view.evicted_through
+        if any(getattr(new, name) is not getattr(view, name) for name in self._unquoted):
+            return True
+        for item_id in changed:
+            spec = next((s for s in view.sections() if s.owns(item_id)), None)
+            was = spec and _at(view, spec.name, int(item_id[len(spec.prefix):]) - 1, item_id)
+            if was is not None and was.last_turn <= through:
+                return True
+        return False
+
+    @property
+    def _unquoted(self) -> list[str]:
+        """The fields a context takes from the live state as they are: the mood, your
+        own fields and their log (no block row of theirs quotes a turn)."""
+        return ["sentiment", "field_log", *type(self.saved).custom_fields()]
+
+    def view(self) -> ConversationState:
+        """The snapshot of the live state a context shows (see above)."""
+        return self._view
+
+
+def _at(state: ConversationState, section: str, at: int, item_id: str) -> Any:
+    """The item ``item_id`` of ``section`` at position ``at`` (ids are the prefix and
+    the position + 1: items are never removed), or None."""
+    items = getattr(state, section)
+    return items[at] if 0 <= at < len(items) and items[at].id == item_id else None
