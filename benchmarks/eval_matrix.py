@@ -1,6 +1,8 @@
 """Run `convstate eval` over every dialogue set in shared/data at the windows each is
 meant for, and print one markdown table: anchor retention per method, context tokens,
-and (where the code reports them) convstate's losses and block precision.
+(where the code reports them) convstate's losses and block precision, and the state as
+code reads it (turn and anchor recall, stale rate, precision, and turn recall with every
+turn folded; "-" for a set without per-turn gold state).
 
     python benchmarks/eval_matrix.py [--data ../shared/data] [--json out.json]
         [--trigger R --target R --block-share R --keep K] [--windows N ...]
@@ -17,6 +19,7 @@ import time
 from pathlib import Path
 
 from convstate.eval.run import EvalConfig, evaluate, load_dialogues
+from convstate.eval.state_accuracy import MEASURES
 
 # (label, file under the data folder, first K dialogues or None, windows)
 RUNS = [
@@ -28,6 +31,10 @@ RUNS = [
     ("scm_long", "scm_long/scm_long_dialogues.json", None, [4096, 8192]),
     ("goodai_ltm", "goodai_ltm/goodai_ltm_b3_1k.json", None, [2048, 4096]),
 ]
+
+
+def _figure(value: float | None, places: int) -> str:
+    return "-" if value is None else f"{value:.{places}f}"
 
 
 def main() -> int:
@@ -46,8 +53,9 @@ def main() -> int:
                                ("block_share", args.block_share),
                                ("keep_recent_turns", args.keep)) if v is not None}
     print("| set | window | convstate | truncation | rolling summary | tokens (cs / trunc) "
-          "| raw / block / state only / never / unfolded | block precision |")
-    print("|---|---:|---:|---:|---:|---:|---|---:|")
+          "| raw / block / state only / never / unfolded | block precision "
+          "| state: turn recall | anchor recall | stale | precision | every turn folded |")
+    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     out = {}
     for label, path, limit, windows in RUNS:
         if args.only and args.only not in label:
@@ -62,11 +70,11 @@ def main() -> int:
             losses = " / ".join(f"{loss[k]:.0%}" for k in
                                 ("raw", "block", "state", "never_extracted", "unfolded")
                                 if k in loss) or "-"
-            precision = cs.get("block_precision")
+            state = " | ".join(_figure(cs.get(name), 3) for name in MEASURES)
             print(f"| {label} | {window} | {cs['anchor_retention']:.3f} | "
                   f"{tr['anchor_retention']:.3f} | {rs['anchor_retention']:.3f} | "
                   f"{cs['context_tokens']:.0f} / {tr['context_tokens']:.0f} | {losses} | "
-                  f"{'-' if precision is None else f'{precision:.2f}'} |", flush=True)
+                  f"{_figure(cs.get('block_precision'), 2)} | {state} |", flush=True)
             print(f"  ({time.perf_counter() - start:.1f} s)", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1), "utf-8")

@@ -71,6 +71,7 @@ def test_every_readme_python_block_runs_as_written(tmp_path: Path) -> None:
         outputs.append(out.stdout)
     stdout = "\n".join(outputs)
     assert "SR-20240315-889" in stdout
+    assert re.search(r"^raw 0 SR-20240315-889 A\d+$", stdout, re.M)  # where() as typed
     assert "I don't want an exchange" in stdout
     assert (tmp_path / "support.db").exists()
     assert "['I want to complain: order SR-7 came broken.'] open" in stdout

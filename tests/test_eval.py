@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from convstate.eval.run import DataError, EvalConfig, evaluate, load_dialogues, macro_f1
+from convstate.eval.state_accuracy import MEASURES, StateAccuracy, gold_states, state_scores
+from convstate.sections import Anchor, Fact
+from convstate.state import ConversationState
 
 FILLER = "关于配送和包装的问题，请再详细说明一下流程和时间安排，谢谢你们的耐心解答和帮助"
 
@@ -97,6 +100,10 @@ def test_macro_f1() -> None:
     (lambda d: d["gold"]["anchors"][2]["mentions"][0].update(start=0),
      ["tiny-1", "gold.anchors[2].mentions"]),
     (lambda d: d.update(language="fr"), ["tiny-1", "language"]),
+    (lambda d: d["state_by_turn"].append({"turn": 2, "user_state": [[1, "酒店", "名称"]]}),
+     ["tiny-1", "state_by_turn[1].user_state[0]"]),
+    (lambda d: d["state_by_turn"].append({"turn": 2, "slot_values": ["city"]}),
+     ["tiny-1", "state_by_turn[1].slot_values"]),
 ])
 def test_malformed_data_names_the_dialogue_and_the_field(tmp_path, mutate, words) -> None:
     d = tiny()
@@ -120,6 +127,9 @@ def test_eval_command_writes_results_and_charts(tmp_path: Path) -> None:
     assert set(result["summary"]) == {"convstate", "truncation", "sliding_window",
                                       "rolling_summary"}
     assert result["summary"]["convstate"]["anchor_retention"] == 1.0
+    # tiny has no per-turn dialogue state: its state accuracy is not measured, not 0
+    assert "state_turn_recall" in out.stdout and "state_precision" in out.stdout
+    assert all(result["summary"]["convstate"][m] is None for m in MEASURES)
     assert [d["id"] for d in result["dialogues"]] == ["tiny-1", "tiny-2"]
     for png in ("retention_by_window.png", "tokens_by_turn.png"):
         assert (tmp_path / "plots" / png).read_bytes()[:4] == b"\x89PNG"
@@ -156,3 +166,142 @@ def test_eval_makes_the_folder_of_its_results(tmp_path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(target.read_text())["summary"]["convstate"]["anchors"] >= 1
+
+
+# -- the state as code reads it --------------------------------------------------------
+
+
+def anchor(n: int, value: str, turn: int, status: str = "active", **kw) -> Anchor:
+    return Anchor(id=f"A{n}", turns=[turn], speaker="user", first_turn=turn, last_turn=turn,
+                  kind=kw.pop("kind", "other"), key=kw.pop("key", "value"), value=value,
+                  status=status, **kw)
+
+
+def fact(n: int, text: str, turn: int, status: str = "active") -> Fact:
+    return Fact(id=f"F{n}", turns=[turn], speaker="user", first_turn=turn, last_turn=turn,
+                text=text, status=status)
+
+
+def sgd_rows(*states: tuple[int, dict]) -> list[dict]:
+    return [{"turn": turn, "service": "Restaurants_1", "slot_values": values}
+            for turn, values in states]
+
+
+def test_gold_states_read_both_layouts() -> None:
+    sgd = gold_states([
+        {"turn": 0, "service": "Services_1", "slot_values": {}},
+        {"turn": 2, "service": "Services_1", "slot_values": {"city": ["SFO", "San Francisco"],
+                                                            "note": [" "]}},
+        # a turn with two frames: the first service's values are still the user's
+        {"turn": 2, "service": "Services_4", "slot_values": {"city": ["Berkeley"]}},
+        {"turn": 4, "open_tasks": []},  # no dialogue state in this row: not a gold turn
+    ])
+    assert sgd == {0: {}, 2: {("Services_1", "city"): ("sfo", "san francisco"),
+                              ("Services_4", "city"): ("berkeley",)}}
+    crosswoz = gold_states([{"turn": 0, "user_state": [
+        [1, "酒店", "名称", "北京亚太花园酒店", True],
+        [1, "酒店", "电话", "", True],                      # asked for, no value
+        [2, "景点", "门票", "免费", False],                 # not mentioned yet
+        [3, "餐馆", "推荐菜", ["小炸糕", "豆汁"], True],
+        [4, "景点", "名称", "出现在id=3的周边景点里", True],  # a pointer, not a value
+    ]}])
+    assert crosswoz == {0: {(1, "酒店", "名称"): ("北京亚太花园酒店",),
+                            (3, "餐馆", "推荐菜"): ("小炸糕", "豆汁")}}
+
+
+def test_recall_counts_values_held_by_live_items_and_active_anchors() -> None:
+    acc = StateAccuracy(sgd_rows((0, {
+        "city": ["SFO", "San Francisco"], "time": ["7 pm"], "restaurant": ["Chez Panisse"],
+        "date": ["March 3rd"], "party": ["six people"]})))
+    state = ConversationState(
+        anchors=[anchor(1, "7 PM", 0, kind="time"),                    # another case
+                 anchor(2, "(510) 555-0199", 0, subject="Chez Panisse"),  # about it
+                 anchor(3, "March 3rd", 0, "superseded")],              # not live
+        facts=[fact(1, "Dinner in San Francisco", 0),                  # live, no anchor
+               fact(2, "A table for six people", 0, "faded")])          # not live
+    acc.read(0, state)
+    acc.read(1, state)  # no gold state at this turn: nothing is read
+    s = state_scores(acc.tally)
+    assert s["state_slots"] == 5
+    assert s["state_turn_recall"] == 0.6    # city, time, restaurant
+    assert s["state_anchor_recall"] == 0.4  # time, restaurant (the city only in a fact)
+
+
+def test_stale_counts_replaced_values_still_active_beside_their_replacement() -> None:
+    acc = StateAccuracy(sgd_rows(
+        (0, {"date": ["March 3rd"], "time": ["7 pm"], "city": ["SFO"], "place": ["Oakland"]}),
+        # the city is said another way, not replaced; the other three are replaced
+        (2, {"date": ["March 5th"], "time": ["8 pm"], "city": ["SFO", "San Francisco"],
+             "place": ["Berkeley"]})))
+    end = ConversationState(anchors=[
+        anchor(1, "March 3rd", 0), anchor(2, "March 5th", 2),        # stale
+        anchor(3, "7 pm", 0, "superseded"), anchor(4, "8 pm", 2),     # replaced right
+        anchor(5, "Oakland", 0),                                      # its replacement
+        anchor(6, "SFO", 0), anchor(7, "San Francisco", 2)])          # is nowhere
+    for turn in (0, 2):
+        acc.read(turn, ConversationState())
+    acc.end(end)
+    s = state_scores(acc.tally)
+    assert s["state_replaced"] == 3
+    assert s["state_stale"] == pytest.approx(1 / 3, abs=1e-4)
+
+
+def test_precision_is_the_share_of_active_anchors_that_are_gold_values_so_far() -> None:
+    acc = StateAccuracy(sgd_rows(
+        (0, {"city": ["SFO"]}),
+        (2, {"city": ["Oakland"], "phone": ["555-0100"]})))
+    early = [anchor(1, "SFO", 0), anchor(2, "555-0100", 0),  # not a gold value *yet*
+             anchor(3, "555-0199", 0, "superseded")]          # not active: not counted
+    acc.read(0, ConversationState(anchors=early))
+    # a replaced gold value is still a gold value (state_stale counts it); a name that
+    # is in no gold state is not
+    acc.read(2, ConversationState(anchors=[*early, anchor(4, "Chez Panisse", 2)]))
+    assert state_scores(acc.tally)["state_precision"] == 0.6  # 1/2 at turn 0, 2/3 at 2
+
+
+def test_folded_recall_reads_the_last_gold_state() -> None:
+    acc = StateAccuracy(sgd_rows((0, {"date": ["March 3rd"]}), (2, {"date": ["March 5th"]}),
+                                 (4, {})))  # an empty last state: the one before counts
+    for turn in (0, 2, 4):
+        acc.read(turn, ConversationState())
+    acc.folded(ConversationState(anchors=[anchor(1, "March 3rd", 0)]))
+    acc.folded(ConversationState(facts=[fact(1, "Moved to March 5th", 2)]))
+    s = state_scores(acc.tally)
+    assert s["state_folded_recall"] == 0.5
+    assert s["state_turn_recall"] == 0.0 and s["state_precision"] is None  # no anchors
+    assert all(v is None for k, v in state_scores(StateAccuracy(None).tally).items()
+               if k in MEASURES)
+
+
+def booking() -> dict:
+    """A table booked, the date moved: the SGD layout, one dialogue state per user turn."""
+    wait = ("Let me look at the options for you and check what is available in that area "
+            "tonight, one moment please while I search the listings.")
+    said = ["Hi, I need a table at Chez Panisse in Berkeley on March 3rd at 7 pm.",
+            f"Sure. {wait}", "We are 2 people. My phone is 415-555-0100.", f"Thanks. {wait}",
+            "Actually, please move it to March 5th.", f"Done: March 5th at 7 pm. {wait}",
+            "Great, thank you, that is all.", f"You're welcome. {wait}"]
+    first = {"restaurant_name": ["Chez Panisse"], "city": ["Berkeley"], "date": ["March 3rd"],
+             "time": ["7 pm"]}
+    second = first | {"party_size": ["2"], "phone_number": ["415-555-0100"]}
+    moved = second | {"date": ["March 5th"]}
+    return {"id": "booking-1", "language": "en", "gold": {},
+            "turns": [{"idx": i, "speaker": "system" if i % 2 else "user", "text": t}
+                      for i, t in enumerate(said)],
+            "state_by_turn": sgd_rows((0, first), (2, second), (4, moved), (6, moved))}
+
+
+@pytest.mark.parametrize("window", [256, 4096])
+def test_eval_reads_the_state_after_every_user_turn(tmp_path: Path, window: int) -> None:
+    result = evaluate(load_dialogues(write(tmp_path, [tiny(), booking()])),
+                      EvalConfig(window=window))
+    s = result["summary"]["convstate"]
+    # read after each of the 4 user turns (4 + 6 + 6 + 6 slots), the moved date counted
+    # once as replaced; every value is extracted once every turn is folded
+    assert (s["state_slots"], s["state_replaced"]) == (22, 1)
+    assert s["state_folded_recall"] == 1.0
+    for name in MEASURES:
+        assert s[name] is None or 0.0 <= s[name] <= 1.0, name
+    rows = {d["id"]: d["methods"]["convstate"] for d in result["dialogues"]}
+    assert rows["booking-1"]["state_slots"] == 22
+    assert "state_slots" not in rows["tiny-1"]  # no dialogue state to read

@@ -422,6 +422,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
     from rich.table import Table
 
     from .eval.run import EvalConfig, evaluate, load_dialogues
+    from .eval.state_accuracy import MEASURES as STATE_MEASURES
 
     out = _console()
     dialogues = load_dialogues(args.data, args.limit)
@@ -443,7 +444,7 @@ def _run_eval(args: argparse.Namespace, url: str | None) -> int:
                "decision_recall", "open_task_precision", "open_task_recall",
                "context_tokens", "history_tokens",
                "extractor_prompt_tokens", "duplicates", "rejected_anchors",
-               "sentiment_accuracy", "sentiment_macro_f1")
+               "sentiment_accuracy", "sentiment_macro_f1", *STATE_MEASURES)
     table.add_column("metric", no_wrap=True)
     for method in result["summary"]:  # two-line headers: the table fits 80 columns
         table.add_column(method.replace("_", "\n"), justify="right", no_wrap=True)

@@ -99,11 +99,11 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
     single = touched_keys & SINGLE_VALUED_KEYS
     if single:
         # speaker authority: what the user said of themselves (their phone, their
-        # address) only the user replaces; the assistant's and tools' values (a hotline,
-        # a record) replace their own kind and stand next to the user's
+        # address) only the user replaces; the assistant's values (a hotline) only the
+        # assistant, a tool's (a record) only a tool: each stands next to the others
         # (and the phone of one restaurant never replaces another's)
         mine = [a for a in new.anchors if a.key in single]  # a third faster than a call each
-        groups = grouped(mine, lambda a: (a.key, a.speaker == "user", _subject(a)))
+        groups = grouped(mine, lambda a: (a.key, a.speaker, _subject(a)))
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
     anchors = new.section("anchors")
@@ -212,10 +212,11 @@ def _cap(draft: _Draft, spec: Section, stats: FoldStats, only: set[Any] | None =
 
 # What a value of a kind must look like, so that a model cannot pass "1" off as a phone
 # number or a word as an order id (the value must still be verbatim in its turn).
+_ID_SHAPE = re.compile(r"\d.*\d|\d{3,}|[A-Za-z]\d|\d[A-Za-z]")
 _SHAPES = {
     "phone": re.compile(r"(?:\d\D{0,3}){7,}"),
     "email": re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"),
-    "order_id": re.compile(r"\d.*\d|\d{3,}|[A-Za-z]\d|\d[A-Za-z]"),
+    "order_id": _ID_SHAPE, "ticket_id": _ID_SHAPE, "tracking_number": _ID_SHAPE,
     "account": re.compile(r"\w{3,}"),
     "amount": re.compile(r"[\d零一二两三四五六七八九十百千万]|free|免费", re.IGNORECASE),
 }

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -23,6 +22,7 @@ from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
 from .fold import FoldKeys
 from .live import LiveReader
+from .lookup import Found, locate
 from .profile import Profile, promote
 from .state import ConversationState, IndexEntry, Item
 from .store.base import CompactionRecord, Store
@@ -41,7 +41,6 @@ DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
 _PROFILE_TRIES = 8
 
 
-Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
 
 
 @dataclass
@@ -288,27 +287,22 @@ class ConversationMemory:
                 return self._assembler.layout()[0]
         return self._assembler.render_block(state, format, lang, whole=True)[0]
 
-    def where(self, text: str) -> Where:
-        """Where ``text`` (a value someone said) lives now, the first that holds it:
+    def where(self, text: str) -> Found:
+        """Where ``text`` (a value someone said, as an agent types it: a phone number in
+        any format, an email or an id in any case) lives now, the first that holds it:
         ``"raw"`` a raw turn of the current context, ``"block"`` the context's state
         block, ``"state"`` the state but not the context (left out of the block by its
         budget), ``"pending"`` an unfolded turn the context left out, ``"store"`` only a
         folded turn the state kept nothing of, ``"nowhere"`` not said in this session.
-        The first question a support team asks: why did the bot forget X?"""
+        The answer is that ``str``, with ``.item`` (the id of the state item holding the
+        value), ``.turn`` (the latest turn that said it) and ``.value`` (as said there):
+        see lookup.py. The first question a support team asks: why did the bot forget X?"""
         with self._lock:
             self._current()
             block, raw = self._assembler.layout()
-            state = self._reader.state
-        if any(text in str(m.get("content") or "") for m in raw):
-            return "raw"
-        if text in block or json.dumps(text, ensure_ascii=False)[1:-1] in block:
-            return "block"
-        if any(text in value for value in state.values()):
-            return "state"
-        said = [t.index for t in self.store.turns(self.session_id) if text in t.text]
-        if not said:
-            return "nowhere"
-        return "pending" if said[-1] > state.folded_through else "store"
+            state, read = self._reader.state, self._reader.read_through
+        return locate(text, (str(m.get("content") or "") for m in raw), block, state,
+                      self.store.turns(self.session_id), read)
 
     def state_at(self, version: int) -> ConversationState:
         """The state as saved at ``version`` (0: the empty state before any fold)."""

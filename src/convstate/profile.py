@@ -31,14 +31,14 @@ from .state import ConversationState
 # What is promoted: the kinds of the user's exact values, and preferences.
 CONTACT_KINDS = frozenset({"phone", "email", "address"})
 SINGLE_KINDS = CONTACT_KINDS  # one live value each: a new one supersedes the old
-PROMOTED_KINDS = CONTACT_KINDS | {"order_id", "account_id", "tracking_number",
+PROMOTED_KINDS = CONTACT_KINDS | {"order_id", "ticket_id", "account", "tracking_number",
                                   "constraint", "negative_constraint", "name"}
 # ... and, of other kinds, what the user wants: a budget, a least rating
 PROMOTED_KEYS = frozenset({"budget", "rating"})
 FACT_AT_LEAST = 0.6  # a user's stated fact this important is promoted too
 NEVER_FADE = CONTACT_KINDS | {"constraint", "negative_constraint"}
 IMPORTANCE = {"phone": 0.9, "email": 0.9, "address": 0.9, "negative_constraint": 0.85,
-              "constraint": 0.8, "order_id": 0.6, "account_id": 0.7,
+              "constraint": 0.8, "order_id": 0.6, "ticket_id": 0.6, "account": 0.7,
               "tracking_number": 0.5, "name": 0.4, "budget": 0.6, "rating": 0.5,
               "preference": 0.5, "fact": 0.45}
 HALF_LIFE_DAYS = 90.0

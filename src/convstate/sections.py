@@ -26,9 +26,11 @@ from .normalize import normalize
 _T = TypeVar("_T")
 
 Speaker = Literal["system", "developer", "user", "assistant", "tool"]
+# An id's kind is what its cue calls it: an order, a ticket (a complaint, a case, a
+# return), a parcel's tracking number, an account. A product or plan name is a "name".
 AnchorKind = Literal[
-    "order_id", "phone", "email", "amount", "date", "time", "address", "account",
-    "constraint", "negative_constraint", "language", "name", "other",
+    "order_id", "ticket_id", "tracking_number", "phone", "email", "amount", "date", "time",
+    "address", "account", "constraint", "negative_constraint", "language", "name", "other",
 ]
 ANCHOR_KINDS: tuple[str, ...] = get_args(AnchorKind)
 
@@ -242,8 +244,8 @@ class NewAnchor(New):
 # Exact values come first: those that identify the customer or the case and the user's
 # hard and negative constraints, then the rest the user said, then what the assistant or
 # a tool said (the values a user gave are kept whatever the budget: see render).
-IDENTIFYING = frozenset({"order_id", "phone", "email", "account", "address",
-                         "constraint", "negative_constraint"})
+IDENTIFYING = frozenset({"order_id", "ticket_id", "tracking_number", "phone", "email",
+                         "account", "address", "constraint", "negative_constraint"})
 
 
 def _anchor_rank(a: Anchor) -> float:
@@ -263,10 +265,10 @@ MAX_LIVE_PER_KEY = 256
 ANCHORS = Section(
     "anchors", Anchor, NewAnchor, prefix="A", position=10, rank=_anchor_rank,
     cap=(MAX_LIVE_PER_KEY, "retired"), cap_by="key",
-    instruction="anchors (order ids, phones, emails, amounts, dates, times, addresses, "
-    "names; the user's hard and negative constraints), each value copied verbatim from a "
-    "turn it cites, with its subject (the named place, business or product it is about, "
-    "verbatim) if any")
+    instruction="anchors (order ids, ticket or complaint numbers, tracking numbers, phones, "
+    "emails, amounts, dates, times, addresses, names, product and plan names; the user's "
+    "hard and negative constraints), each value copied verbatim from a turn it cites, "
+    "with its subject (the named place, business or product it is about, verbatim) if any")
 
 
 class OpenTask(Item):

@@ -63,6 +63,7 @@ class IndexEntry(BaseModel):
     text: str
     status: str
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
+    turn: int | None = Field(default=None, description="The last turn that stated it.")
 
 
 class FieldEvent(BaseModel):
@@ -75,11 +76,13 @@ class FieldEvent(BaseModel):
 
 
 class HistoryEntry(BaseModel):
-    """One value of a key or field over time."""
+    """One value of a key or field over time, and who said it (an anchor's speaker; None
+    for a value of a field of your own, which records no speaker)."""
 
     value: Any
     turn: int
     status: str
+    speaker: Speaker | None = None
 
 
 class StateDiff(BaseModel):
@@ -198,16 +201,18 @@ class ConversationState(BaseModel):
         """Anchors that no later value replaced."""
         return [a for a in self.anchors if a.status == "active"]
 
-    def anchor(self, key: str) -> Anchor | None:
+    def anchor(self, key: str, speaker: Speaker | None = None) -> Anchor | None:
         """The active anchor with this key (or, failing that, this kind): the user's
         latest, else anyone's latest (a value the assistant or a tool gave never hides
-        the user's); for an anchor field of your own, that field's value."""
+        the user's); with ``speaker``, only what that speaker said (``speaker="user"``:
+        None rather than a hotline). For an anchor field of your own, that field's value."""
         spec = self.custom_fields().get(key)
         if spec is not None and spec.shape == "anchor":
             field: Anchor | None = getattr(self, key)
-            return field
+            return field if speaker is None or (field and field.speaker == speaker) else None
         for want in ("key", "kind"):
-            found = [a for a in self.active_anchors() if getattr(a, want) == key]
+            found = [a for a in self.active_anchors() if getattr(a, want) == key
+                     and (speaker is None or a.speaker == speaker)]
             if found:
                 return max(found, key=lambda a: (a.speaker == "user", a.last_turn))
         return None
@@ -248,7 +253,8 @@ class ConversationState(BaseModel):
                             else item.text
                         hit = (item, IndexEntry(id=item.id, section=spec.name,
                                                 text=text[:80], status=item.status,
-                                                owner=field_of(item, "owner")))
+                                                owner=field_of(item, "owner"),
+                                                turn=item.last_turn))
                     fresh[id(item)] = hit
         if known is not None:
             known.clear()
@@ -279,17 +285,22 @@ class ConversationState(BaseModel):
             known.update(fresh)
         return {k: rest[k] for k in type(self).model_fields if k in rest}  # in field order
 
-    def history(self, name: str) -> list[HistoryEntry]:
-        """Every value a key, kind or custom field took, oldest first, with its turn."""
+    def history(self, name: str, speaker: Speaker | None = None) -> list[HistoryEntry]:
+        """Every value a key, kind or custom field took, oldest first, with its turn and
+        who said it: ``history("phone", speaker="user")`` is the user's own numbers, not
+        a hotline the assistant gave (``speaker`` filters anchors; a field of your own
+        records no speaker)."""
         spec = self.custom_fields().get(name)
         if spec is not None and spec.shape not in ("anchor", "anchor_list"):
             return [HistoryEntry(value=e.value, turn=e.turn, status=e.event)
-                    for e in self.field_log if e.field == name]
+                    for e in self.field_log if e.field == name and speaker is None]
         key = spec.anchor_key if spec is not None else name
         found = [a for a in self.anchors if a.key == key] or \
             [a for a in self.anchors if a.kind == key]
-        return [HistoryEntry(value=a.value, turn=a.first_turn, status=a.status)
-                for a in sorted(found, key=lambda a: (a.first_turn, a.id))]
+        return [HistoryEntry(value=a.value, turn=a.first_turn, status=a.status,
+                             speaker=a.speaker)
+                for a in sorted(found, key=lambda a: (a.first_turn, a.id))
+                if speaker is None or a.speaker == speaker]
 
     def conflicts(self) -> list[FieldEvent]:
         """Values a set-once field refused: surfaced, never silently applied."""

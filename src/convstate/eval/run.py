@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,6 +45,8 @@ from .baselines import (
     extractive_summarizer,
     llm_summarizer,
 )
+from .state_accuracy import StateAccuracy, gold_states, state_scores
+from .tally import Tally
 
 METHODS = ("convstate", "truncation", "sliding_window", "rolling_summary")
 
@@ -105,6 +107,7 @@ class Dialogue(BaseModel):
                 if a.value not in texts.get(turn, ""):
                     raise ValueError(f"gold.anchors[{k}]: {a.value!r} does not occur in "
                                      f"turn {turn}")
+        gold_states(self.state_by_turn)  # a malformed row is named here, not mid-run
         return self
 
 
@@ -133,25 +136,6 @@ def _message(t: DataTurn) -> dict[str, str]:
 
 
 # -- scoring ---------------------------------------------------------------------------
-
-
-@dataclass
-class Tally:
-    """Hits over totals, by name."""
-
-    hits: Counter[str] = field(default_factory=Counter)
-    totals: Counter[str] = field(default_factory=Counter)
-
-    def add(self, name: str, hit: bool) -> None:
-        self.totals[name] += 1
-        self.hits[name] += hit
-
-    def rate(self, name: str) -> float | None:
-        return round(self.hits[name] / self.totals[name], 4) if self.totals[name] else None
-
-    def merge(self, other: Tally) -> None:
-        self.hits.update(other.hits)
-        self.totals.update(other.totals)
 
 
 def _values(value: Any) -> list[str]:
@@ -356,6 +340,7 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
     sentiment: list[tuple[str, str]] = []
     loss_sums: Counter[str] = Counter()
     precision_sums: Counter[str] = Counter()
+    state_tally = Tally()
     summarizer = llm_summarizer(cfg.llm_url, cfg.llm_model) if cfg.llm_url else \
         extractive_summarizer(counter)
     for k, d in enumerate(dialogues):
@@ -374,11 +359,14 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
             RollingSummary(policy, counter, summarizer, mem.state_budget)]
         curves: dict[str, list[int]] = {m.name: [] for m in methods}
         contexts: dict[str, list[dict[str, Any]]] = {}
+        accuracy = StateAccuracy(d.state_by_turn)
         for t in d.turns:
             for m in methods:
                 m.add(_message(t))
                 contexts[m.name] = m.context()
                 curves[m.name].append(counter.messages(contexts[m.name]))
+            if t.speaker == "user" and accuracy.gold:  # the state as code reads it now
+                accuracy.read(t.idx, mem.state)
         history = counter.messages([{"role": "system", "content": SYSTEM_PROMPT}]
                                    + [_message(t) for t in d.turns])
         log = [r for r in mem.compactions() if r.error is None]
@@ -409,6 +397,12 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
                         "extractor_prompt_tokens"):
                 sums[m.name][key] += extra.get(key, 0)
             sums[m.name]["history_tokens"] += history
+        if accuracy.gold:  # last: folding every turn changes what the rest reads
+            accuracy.end(mem.state)
+            mem.compact(keep_recent_turns=0)
+            accuracy.folded(mem.state)
+            state_tally.merge(accuracy.tally)
+            row["methods"]["convstate"] |= state_scores(accuracy.tally)
         tasks = open_task_counts(d)
         for key, value in zip(("open_hits", "open_predicted", "open_found", "open_gold"),
                               tasks, strict=True):
@@ -442,6 +436,7 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
                               c["open_gold"])
             s["sentiment_accuracy"] = _accuracy(sentiment)
             s["sentiment_macro_f1"] = macro_f1(sentiment)
+            s |= state_scores(state_tally)
         summary[name] = s
     return {"config": cfg.__dict__ | {"summarizer": cfg.llm_model if cfg.llm_url
                                       else "extractive"},

@@ -31,9 +31,12 @@ from ..normalize import normalize
 from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
+from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
+from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
+from .products import find_products
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -45,7 +48,7 @@ _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 # each match is masked so that a later, looser pattern cannot claim its characters.
 ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("email", "email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
-    ("other", "tracking_number", re.compile(
+    ("tracking_number", "tracking_number", re.compile(
         r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
         r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
@@ -53,13 +56,14 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
+    ("ticket_id", "ticket_id", TICKET_ID, 1),  # 投诉单号: a ticket, before any 单号
     ("order_id", "order_id", re.compile(
         r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
         r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
         r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I), 1),
     ("account", "account", re.compile(
         r"(?:账号|账户|会员号|用户名)\s*(?:是|为|:|：|#|\s)*([A-Za-z0-9_.-]{4,})"
-        r"|\baccount\s*(?:number|no\.?|id|#)?\s*(?:is|:|#|\s)\s*"
+        r"|\b(?:account|user\s?name|user\s?id)\s*(?:number|no\.?|id|#)?\s*(?:is|:|#|\s)\s*"
         r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
     ("phone", "phone", re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
@@ -161,8 +165,9 @@ class RuleExtractor(BaseExtractor):
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
         notes = []
         asked: list[str] = []  # the names in the user turn just before
+        asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
-            anchors = find_anchors(turn)
+            anchors = asks.answer(turn, find_anchors(turn), delta)
             if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
                 for a in anchors:
                     if a.subject is None and a.kind != "name" and _tied(a, turn.role):
@@ -178,6 +183,7 @@ class RuleExtractor(BaseExtractor):
             for clause in _clauses([turn]):
                 self._clause(clause, delta, open_tasks)
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
+            asks.ask(turn, anchors, delta)
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
             elif turn.role == "assistant" and turn.content and not C.question.search(turn.content):
@@ -264,13 +270,17 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
                                            turns=[turn.index])))
             masked = masked[:start] + "\0" * (end - start) + masked[end:]
     # a tool's record is data; a kind of place the user names is what they ask for
+    products = find_products(masked) if turn.role != "tool" else []
+    for start, end in products:
+        masked = masked[:start] + "\0" * (end - start) + masked[end:]
     names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
     for start, anchor in found:  # a value is about the nearest name before it, if any
         if _tied(anchor, turn.role):
-            anchor.subject = _nearest(text, names, start)
-    for start, end in names:
-        found.append((start, NewAnchor(kind="name", key="names", value=text[start:end],
-                                       turns=[turn.index])))
+            anchor.subject = _nearest(text, sorted(names + products), start)
+    for spans, key in ((products, "product"), (names, "names")):
+        for start, end in spans:
+            found.append((start, NewAnchor(kind="name", key=key, value=text[start:end],
+                                           turns=[turn.index])))
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
@@ -367,13 +377,15 @@ _ASKED_FOR = {
 
 def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
                  turn: int) -> None:
-    """A user turn that gives the value an open request asked for closes that request."""
+    """A user turn that gives the value an open request asked for closes that request
+    (a request for values of kinds that answers.py reads closes there, once all of them
+    are given)."""
     asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
     if asked:
         _close_matching(
             delta.open_tasks, index,
             lambda t, o: o == "user" and bool(C.ask_user.search(t))
-            and any(p.search(t) for p in asked),
+            and any(p.search(t) for p in asked) and not asked_kinds(t, owed=True),
             "done", delta, turn)
 
 

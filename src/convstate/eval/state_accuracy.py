@@ -1,0 +1,160 @@
+"""The state as code reads it: after each user turn of a replayed dialogue, does
+``mem.state`` hold the gold dialogue state of that turn?
+
+The gold, per user turn (``state_by_turn[]``; sets without it are not measured):
+
+- SGD: ``slot_values`` of each frame, by (service, slot); a slot's list holds surface
+  forms of one value ("SFO", "San Francisco"), any of which counts;
+- CrossWOZ: ``user_state`` rows ``[goal id, domain, slot, value, mentioned]`` that the
+  user has mentioned and that carry a value; a list value counts by any of its items; a
+  pointer into another sub-goal ("出现在id=3的周边景点里") is no value and is skipped.
+
+An item *holds* a value when what it says (its text, an anchor's value, and an anchor's
+subject) contains one of the value's forms, case-insensitively. A *live* item has its
+section's live status; an *active* anchor, status ``active``. The measures, over every
+read of every dialogue:
+
+- ``state_turn_recall``: the slots of each turn's gold state held by a live item;
+- ``state_anchor_recall``: the same, held by an active anchor;
+- ``state_stale``: of the values the gold state replaced for a slot (not another
+  surface form of the slot's last value: its forms and the last one's do not contain
+  one another), those still held by an active anchor at the end while the last value
+  is held by a live item;
+- ``state_precision``: of the active anchors at each read, those whose value contains a
+  gold value of the dialogue stated up to that turn (replaced ones included: a replaced
+  value is counted by ``state_stale``, not here). The gold is the *user's* dialogue
+  state, so a value the assistant offered and the user never took (the phone of a
+  restaurant not chosen) counts against it; and containment is the recall's, so a short
+  value ("2" people) also counts inside a longer one (a phone with a 2);
+- ``state_folded_recall``: the last gold state's slots held by a live item after
+  ``compact(keep_recent_turns=0)`` at the end: what extraction gives when every turn is
+  folded, the ceiling of turn recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..sections import field_of, text_of
+from ..state import ConversationState
+from .tally import Tally
+
+Slot = tuple[Any, ...]
+Forms = tuple[str, ...]  # the surface forms of one value, lower case
+GoldState = dict[Slot, Forms]
+
+MEASURES = ("state_turn_recall", "state_anchor_recall", "state_stale", "state_precision",
+            "state_folded_recall")
+
+
+def _forms(value: Any) -> Forms:
+    values = value if isinstance(value, list) else [value]
+    return tuple(v.lower() for v in values if isinstance(v, str) and v.strip())
+
+
+def gold_states(rows: Sequence[Mapping[str, Any]] | None) -> dict[int, GoldState]:
+    """The gold state of each user turn whose row carries one (``slot_values`` or
+    ``user_state``; an empty one included), by slot; the frames of one turn (SGD: one
+    per service) are merged. A malformed row raises ValueError naming it."""
+    out: dict[int, GoldState] = {}
+    for k, row in enumerate(rows or []):
+        turn = row.get("turn")
+        if not isinstance(turn, int) or not {"slot_values", "user_state"} & row.keys():
+            continue
+        slots = out.setdefault(turn, {})
+        values = row.get("slot_values") or {}
+        if not isinstance(values, Mapping):
+            raise ValueError(f"state_by_turn[{k}].slot_values: expected an object of slots")
+        for name, value in values.items():
+            if forms := _forms(value):
+                slots[(row.get("service"), name)] = forms
+        for j, entry in enumerate(row.get("user_state") or []):
+            if not isinstance(entry, list) or len(entry) != 5:
+                raise ValueError(f"state_by_turn[{k}].user_state[{j}]: expected [goal id, "
+                                 "domain, slot, value, mentioned]")
+            goal, domain, name, value, mentioned = entry
+            forms = _forms(value)
+            if mentioned and forms and not any("id=" in f for f in forms):
+                slots[(goal, domain, name)] = forms
+    return out
+
+
+def _said(item: Any) -> str:
+    """What an item says, lower case: its text or value, and what it is about."""
+    subject = field_of(item, "subject")
+    return f"{text_of(item)}\n{subject or ''}".lower()
+
+
+def _live(state: ConversationState) -> list[str]:
+    return [_said(item) for spec in state.sections() for item in getattr(state, spec.name)
+            if spec.is_live(item)]
+
+
+def _held(texts: Iterable[str], forms: Forms) -> bool:
+    return any(f in t for t in texts for f in forms)
+
+
+def _same_value(a: Forms, b: Forms) -> bool:
+    """Whether two gold readings are surface forms of one value ("SFO" and "San
+    Francisco" come together; "March 3rd" and "3rd")."""
+    return any(x in y or y in x for x in a for y in b)
+
+
+class StateAccuracy:
+    """The state-accuracy reads of one dialogue as it is replayed: ``read`` after each
+    turn, ``end`` after the last, ``folded`` after ``compact(keep_recent_turns=0)``;
+    ``tally`` counts them under the names of ``MEASURES``."""
+
+    def __init__(self, rows: Sequence[Mapping[str, Any]] | None):
+        self.gold = gold_states(rows)
+        self.tally = Tally()
+        self._values: dict[Slot, list[Forms]] = {}  # each slot's values, in order
+        self._stated: set[str] = set()  # every gold form so far
+        self._last: GoldState = {}
+
+    def read(self, turn: int, state: ConversationState) -> None:
+        """Score ``state`` against the gold state of ``turn`` (nothing if it has none)."""
+        gold = self.gold.get(turn)
+        if gold is None:
+            return
+        live = _live(state)
+        active = state.active_anchors()
+        anchors = [_said(a) for a in active]
+        for slot, forms in gold.items():
+            self.tally.add("state_turn_recall", _held(live, forms))
+            self.tally.add("state_anchor_recall", _held(anchors, forms))
+            seen = self._values.setdefault(slot, [])
+            if not seen or seen[-1] != forms:
+                seen.append(forms)
+            self._stated.update(forms)
+        for a in active:
+            value = a.value.lower()
+            self.tally.add("state_precision", any(f in value for f in self._stated))
+        if gold:
+            self._last = gold
+
+    def end(self, state: ConversationState) -> None:
+        """Count the replaced values ``state`` still holds active beside their
+        replacement."""
+        live = _live(state)
+        anchors = [_said(a) for a in state.active_anchors()]
+        for seen in self._values.values():
+            last = seen[-1]
+            replaced = {old for old in seen[:-1] if not _same_value(old, last)}
+            for old in replaced:
+                self.tally.add("state_stale", _held(anchors, old) and _held(live, last))
+
+    def folded(self, state: ConversationState) -> None:
+        """Score ``state``, with every turn folded, against the last gold state."""
+        live = _live(state)
+        for forms in self._last.values():
+            self.tally.add("state_folded_recall", _held(live, forms))
+
+
+def state_scores(tally: Tally) -> dict[str, Any]:
+    """The measures (None where nothing was read), with the slots read and the values
+    replaced they count over."""
+    return {name: tally.rate(name) for name in MEASURES} | {
+        "state_slots": tally.totals["state_turn_recall"],
+        "state_replaced": tally.totals["state_stale"]}

@@ -1,0 +1,210 @@
+"""An answer takes the kind of the question it answers, and belongs to the user.
+
+The assistant asks "What is your order number?" (or "您的订单号是多少？", "may I have
+your username, email address and order ID"); the user's reply "Sure, it's
+BX-7741-2290." holds a value with no cue of its own. The question is its cue: the value
+becomes an ``order_id`` anchor of the user's turn, not a stray string the assistant's
+later echo is credited for.
+
+The rule, the same however the turns are batched:
+
+- An assistant sentence that asks the user for values of some kinds (kinds.py) opens
+  an *ask*: an open task of the user's whose text names what was asked (the clause
+  task the rules made of it, else one made here, verbatim).
+- A user turn answers the open asks, the latest asked first: each value it gives by a
+  cue (its own words: "my phone is ...") answers the kind its cue names; a value with
+  no cue, in the shape of an asked kind still unanswered, takes that kind (one value
+  per kind). Shapes: an id (letters, digits, dashes, a digit among them), an account
+  (a digit or "_" in it), a phone (7 to 15 digits), an address (zh: a clause with a
+  place word, 路/号/区...; en: a street number and capitalized words).
+- An ask whose kinds were all given, by the user after it, is done.
+
+Across batches the asks are the open user tasks of the index that name kinds of value
+(whoever wrote them: an LLM's "Provide the order number" too), each with the turn it was
+(last) stated in, and what was given since is the index's anchors after that turn: an
+extractor needs nothing else from the turns before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..delta import ItemUpdate, NewAnchor, NewTask, StateDelta
+from ..sections import AnchorKind
+from ..state import IndexEntry
+from ..turns import Turn
+from .facts import sentences
+from .kinds import ASKED, asked_kinds, names_a_kind
+
+_ID = r"(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){5,39}"
+# The shape of a value with no cue, per kind: whole tokens (no letter, digit, "@" or
+# joiner around them).
+SHAPES: dict[str, re.Pattern[str]] = {
+    "order_id": re.compile(rf"(?<![\w@.+-]){_ID}(?![\w@-])"),
+    "ticket_id": re.compile(rf"(?<![\w@.+-]){_ID}(?![\w@-])"),
+    "tracking_number": re.compile(rf"(?<![\w@.+-]){_ID}(?![\w@-])"),
+    "account": re.compile(r"(?<![\w@.+-])(?=[\w.-]*[\d_])[A-Za-z0-9][\w.-]{2,39}(?<![.-])"
+                          r"(?![\w@-])"),
+    "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
+                        r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
+    "address": re.compile(
+        # en: a street number and capitalized words, to the end of the sentence
+        r"\b\d{1,6}[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?(?=[.;!?\n]|$)"
+        # zh: a clause naming a place (a road, a number, a district...), after a filler
+        r"|(?:^|(?<=[，。,;；!！?？\s]))(?:好的|好|嗯|是的|对)?[，,\s]*(?:我的)?(?:地址)?"
+        r"(?:是|在|为|寄到|送到)?"
+        r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
+        r"[\u4e00-\u9fff][^，。,;；!！?？\n\s]{4,59})"),
+}
+_ZH_PLACE = re.compile(r"[省市区县镇乡村路街道巷弄号楼室栋座]")
+_DIGITS = re.compile(r"\d")
+_CUE = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), re.IGNORECASE)
+# What a user's own words call a value, a looser net than a question's cues: "my phone
+# is 312 555 0186" answers no question about an order number.
+_MENTION = re.compile(
+    r"(?P<ticket_id>ticket|case|complaint|claim|投诉|工单)"
+    r"|(?P<tracking_number>tracking|parcel|package|shipment|快递|物流|运单|包裹)"
+    r"|(?P<order_id>order|订单)|(?P<account>account|user\s?name|user\s?id|login|账号|帐号|账户|用户名)"
+    r"|(?P<email>e-?mail|邮箱|邮件)|(?P<phone>phone|mobile|cell|call|text|手机|电话)"
+    r"|(?P<address>address|live|地址|住)", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;.!?](?:\s|$)|[，；。！？\n]")
+
+
+@dataclass
+class _Ask:
+    kinds: list[AnchorKind]
+    turn: int
+    task: NewTask | None = None  # this batch's task
+    task_id: str | None = None  # the index's
+    given: set[str] = field(default_factory=set)
+
+    def open(self, updates: Sequence[ItemUpdate]) -> bool:
+        if self.task is not None:
+            return self.task.status == "open"
+        return not any(u.id == self.task_id for u in updates)
+
+    def wanted(self) -> list[AnchorKind]:
+        return [k for k in self.kinds if k not in self.given]
+
+
+class Asks:
+    """The open asks for values while a batch is read: those of the index (asked in
+    earlier batches), then those this batch opens."""
+
+    def __init__(self, index: Sequence[IndexEntry]):
+        self.asks: list[_Ask] = []
+        given = [(e.text.partition("=")[0], e.turn) for e in index
+                 if e.section == "anchors" and e.turn is not None]
+        for e in index:
+            if e.section == "open_tasks" and e.owner == "user" and e.status == "open" \
+                    and e.turn is not None and (kinds := asked_kinds(e.text, owed=True)):
+                ask = _Ask(kinds, e.turn, task_id=e.id)
+                ask.given = {k for k, t in given if t > ask.turn}
+                self.asks.append(ask)
+        self.asks.sort(key=lambda a: a.turn)
+
+    def answer(self, turn: Turn, anchors: list[NewAnchor], delta: StateDelta
+               ) -> list[NewAnchor]:
+        """``anchors`` of a user turn, with the values it gives the open asks: a value
+        with no cue of its own takes the kind asked for. Asks all of whose kinds are
+        now given are closed in ``delta``."""
+        live = [a for a in reversed(self.asks) if a.open(delta.updates) and a.wanted()]
+        if turn.role != "user" or not turn.content or not live:
+            return anchors
+        out = list(anchors)
+        for a in out:
+            for ask in live:
+                ask.given.add(a.kind)
+        wanted = list(dict.fromkeys(k for ask in live for k in ask.wanted()))
+        for kind, start, end in _bare_values(turn.text, wanted, out):
+            value = turn.text[start:end].strip()
+            out = [a for a in out if a.value != value]  # a phone read by its shape alone
+            out.append(NewAnchor(kind=kind, key=kind, value=value, turns=[turn.index]))
+            for ask in live:
+                ask.given.add(kind)
+        for ask in live:
+            if not ask.wanted():
+                _close(ask, delta, turn.index)
+        return sorted(out, key=lambda a: turn.text.find(a.value))
+
+    def ask(self, turn: Turn, anchors: Sequence[NewAnchor], delta: StateDelta) -> None:
+        """Open the asks of an assistant turn (after its clauses were read: a clause the
+        rules made a task of is the ask's task)."""
+        if turn.role != "assistant" or not turn.content or not names_a_kind(turn.content):
+            return
+        for sentence in sentences(turn.content):
+            given = {a.kind for a in anchors if a.value in sentence}
+            kinds = [k for k in asked_kinds(sentence) if k not in given]
+            if not kinds:
+                continue  # "Your order BX-1 has shipped": a value given, not asked for
+            task = next((t for t in delta.open_tasks if t.owner == "user"
+                         and t.turns == [turn.index]
+                         and set(kinds) <= set(asked_kinds(t.text, owed=True))), None)
+            if task is None:
+                task = NewTask(text=_ask_text(sentence), owner="user", turns=[turn.index])
+                delta.open_tasks.append(task)
+            self.asks.append(_Ask(kinds, turn.index, task=task))
+
+
+def _ask_text(sentence: str) -> str:
+    """What an ask's task says: its sentence, less the closing marks, at most 160
+    characters ending after its last cue."""
+    text = sentence.rstrip("?？。.!！ ")
+    if len(text) > 160:
+        last = max((m.end() for m in _CUE.finditer(text, 0, 160)), default=160)
+        text = text[:last]
+    return text
+
+
+def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
+                 ) -> list[tuple[AnchorKind, int, int]]:
+    """(kind, start, end) of the values in ``text`` with no cue of their own that take
+    a ``wanted`` kind, in the order the kinds are wanted, one per kind: not inside a
+    value the patterns found (but a phone read by its shape alone may be an id asked
+    for), nor after a cue of another kind in their clause."""
+    held = [(m.start(), m.end()) for a in found if a.kind not in ("phone", "name")
+            for m in re.finditer(re.escape(a.value), text)]
+    phones = {a.value for a in found if a.kind == "phone"}
+    out: list[tuple[AnchorKind, int, int]] = []
+    for kind in wanted:
+        shape = SHAPES.get(kind)
+        if shape is None:
+            continue
+        for m in shape.finditer(text):
+            g = m.lastindex or 0  # the zh address is its group
+            start, end = m.span(g)
+            value = text[start:end]
+            if any(s < end and start < e for s, e in held) or \
+                    any(s < end and start < e for _, s, e in out):
+                continue
+            if kind == "phone" and not 7 <= len(_DIGITS.findall(value)) <= 15:
+                continue
+            if value in phones and kind == "phone":
+                continue  # already a phone, cue or not
+            if kind == "address" and g and len(_ZH_PLACE.findall(value)) < 2 \
+                    and not _DIGITS.search(value):
+                continue  # 我在路上: one place word and no number is no address
+            if _cued_otherwise(text, start, kind):
+                continue
+            out.append((kind, start, end))
+            break
+    return out
+
+
+def _cued_otherwise(text: str, at: int, kind: str) -> bool:
+    """The word nearest before ``at`` in its clause names another kind ("my phone is
+    ...")."""
+    clause_at = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at)), default=0)
+    said = list(_MENTION.finditer(text, clause_at, at))
+    return bool(said) and said[-1].lastgroup != kind
+
+
+def _close(ask: _Ask, delta: StateDelta, turn: int) -> None:
+    if ask.task is not None:
+        if ask.task.status == "open":
+            ask.task.status = "done"
+            ask.task.turns.append(turn)
+    elif ask.task_id is not None and all(u.id != ask.task_id for u in delta.updates):
+        delta.updates.append(ItemUpdate(id=ask.task_id, status="done", turn=turn))

@@ -1,0 +1,113 @@
+"""What kind of value a cue names, and which kinds a question asks for (zh + en).
+
+An id's kind is what its cue calls it, not what it looks like: 订单号 / order number
+an order, 投诉单号 / ticket, case or complaint number a ticket, 快递单号 / tracking
+number a parcel, 账号 / account number or username an account. The same cues tell
+which values an assistant asks the user for ("What is your order number?", "您的订单号
+是多少？", "may I have your username, email address and order ID"): the answer takes
+the kind of the question (answers.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+from ..sections import AnchorKind
+
+_I = re.IGNORECASE
+
+# the cue of a ticket: a complaint, a case, a return or a service request
+TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服务单号|受理单号|受理编号|售后单号"
+              r"|退款单号|退货单号|维修单号|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
+              r"|return|(?:service\s+)?request|reference|ref)\s*(?:number|no\.?|id|#)")
+# a ticket number named by its cue ("投诉单号TS20240315001", "case number CS-88213",
+# "ticket TK-20931")
+TICKET_ID = re.compile(
+    rf"(?:{TICKET_CUE}|工单|(?<![A-Za-z])ticket(?![A-Za-z]))(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
+    r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I)
+
+# What a question names, per kind; the more specific first (a tracking number is not an
+# order number, an email address not an address). English needs the noun's word for an
+# id ("order number", "order ID": "your order" alone asks about the order, not its id)
+# and a phone as a noun ("your phone", "email and phone", not "can I phone you").
+ASKED: tuple[tuple[AnchorKind, str], ...] = (
+    ("ticket_id", TICKET_CUE),
+    ("tracking_number", r"快递单号|运单号|物流单号|包裹单号|tracking\s*(?:number|no\.?|id|code|#)?"
+                        r"|waybill"),
+    ("order_id", r"订单号|订单编号|order\s*(?:number|no\.?|id|#)"),
+    ("account", r"账号|帐号|账户|帐户|会员号|用户名|account\s*(?:number|no\.?|id|name)"
+                r"|user\s?name|user\s?id|log\s?in\s+(?:id|name)|member(?:ship)?\s+(?:number|id)"),
+    ("email", r"邮箱|电子邮件|邮件地址|e-?mail(?:\s+address)?"),
+    ("phone", r"手机号码?|电话号码?|手机|电话|联系方式"
+              r"|(?:phone|mobile|cell|contact|callback)\s*(?:number|no\.?|#)"
+              r"|(?:(?<=your\s)|(?<=the\s)|(?<=and\s)|(?<=\bor\s)|(?<=,\s))"
+              r"(?:phone|mobile|cell)(?![A-Za-z])"),
+    ("address", r"收货地址|收件地址|地址|住址|(?:shipping\s+|mailing\s+|home\s+)?address"),
+)
+_ASKED = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), _I)
+# A word every cue above holds (lower case), looked for before the patterns: most turns
+# name no such value, and a substring test costs a fraction of the patterns' scan.
+CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员号",
+             "ticket", "case", "complaint", "claim", "incident", "rma", "return", "request",
+             "ref", "track", "waybill", "order", "account", "user", "log", "member", "mail",
+             "phone", "mobile", "cell", "contact", "callback", "address")
+
+
+def names_a_kind(text: str) -> bool:
+    """Whether ``text`` holds a word of some kind's cue (a fast test before the cues)."""
+    low = text.lower()
+    return any(w in low for w in CUE_WORDS)
+
+# A sentence that asks the user for something: a question, an ask ("may I have",
+# "please provide", "请提供", "麻烦您告诉"), or a need of the user's value ("I'd need your
+# phone number", "需要您的手机号").
+_ASKS = re.compile(
+    r"[?？]|[吗呢]\s*[。.]?\s*$|多少|是什么|哪个"
+    r"|请(?:您|你)?(?:再)?(?:提供|告诉|输入|发|留|报|确认|核对|说|上传|拍)"
+    r"|麻烦(?:您|你)?(?:提供|告诉|发|留|报|说|上传|拍)"
+    r"|(?:需要|要)(?:您|你)(?:的|提供)"
+    r"|\b(?:may|can|could)\s+(?:I|we)\s+(?:have|get|ask\s+for|know|take|grab)\b"
+    r"|\b(?:provide|give|tell|send|share|confirm|enter|type|spell|verify)\s+(?:me|us)\b"
+    r"|\b(?:please|(?:can|could|would|will)\s+you(?:\s+please)?)\s+(?:provide|give|tell|send"
+    r"|share|confirm|enter|type|spell|verify|read|upload)\b"
+    r"|\b(?:need|want|require)\s+(?:your|the)\b|\bwhat(?:'s|\s+is|\s+was)\b", _I)
+# An offer, not an ask, in the clause before a cue: "Would you like the hotel's phone
+# number?", "需要我把电话发给您吗", "您需要酒店的电话吗".
+_OFFER = re.compile(r"\b(?:would you like|do you (?:want|need)|shall I|should I|want me to"
+                    r"|I can (?:give|send|share)|here(?:'s| is))\b"
+                    r"|需要我|要不要|是否需要|您需要(?!提供|告诉|输入|发|留|报)|我(?:可以|来|帮您|给您|把)",
+                    _I)
+_CLAUSE_BREAK = re.compile(r"[,，;；:：]")
+# A cue that only says whose or which (the tracking number *of your order*, 账号*绑定的*
+# 手机号): what is asked for is the other value.
+_EN_OF = re.compile(r"\b(?:of|for|on|from|in|with|to|under|associated with|linked to|tied to)"
+                    r"\s+(?:your|the|this|that|my)?\s*$", _I)
+_ZH_OF = re.compile(r"(?:绑定|关联|对应|下|里|上|中)?的")
+# A cue its value follows is a value given or read back, not asked for ("please verify:
+# the address 888 Oak Grove Avenue", "the order number is BX-1, right?", "地址是..."),
+# or one of a named place ("the address of Heathrow"); "是多少" asks.
+_GIVEN = re.compile(r"\s*(?i:is|was)\s+(?!what|\?)|\s*[:：]|[ \t]+[A-Z0-9]"
+                    r"|[ \t]+of[ \t]+(?:the[ \t]+)?[A-Z]"  # the address of Heathrow: its own
+                    r"|是(?!多少|什么|哪|几|否|不是|\s*[?？]|\s*$)|为(?!多少|什么|\s*[?？])")
+
+
+def asked_kinds(sentence: str, owed: bool = False) -> list[AnchorKind]:
+    """The kinds of value ``sentence`` (an assistant's) asks the user for, in the order
+    it names them; [] when it asks for none. ``owed``: the sentence is a task the user
+    owes (any extractor's words: "Provide the order number"), so it needs no question
+    or ask to ask for the values it names."""
+    if not owed and not _ASKS.search(sentence):
+        return []
+    out: list[AnchorKind] = []
+    for m in _ASKED.finditer(sentence):
+        clause_at = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, m.start())),
+                        default=0)
+        if _EN_OF.search(sentence, 0, m.start()) or _ZH_OF.match(sentence, m.end()) \
+                or _OFFER.search(sentence, clause_at, m.start()) \
+                or _GIVEN.match(sentence, m.end()):
+            continue  # a modifier (the number *of your order*), offered or given: not asked
+        kind = cast(AnchorKind, m.lastgroup)  # the groups are named by kind
+        if kind not in out:
+            out.append(kind)
+    return out

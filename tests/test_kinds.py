@@ -1,0 +1,235 @@
+"""Speakers and kinds: who said a value, what kind of value a cue or a question makes it,
+and product and plan names (zh + en), extracted in one batch or turn by turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import make_turns, sources
+
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    IndexEntry,
+    RuleExtractor,
+    SQLiteStore,
+    Turn,
+    fold,
+)
+from convstate.extract.rules import find_anchors
+from convstate.profile import candidates
+
+
+def folded(rows: list[tuple[str, str]], batch: int) -> ConversationState:
+    """The rows folded ``batch`` turns at a time, each batch extracted against the
+    index of the state before it (as a live state extracts turn by turn)."""
+    turns, state = make_turns(*rows), ConversationState()
+    for k in range(0, len(turns), batch):
+        part = turns[k:k + batch]
+        delta = RuleExtractor().extract(part, state.index()).delta
+        state = fold(state, delta, sources(part))
+    return state
+
+
+def values(state: ConversationState, *keys: str) -> list[tuple[str, str, str]]:
+    """(key, value, speaker) of the anchors of ``keys``, in order of first turn."""
+    return [(a.key, a.value, a.speaker) for a in sorted(state.anchors, key=lambda a: a.first_turn)
+            if a.key in keys]
+
+
+BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
+
+
+@BATCHES
+@pytest.mark.parametrize("question, answer, key, value", [
+    ("What is your order number?", "Sure, it's BX-7741-2290.", "order_id", "BX-7741-2290"),
+    ("您的订单号是多少？", "BX77412290", "order_id", "BX77412290"),
+    ("Could you give me the tracking number?", "It's 1Z999AA10123456784",
+     "tracking_number", "1Z999AA10123456784"),
+    ("请提供一下快递单号", "好的，YT8829301156", "tracking_number", "YT8829301156"),
+    ("Can I have your account number?", "sure: zw_20931", "account", "zw_20931"),
+    ("请问您的账号是什么？", "是 zhangwei88", "account", "zhangwei88"),
+    ("What's the best phone number to reach you?", "3125550186", "phone", "3125550186"),
+    ("请问您的手机号是多少？", "88204686", "phone", "88204686"),
+    ("What is your email?", "it's Zhang.Wei@Example.com", "email", "Zhang.Wei@Example.com"),
+    ("What's your shipping address?", "It's 1600 Amphitheatre Parkway, Mountain View.",
+     "address", "1600 Amphitheatre Parkway, Mountain View"),
+    ("请告诉我您的收货地址", "好的，是上海市浦东新区张江路88号", "address",
+     "上海市浦东新区张江路88号"),
+    ("您的订单号是多少？", "13812345678", "order_id", "13812345678"),  # the question is the cue
+])
+def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
+        batch: int, question: str, answer: str, key: str, value: str) -> None:
+    state = folded([("user", "Hi, I need help."), ("assistant", question),
+                    ("user", answer), ("assistant", f"Thanks, I have {value} now.")], batch)
+    assert values(state, key) == [(key, value, "user")]
+    assert state.anchor(key).value == value and state.anchor(key).speaker == "user"
+    assert (key, value) in {(k, v) for k, v, _ in candidates(state)}  # into the profile
+    asks = [t for t in state.open_tasks if t.owner == "user"]
+    assert asks and all(t.status == "done" for t in asks)  # the question was answered
+
+
+@BATCHES
+def test_values_asked_for_together_are_answered_one_by_one(batch: int) -> None:
+    state = folded([
+        ("assistant", "ok, may I have your username, email address and order ID please?"),
+        ("user", "Username: cminh730"),
+        ("user", "cminh730@email.com"),
+        ("user", "7916676427"),
+        ("assistant", "请提供您的订单号和手机号"),
+        ("user", "DD20240315889"),
+        ("user", "88204686"),
+    ], batch)
+    assert values(state, "account", "email", "order_id", "phone") == [
+        ("account", "cminh730", "user"), ("email", "cminh730@email.com", "user"),
+        ("order_id", "7916676427", "user"), ("order_id", "DD20240315889", "user"),
+        ("phone", "88204686", "user")]
+    assert [t.status for t in state.open_tasks] == ["done", "done"]
+
+
+@BATCHES
+def test_a_value_the_user_names_keeps_its_own_kind_and_the_question_stays_open(
+        batch: int) -> None:
+    state = folded([("assistant", "What is your order number?"),
+                    ("user", "My phone is 312 555 0186, I don't have the number here."),
+                    ("assistant", "OK."),
+                    ("user", "Found it: A-20931-77")], batch)
+    assert values(state, "order_id", "phone") == [("order_id", "A-20931-77", "user")]
+    state = folded([("assistant", "What is your order number?"),
+                    ("user", "My phone is 312-555-0186, I don't have the order here.")], batch)
+    assert values(state, "order_id", "phone") == [("phone", "312-555-0186", "user")]
+    assert [t.status for t in state.open_tasks] == ["open"]
+
+
+@BATCHES
+@pytest.mark.parametrize("question", [
+    "Would you like the hotel's phone number?",
+    "您需要酒店的电话吗？",
+    "Please verify: you are sharing the address 888 Oak Grove Avenue with Maria.",
+    "您的订单号是DD20240315889，对吗？",
+    "Let me know if you need anything else.",
+])
+def test_offers_and_read_backs_ask_for_no_value(batch: int, question: str) -> None:
+    state = folded([("assistant", question), ("user", "Yes. 2024031588")], batch)
+    assert [a.value for a in state.anchors if a.value == "2024031588"] == []
+    assert state.tasks(owner="user") == []
+
+
+def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_number() -> None:
+    state = folded([("assistant", "What's the tracking number of your order?"),
+                    ("user", "YT8829301156")], 100)
+    assert values(state, "tracking_number", "order_id") == [
+        ("tracking_number", "YT8829301156", "user")]
+
+
+@pytest.mark.parametrize("text, kind, value", [
+    ("我的投诉单号是TS20240315001，之前一直没人处理", "ticket_id", "TS20240315001"),
+    ("工单号：GD-8812-301", "ticket_id", "GD-8812-301"),
+    ("My complaint number is TS-20240315-77.", "ticket_id", "TS-20240315-77"),
+    ("the case number is CS20931882", "ticket_id", "CS20931882"),
+    ("ticket TK-88213 is still open", "ticket_id", "TK-88213"),
+    ("订单号DD20240315889", "order_id", "DD20240315889"),
+    ("快递单号 SF1234567890 一直没更新", "tracking_number", "SF1234567890"),
+    ("tracking number: 1Z999AA10123456784", "tracking_number", "1Z999AA10123456784"),
+    ("账号是 zhangwei_88", "account", "zhangwei_88"),
+    ("Username: cminh730", "account", "cminh730"),
+])
+def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> None:
+    found = [(a.kind, a.key, a.value) for a in find_anchors(Turn(index=0, role="user",
+                                                                   content=text))]
+    assert (kind, kind, value) in found
+    assert not any(a[2] == value and a[0] != kind for a in found)  # one kind only
+
+
+def test_history_says_who_said_each_value_and_the_assistants_never_become_the_users() -> None:
+    state = folded([
+        ("user", "My number is 138-0013-8000."),
+        ("assistant", "You can also call our hotline 400-820-8820, or email help@shop.com."),
+        ("tool", '{"phone": "139-1111-2222", "account": "ACC88213"}'),
+        ("user", "新号码是139-8765-4321"),
+        ("assistant", "好的，已记录139-8765-4321。您的会员账号是 VIP20931。"),
+    ], 100)
+    phones = state.history("phone")
+    assert [(h.value, h.speaker, h.status) for h in phones] == [
+        ("138-0013-8000", "user", "superseded"), ("400-820-8820", "assistant", "active"),
+        ("139-1111-2222", "tool", "active"), ("139-8765-4321", "user", "active")]
+    assert [h.value for h in state.history("phone", speaker="user")] == [
+        "138-0013-8000", "139-8765-4321"]
+    assert state.anchor("phone").value == "139-8765-4321"  # the user's, the latest
+    assert state.anchor("email", speaker="user") is None
+    assert state.anchor("email").value == "help@shop.com"
+    offered = {(kind, value) for kind, value, _ in candidates(state)}
+    assert ("phone", "139-8765-4321") in offered
+    assert not offered & {("phone", "400-820-8820"), ("phone", "139-1111-2222"),
+                          ("email", "help@shop.com"), ("account", "ACC88213"),
+                          ("account", "VIP20931")}
+
+
+def test_the_users_account_and_ticket_reach_the_profile() -> None:
+    state = folded([("user", "账号是 zhangwei_88，投诉单号TS20240315001")], 100)
+    offered = {(kind, value) for kind, value, _ in candidates(state)}
+    assert {("account", "zhangwei_88"), ("ticket_id", "TS20240315001")} <= offered
+
+
+@pytest.mark.parametrize("text, names", [
+    ("我想办理畅享套餐，再加一个5G流量包", ["畅享套餐", "5G流量包"]),
+    ("畅享套餐和5G流量包哪个划算？", ["畅享套餐", "5G流量包"]),
+    ("我是PLUS会员，用的是北京联通校园套餐", ["PLUS会员", "北京联通校园套餐"]),
+    ("升级到尊享套餐要多少钱", ["尊享套餐"]),
+    ("I'm on the Unlimited Plus plan and want the Gold membership.",
+     ["Unlimited Plus plan", "Gold membership"]),
+    ("Does the 5GB plan include a Disney+ subscription?", ["5GB plan", "Disney+ subscription"]),
+    # a head alone, or after a word saying which one or what for, names no product
+    ("这个套餐太贵了，有没有便宜点的套餐？流量套餐也行。", []),
+    ("酒店提供宽带吗？有叫醒服务和宽带", []),
+    ("您是会员吗？成为会员可以打折，会员费每年99元", []),
+    ("2011年卡塔尔亚洲杯", []),
+    ("The plan is fine. Basic plans cost less, and my credit card works.", []),
+    ("Actually I plan to pass on that card.", []),
+])
+def test_product_and_plan_names_by_their_head(text: str, names: list[str]) -> None:
+    found = find_anchors(Turn(index=0, role="user", content=text))
+    assert [a.value for a in found if a.key == "product"] == names
+    assert all(a.kind == "name" for a in found if a.key == "product")
+
+
+def test_a_price_is_about_the_plan_before_it() -> None:
+    state = folded([("user", "畅享套餐每月多少钱？"),
+                    ("assistant", "畅享套餐每月199元，5G流量包每月30元。")], 100)
+    assert {a.value for a in state.about("畅享套餐")} == {"199元"}
+    assert {a.value for a in state.about("5G流量包")} == {"30元"}
+    assert state.anchor("product").value in ("畅享套餐", "5G流量包")
+
+
+def test_the_users_answer_reaches_the_profile_when_each_turn_folds_alone(tmp_path: Path) -> None:
+    mem = ConversationMemory("s1", store=SQLiteStore(tmp_path / "p.db"), user_id="u1",
+                             context_window=2000)
+    for role, text in [("user", "My parcel never came."),
+                       ("assistant", "I'm sorry to hear that. What is your order number?"),
+                       ("user", "Sure, it's BX-7741-2290."),
+                       ("assistant", "Thanks, order BX-7741-2290 is with the courier.")]:
+        mem.add(role, text)
+        mem.compact(keep_recent_turns=0)  # each turn its own batch, as a live state folds
+    assert mem.state.anchor("order_id", speaker="user").value == "BX-7741-2290"
+    assert mem.state.tasks(owner="user")[0].status == "done"
+    item = mem.profile.anchor("order_id")
+    assert item is not None and item.value == "BX-7741-2290"
+
+
+def test_an_open_task_of_the_users_in_the_index_asks_for_the_values_it_names() -> None:
+    # any extractor's words (an LLM's task need not quote the question)
+    index = [IndexEntry(id="T1", section="open_tasks", text="Provide the order number and phone",
+                        status="open", owner="user", turn=1),
+             IndexEntry(id="A1", section="anchors", text="phone=13812345678", status="active",
+                        turn=0)]  # said before the ask: not its answer
+    turns = make_turns(("user", "BX-7741-2290"), start=2)
+    delta = RuleExtractor().extract(turns, index).delta
+    assert [(a.key, a.value) for a in delta.anchors] == [("order_id", "BX-7741-2290")]
+    assert delta.updates == []  # the phone is still owed
+    turns = make_turns(("user", "88204686"), start=3)
+    index.append(IndexEntry(id="A2", section="anchors", text="order_id=BX-7741-2290",
+                            status="active", turn=2))
+    delta = RuleExtractor().extract(turns, index).delta
+    assert [(a.key, a.value) for a in delta.anchors] == [("phone", "88204686")]
+    assert [(u.id, u.status) for u in delta.updates] == [("T1", "done")]

@@ -1,0 +1,103 @@
+"""where() as an agent types it: a phone in any format, emails and ids in any case, whole
+values only; and which item and turn hold the value, beside the place it always said."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from conftest import make_turns
+
+from convstate import Anchor, ConversationMemory, ConversationState
+from convstate.lookup import Found, Matcher, locate
+
+
+def session(tmp_path: Path, window: int = 8192) -> ConversationMemory:
+    mem = ConversationMemory("lookup", store=str(tmp_path / "lookup.db"), context_window=window,
+                             keep_recent_turns=1)
+    mem.add("user", "My cell is +1 (312) 555-0186, email Zhang.Wei@Example.com.")
+    mem.add("assistant", "Okay.")
+    mem.add("assistant", "What is your order number?")
+    mem.add("user", "Sure, it's BX-7741-2290.")
+    mem.add("assistant", "Thanks. Our hotline is 400-820-8820 if you need us.")
+    return mem
+
+
+@pytest.mark.parametrize("typed, said", [
+    ("3125550186", "+1 (312) 555-0186"),
+    ("312.555.0186", "+1 (312) 555-0186"),
+    ("(312) 555 0186", "+1 (312) 555-0186"),
+    ("+1 312 555 0186", "+1 (312) 555-0186"),
+    ("zhang.wei@example.com", "Zhang.Wei@Example.com"),
+    ("ZHANG.WEI@EXAMPLE.COM", "Zhang.Wei@Example.com"),
+    ("bx77412290", "BX-7741-2290"),
+    ("BX-7741-2290", "BX-7741-2290"),
+    ("4008208820", "400-820-8820"),
+])
+def test_where_finds_a_value_as_an_agent_types_it(tmp_path: Path, typed: str, said: str) -> None:
+    mem = session(tmp_path)
+    mem.compact(keep_recent_turns=0)
+    found = mem.where(typed)
+    assert found in ("raw", "block") and found.value == said
+    holder = mem.state.find(found.item or "")
+    assert holder is not None and said in getattr(holder, "value", "")
+    assert said in mem.history()[found.turn].text
+
+
+@pytest.mark.parametrize("typed", [
+    "3125550187",  # another number
+    "77412290",  # the end of an id is not the id
+    "BX 7741 229",
+    "5550186312",
+    "zhang.wei@example.org",
+])
+def test_a_near_miss_is_nowhere(tmp_path: Path, typed: str) -> None:
+    found = session(tmp_path).where(typed)
+    assert found == "nowhere" and (found.item, found.turn, found.value) == (None, None, None)
+
+
+def test_the_answer_is_still_the_place_it_always_was(tmp_path: Path) -> None:
+    mem = session(tmp_path, window=300)
+    for i in range(25):
+        mem.add("user", f"Question {i}: where is the parcel now, and when will it arrive here?")
+        mem.add("assistant", f"Answer {i}: it is on its way and should arrive tomorrow.")
+        mem.context()
+    mem.add("user", "My new cell is 312-555-0199.")
+    mem.add("assistant", "Noted.")
+    mem.compact(keep_recent_turns=0)
+    old = mem.where("(312) 555-0186")
+    assert isinstance(old, str) and old == "state"  # superseded: in the state, not shown
+    assert old.item is not None and mem.state.find(old.item).status == "superseded"
+    assert old.turn == 0 and old.value == "+1 (312) 555-0186"
+    assert json.dumps({"where": old}) == '{"where": "state"}'
+    assert {"state": 1}[old] == 1 and pickle.loads(pickle.dumps(old)).item == old.item
+    assert mem.where("Answer 24") == "raw" and mem.where("answer 24").turn == 54
+    assert mem.where("Okay.") == "store"  # folded, and the state kept nothing of it
+    assert repr(mem.where("nothing of the kind")) == \
+        "Found('nowhere', item=None, turn=None, value=None)"
+
+
+def test_a_live_item_holds_a_value_before_a_superseded_one() -> None:
+    turns = make_turns(("user", "My cell is 312-555-0186."), ("user", "New cell: 312-555-0199."),
+                       ("user", "Call me back at 312-555-0186 please."))
+    said = [("phone", "312-555-0186", 0, "superseded"), ("phone", "312-555-0199", 1, "active"),
+            ("callback", "312-555-0186", 2, "active")]
+    state = ConversationState(anchors=[
+        Anchor(id=f"A{k + 1}", kind="phone", key=key, value=value, turns=[turn], speaker="user",
+               first_turn=turn, last_turn=turn, status=status)
+        for k, (key, value, turn, status) in enumerate(said)])
+    found = locate("3125550186", [], "", state, turns, 2)
+    assert found == "state" and found.item == "A3" and found.turn == 2
+    assert locate("+1 312 555 0199", [], "", state, turns, 2).item == "A2"
+
+
+def test_matcher_reads_the_value_as_written() -> None:
+    assert Matcher("13800138000").find("电话 +86 138 0013 8000 找我") == "+86 138 0013 8000"
+    assert Matcher("+8613800138000").find("手机13800138000") == "13800138000"
+    assert Matcher("sr-20240315-889").find("order SR-20240315-889.") == "SR-20240315-889"
+    assert Matcher("第29个回答").find("这是第29个回答。") == "第29个回答"
+    assert Matcher("0315 889").find("单号 DD20240315889") is None  # a part, typed apart
+    assert Matcher("BX-7741").find("BX-7741-2290") == "BX-7741"  # typed text: anywhere
+    assert Found("raw", "A1", 3, "x") == "raw" and Found("raw").item is None
