@@ -325,7 +325,8 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         return None
     key = anchor_key(a.key) or a.kind
     subject = a.subject.strip() if a.subject else None
-    if subject and not any(subject in t.text for t in sources.values()):
+    if subject and not any(subject in t.text for t in sources.values()) and not any(
+            o.value == subject for o in state.anchors):  # named in an earlier turn
         stats.reasons.append(f"subject {subject[:40]!r} of {key} is not verbatim: dropped")
         subject = None
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))

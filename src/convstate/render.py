@@ -39,7 +39,8 @@ def block_words(lang: str) -> Mapping[str, str]:
 # Importance of a row (higher stays longer); each section's spec ranks its items.
 RANK_FIELD = 100.0  # your own fields
 RANK_USER_ANCHOR = 85.0  # at or above: kept whatever the budget, unless keep_anchors=False
-RANK_SENTIMENT = 78.0  # the mood: above every commitment, below the exact values
+RANK_SENTIMENT = 78.0  # a bad mood: above every commitment, below the exact values
+RANK_CALM = 45.0  # a neutral or good mood ("thanks!"): what the bot need not act on
 # A key's newest KEPT_PER_KEY values the user stated rank as exact values; older ones (a
 # session that has named dozens of orders) take their chance with the facts, so what a
 # block must keep stays bounded however long the session (every value stays in the state).
@@ -363,8 +364,8 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
         rows.append(("fields", specs[e.field].label_for(lang) if e.field in specs
                      else e.field, e.value, None, None, words["conflict"], RANK_FIELD, None))
     if s := state.sentiment:  # a reading of the mood, not a quote: never left to raw turns
-        rows.append(("sentiment", s.label, s.reason, None, None,
-                     f"{s.score:+.2f}, {s.trend}", RANK_SENTIMENT, None))
+        rows.append(("sentiment", s.label, s.reason, None, None, f"{s.score:+.2f}, {s.trend}",
+                     RANK_SENTIMENT if s.label == "negative" else RANK_CALM, None))
     # exact values (fields rank above): a key's newest KEPT_PER_KEY keep their rank
     exact = [k for k, r in enumerate(rows) if RANK_USER_ANCHOR <= r[6] < RANK_FIELD]
     taken: dict[tuple[str, str], int] = {}

@@ -164,7 +164,7 @@ class RuleExtractor(BaseExtractor):
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
         notes = []
-        asked: list[str] = []  # the names in the user turn just before
+        asked = _asked_before(turns, index)  # the names in the user turn just before
         asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
             anchors = asks.answer(turn, find_anchors(turn), delta)
@@ -236,6 +236,18 @@ _TEXT_SECTIONS = tuple(s.name for s in BUILT_IN if s is not FACTS)
 
 def _sizes(delta: StateDelta) -> dict[str, int]:
     return {name: len(getattr(delta, name)) for name in _TEXT_SECTIONS}
+
+
+def _asked_before(turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[str]:
+    """The names stated in the latest turn before these turns that stated anything (the
+    user's question, when turns are read one at a time as they come: it is in the
+    state's index by then)."""
+    if not turns or turns[0].role == "user":
+        return []
+    said = [e for e in index if e.turn is not None and e.turn < turns[0].index]
+    latest = max((e.turn for e in said), default=None)
+    return [e.text.split("=", 1)[1] for e in said
+            if e.turn == latest and e.section == "anchors" and e.text.startswith("names=")]
 
 
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
