@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -130,3 +131,37 @@ def replay_async(messages: Sequence[dict], **memory: object) -> ConversationMemo
 @pytest.fixture
 def recording() -> RecordingExtractor:
     return RecordingExtractor()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_target(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    """Where copies of a session meet: a SQLite file, or the PostgreSQL database of
+    ``CONVSTATE_TEST_PG_DSN`` (`.ci/run` starts one; in CI a missing one fails)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "erase.db")
+    dsn = os.environ.get("CONVSTATE_TEST_PG_DSN")
+    if not dsn:
+        if os.environ.get("CI"):
+            pytest.fail("CI must start PostgreSQL and set CONVSTATE_TEST_PG_DSN")
+        pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
+    return dsn
+
+
+class Said:
+    """A user's values for one test, unique (the PostgreSQL database outlives tests, and
+    erasure tests scan its files for these very bytes)."""
+
+    def __init__(self) -> None:
+        digits = f"{uuid.uuid4().int % 10**11:011d}"
+        self.user, self.session = f"u-{uuid.uuid4().hex[:12]}", f"s-{uuid.uuid4().hex[:12]}"
+        self.phone, self.order = "139" + digits[:8], "DD" + digits
+        self.email = f"erase.{uuid.uuid4().hex[:10]}@example.com"
+
+    @property
+    def values(self) -> list[str]:
+        return [self.phone, self.order, self.email]
+
+    @property
+    def message(self) -> str:
+        return (f"My phone is {self.phone}. Order {self.order} came broken. My email is "
+                f"{self.email}.")

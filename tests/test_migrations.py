@@ -43,6 +43,8 @@ def test_an_old_store_is_upgraded_in_place_and_keeps_its_turns(tmp_path: Path) -
     store = SQLiteStore(path)
     assert store.schema_version() == len(MIGRATIONS)
     assert versions(path)[:2] == [(1, "tables", False), (2, "named versions", True)]
+    # a session written before generations has one: its erasure is noticed like any
+    assert store.head("s").generation > 0 and store.head("t").generation == 0
     mem = ConversationMemory("s", store=store)
     assert [t.content for t in mem.history()] == ["订单号 DD20240315889"]
     mem.add("assistant", "好的")

@@ -128,3 +128,38 @@ def test_profile_and_forget_commands(tmp_path: Path) -> None:
     assert b"13912345678" not in raw and b"DD20240315889" not in raw  # WAL, free pages too
     assert b"13700007777" in raw  # another user's data stays
     assert run("profile", "u1", "--store", str(db)).returncode == 1
+
+
+def test_erasing_a_session_takes_its_part_and_brings_back_what_it_replaced(
+        tmp_path: Path) -> None:
+    from convstate.profile import erase_session
+
+    db = tmp_path / "p.db"
+    first_session(db).close()  # s1: phone 13912345678, order DD20240315889, no exchange
+    second = ConversationMemory("s2", store=SQLiteStore(db), user_id="u1", context_window=500)
+    second.add("user", "New number: 13800001111. Order DD20240315889 is still not here.")
+    second.compact(keep_recent_turns=0)
+    both = second.profile
+    order = both.anchor("order_id")
+    assert [s.session_id for s in order.sources] == ["s1", "s2"] and order.confirmations == 2
+    # without the second session: the number it replaced is live again, the order is s1's
+    back = erase_session(both, "s2")
+    assert [(p.value, p.status, p.superseded_by) for p in back.history("phone")] == [
+        ("13912345678", "active", None)]
+    order = back.anchor("order_id")
+    assert (order.session_id, order.turn, order.confirmations) == ("s1", 0, 1)
+    assert order.importance == pytest.approx(both.anchor("order_id").importance - 0.05)
+    # without the first: only what the second said, as it said it
+    left = erase_session(both, "s1")
+    assert {(i.kind, i.value, i.session_id) for i in left.items} == {
+        ("phone", "13800001111", "s2"), ("order_id", "DD20240315889", "s2")}
+    assert left.anchor("phone").status == "active" and left.version == both.version
+    # a later promotion gives a new item an id no item has (erasure leaves gaps)
+    third = promote(left, first_session(tmp_path / "q.db", "s3").state, "s3")
+    ids = [i.id for i in third.items]
+    assert len(ids) == len(set(ids))
+    # an item saved before sources were kept is all its session's
+    legacy = both.model_dump(mode="json")
+    for item in legacy["items"]:
+        del item["sources"]
+    assert erase_session(Profile.model_validate(legacy), "s2").anchor("order_id") is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -12,9 +13,11 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
+from conftest import Said
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
@@ -46,11 +49,13 @@ class Client:
             return err.code, json.load(err)
 
 
-def serve(tmp_path: Path, *extra: str, token: str | None = TOKEN
+def serve(tmp_path: Path, *extra: str, token: str | None = TOKEN, store: str | None = None
           ) -> Iterator[tuple[Client, Path]]:
+    """The service on a free port, over a SQLite file in ``tmp_path`` (or ``store``)."""
     port, db = free_port(), tmp_path / "service.db"
     env = dict(os.environ, CONVSTATE_API_TOKEN=token or "")
-    proc = subprocess.Popen([sys.executable, "-m", "convstate.cli", "serve", "--store", str(db),
+    proc = subprocess.Popen([sys.executable, "-m", "convstate.cli", "serve", "--store",
+                             store or str(db),
                              "--port", str(port), *extra], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}/v1"
@@ -227,3 +232,128 @@ def test_a_returning_user_over_http_and_their_erasure(api) -> None:
     assert status == 200 and out["sessions"] == 2
     assert client.call("GET", "/users/u-7/profile")[0] == 404
     assert client.call("GET", "/sessions")[1] == {"sessions": []}
+
+
+# -- erasure: the service's cached memories, and DELETE racing with traffic ---------------
+
+served = contextmanager(serve)
+
+
+@pytest.mark.parametrize("how", ["convstate forget", "another process erases"])
+def test_the_services_cached_memory_notices_an_erasure_made_elsewhere(
+        store_target: str, tmp_path: Path, how: str) -> None:
+    with served(tmp_path, "--foreground", store=store_target) as (client, _):
+        cached_memory_after_erasure(client, store_target, how, Said())
+
+
+def cached_memory_after_erasure(client: Client, store_target: str, how: str, said: Said
+                                ) -> None:
+    from convstate.store import open_store
+
+    user, session, phone, order = said.user, said.session, said.phone, said.order
+    chat = f"/sessions/{session}"
+    said = {"role": "user", "content": f"My phone is {phone}. Order {order} came broken."}
+    for i in range(12):  # a 400-token window: folds, and the profile takes the values
+        client.call("POST", f"{chat}/messages?user_id={user}&window=400",
+                    [said, {"role": "assistant", "content": f"Sorry, looking into it ({i})."}])
+        status, ctx = client.call("GET", f"{chat}/context?user_id={user}&window=400")
+        assert status == 200 and phone in str(ctx["messages"])
+    assert phone in str(client.call("GET", f"/users/{user}/profile")[1])
+    if how == "convstate forget":
+        out = subprocess.run([sys.executable, "-m", "convstate.cli", "forget", user,
+                              "--store", store_target], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0 and "1 sessions" in out.stdout, out.stderr
+    else:
+        other = open_store(store_target)
+        assert other.erase(session) == 24  # type: ignore[attr-defined]
+        other.close()
+    # the cached memory serves nothing erased, and shows what comes next
+    status, ctx = client.call("GET", f"{chat}/context?window=400")
+    assert status == 200 and ctx["messages"] == []
+    client.call("POST", f"{chat}/messages?window=400",
+                {"role": "user", "content": "Hello again, is my refund done?"})
+    status, ctx = client.call("GET", f"{chat}/context?window=400")
+    assert [m["content"] for m in ctx["messages"]] == ["Hello again, is my refund done?"]
+    for i in range(12):  # folds again: nothing erased comes back
+        client.call("POST", f"{chat}/messages?window=400",
+                    [{"role": "user", "content": f"Question {i}: when do you open?"},
+                     {"role": "assistant", "content": "At nine."}])
+        assert client.call("GET", f"{chat}/context?window=400")[0] == 200
+    state = client.call("GET", f"{chat}/state")[1]
+    profile = client.call("GET", f"/users/{user}/profile")[1]
+    assert state["version"] >= 1 and state["folded_through"] >= 1
+    assert not {phone, order} & set(re.findall(r"DD\d+|\d{11}", str([state, profile])))
+    # the session the cached memory went on with is still the user's
+    assert client.call("DELETE", f"/users/{user}")[1]["sessions"] == 1
+    assert client.call("GET", f"{chat}/state")[0] == 404
+
+
+def test_deleting_a_user_racing_with_their_traffic_leaves_nothing(store_target: str,
+                                                                   tmp_path: Path) -> None:
+    from convstate.store import open_store
+
+    with served(tmp_path, store=store_target) as (client, _), \
+            closing(open_store(store_target)) as store:
+        for _ in range(3):
+            said = Said()
+            sessions = [f"{said.session}-{k}" for k in range(3)]
+            talk_while_deleted(client, said, sessions)
+            kept = {c for c in sessions if store.turn_count(c)}
+            assert kept <= set(store.user_sessions(said.user))  # type: ignore[attr-defined]
+            status, out = client.call("DELETE", f"/users/{said.user}")
+            assert status == 200 and out["sessions"] >= len(kept)
+            assert not any(store.turn_count(c) for c in sessions)
+            assert store.user_sessions(said.user) == []  # type: ignore[attr-defined]
+            assert store.load_profile(said.user) is None  # type: ignore[attr-defined]
+            assert all(store.head(c).generation == 0 for c in sessions)  # type: ignore[attr-defined]
+
+
+def talk_while_deleted(client: Client, said: Said, sessions: list[str]) -> None:
+    """The user talks in each session while DELETE /v1/users/{id} runs again and again."""
+    def talk(chat: str) -> None:
+        for i in range(10):
+            client.call("POST", f"/sessions/{chat}/messages?user_id={said.user}&window=400",
+                        {"role": "user", "content": f"My phone is {said.phone} ({i})."})
+            client.call("GET", f"/sessions/{chat}/context?user_id={said.user}&window=400")
+
+    threads = [threading.Thread(target=talk, args=(c,)) for c in sessions]
+    for t in threads:
+        t.start()
+    while any(t.is_alive() for t in threads):
+        client.call("DELETE", f"/users/{said.user}")
+    for t in threads:
+        t.join(120)
+
+
+def test_deleting_a_session_takes_its_part_of_the_profile(api) -> None:
+    client, _ = api
+    said = Said()
+    user, session, phone, order = said.user, said.session, said.phone, said.order
+    first, second = f"/sessions/{session}-1", f"/sessions/{session}-2"
+    client.call("POST", f"{first}/messages?user_id={user}&window=400",
+                [{"role": "user", "content": f"My phone is {phone}, order {order}."},
+                 {"role": "assistant", "content": "Noted."}] * 12)
+    client.call("POST", f"{second}/messages?user_id={user}&window=400",
+                [{"role": "user", "content": f"Order {order} again: I don't want an exchange."},
+                 {"role": "assistant", "content": "Understood."}] * 12)
+    for _ in range(200):  # both folds (and promotions) run in the server's background
+        for chat in (first, second):
+            client.call("GET", f"{chat}/context?user_id={user}&window=400")
+        items = client.call("GET", f"/users/{user}/profile")[1].get("items", [])
+        if {i["kind"] for i in items} >= {"phone", "order_id", "negative_constraint"} and \
+                next(i for i in items if i["kind"] == "order_id")["confirmations"] == 2:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the profile never took both sessions: {items}")
+    assert client.call("DELETE", first)[0] == 200
+    items = client.call("GET", f"/users/{user}/profile")[1]["items"]
+    assert phone not in str(items)
+    assert {i["kind"]: i["session_id"] for i in items} == {
+        "order_id": f"{session}-2", "negative_constraint": f"{session}-2"}
+    client.call("POST", f"/sessions/{session}-3/messages?user_id={user}",
+                {"role": "user", "content": "Hi, it's me again."})
+    block = client.call("GET", f"/sessions/{session}-3/context?user_id={user}")[1][
+        "messages"][0]["content"]
+    assert order in block and phone not in block

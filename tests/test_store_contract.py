@@ -93,6 +93,39 @@ def test_erase_removes_one_session_everywhere(store, sid) -> None:
     assert store.turn_count(other) == 1 and store.load_state(other)["version"] == 1
 
 
+def test_a_write_planned_before_an_erasure_is_refused(store, sid) -> None:
+    from convstate import SessionErasedError
+
+    user = "u-" + sid
+    _, generation = store.append_checked(sid, {"role": "user", "content": "a"}, 0, user)
+    assert store.head(sid).generation == generation > 0
+    assert store.user_sessions(user) == [sid]  # linked with its first turn
+    with pytest.raises(SessionErasedError):  # a copy that never saw the session begin
+        store.append_checked(sid, {"role": "user", "content": "b"}, 0)
+    store.erase(sid)
+    assert store.head(sid).generation == 0
+    record = CompactionRecord(session_id=sid)
+    writes = [
+        lambda: store.append_checked(sid, {"role": "user", "content": "b"}, generation),
+        lambda: store.save_state(sid, {"version": 1, "folded_through": 0}, 0, record,
+                                 generation=generation),
+        lambda: store.log(record, generation=generation),
+        lambda: store.save_profile(user, {"user_id": user, "version": 1}, 0,
+                                   session=(sid, generation)),
+    ]
+    for write in writes:
+        with pytest.raises(SessionErasedError):
+            write()
+    assert (store.turn_count(sid), store.load_state(sid), store.compactions(sid)) == (0, None, [])
+    assert store.load_profile(user) is None and store.user_sessions(user) == []
+    # begun again, the session has a generation it never had: the state version and the
+    # turn index start again from 0, the generation never comes back to an earlier one
+    turn, again = store.append_checked(sid, {"role": "user", "content": "c"}, 0)
+    assert turn.index == 0 and again > generation
+    store.save_state(sid, {"version": 1, "folded_through": 0}, 0, record, generation=again)
+    assert store.head(sid) == (again, 1, None)
+
+
 def test_concurrent_appends_never_share_an_index(store, sid) -> None:
     def write(k: int) -> None:
         for i in range(20):

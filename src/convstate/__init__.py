@@ -28,7 +28,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "documents": ("compress_documents", "CompressedDocuments"),
     "errors": (
         "ConfigError", "ConvStateError", "DataError", "ExtractionError", "FieldTypeError",
-        "InvalidMessageError", "StoreError", "TurnTooLargeError", "VersionConflictError",
+        "InvalidMessageError", "SessionErasedError", "StoreError", "TurnTooLargeError",
+        "VersionConflictError",
     ),
     "extract": ("BaseExtractor", "Extraction", "Extractor", "RuleExtractor"),
     "extract.llm": ("HybridExtractor", "LLMExtractor"),
@@ -104,6 +105,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         ExtractionError as ExtractionError,
         FieldTypeError as FieldTypeError,
         InvalidMessageError as InvalidMessageError,
+        SessionErasedError as SessionErasedError,
         StoreError as StoreError,
         TurnTooLargeError as TurnTooLargeError,
         VersionConflictError as VersionConflictError,

@@ -55,6 +55,7 @@ class Plan:
     raw: list[tuple[Turn, int]]
     through: int
     evict: int
+    generation: int  # the session's, when planned: a save after an erasure is refused
 
     @property
     def batch(self) -> list[Turn]:
@@ -71,6 +72,7 @@ class FoldOutcome:
 
     record: CompactionRecord
     state: ConversationState | None
+    generation: int  # the session's generation it was planned in
     live: bool = False
 
 
@@ -92,6 +94,8 @@ class Compactor:
         self.task: asyncio.Task[None] | None = None
         # whether the store's save gives the fold lease back in its own transaction
         self.saves_releasing = _takes(memory.store.save_state, "release")
+        # whether the store refuses a save or log line planned before an erasure
+        self.checks_generation = _takes(memory.store.save_state, "generation")
         # the last index's entries, by item: the next fold's state shares most items
         self.entries: dict[int, tuple[Item, IndexEntry]] = {}
         # and the last saved state's item dicts (ConversationState.dump), likewise
@@ -260,7 +264,7 @@ class Compactor:
                 return None
             # a backlog (after an outage, or a long compact) goes in window-sized batches
             through = bounded_batch(slots, through, m.policy.budget)
-            return Plan(self._base(), raw, through, through)
+            return Plan(self._base(), raw, through, through, m._generation)
 
     def plan_refresh(self) -> Plan | None:
         """A fold that reads every stored turn not read by the configured extractor yet
@@ -275,7 +279,7 @@ class Compactor:
             slots = [Slot(t.index, t.role, n) for t, n in raw
                      if t.index > base.folded_through]
             through = bounded_batch(slots, m._last, m.policy.budget) if slots else m._last
-            return Plan(base, raw, through, m._state.evicted_through)
+            return Plan(base, raw, through, m._state.evicted_through, m._generation)
 
     def _base(self) -> ConversationState:
         """What a fold starts from: the live state when the configured extractor read
@@ -325,14 +329,14 @@ class Compactor:
         record.cached_tokens = getattr(exc, "cached_tokens", 0)
         record.completion_tokens = getattr(exc, "completion_tokens", 0)
         record.tokens_after = record.tokens_before
-        m.store.log(record)
+        m.store.log(record, **self._checked(plan))
         with m._lock:
             self.retry_at = m._last + _RETRY_AFTER_TURNS
         if not bug:
             log.warning("convstate: extraction failed for turns %d-%d (%s); the turns "
                         "stay unfolded and are retried at the next fold", batch[0].index,
                         batch[-1].index, record.error)
-        return FoldOutcome(record, None)
+        return FoldOutcome(record, None, plan.generation)
 
     def _land(self, plan: Plan, extraction: Extraction | None) -> FoldOutcome:
         """Fold the extraction (if the plan had turns to read) and save the state
@@ -365,24 +369,29 @@ class Compactor:
             setattr(record, name, getattr(stats, name))
         record.tokens_after = m._assembler.fixed_tokens(new) + sum(
             n for t, n in plan.raw if t.index > new.evicted_through)
-        extra = {"release": self.owner} if self.saves_releasing else {}
+        extra: dict[str, Any] = {"release": self.owner} if self.saves_releasing else {}
         m.store.save_state(m.session_id, new.dump(self.dumped), saved.version, record,
-                           **extra)
-        return FoldOutcome(record, new, live)
+                           **extra, **self._checked(plan))
+        return FoldOutcome(record, new, plan.generation, live)
+
+    def _checked(self, plan: Plan) -> dict[str, int]:
+        """A write's ``generation`` argument, where the store takes one."""
+        return {"generation": plan.generation} if self.checks_generation else {}
 
     def _apply(self, outcome: FoldOutcome) -> CompactionRecord:
         """Take a fold's outcome into the memory's view and tell ``on_fold``."""
         m = self.memory
         if outcome.state is not None:
-            with m._lock:
-                if outcome.state.version > m._reader.saved.version:
+            with m._lock:  # (a state of an erased generation is never shown)
+                if outcome.state.version > m._reader.saved.version \
+                        and outcome.generation == m._generation:
                     reader = m._reader
                     if outcome.live:  # the same items: their keys and index entries too
                         m._set_saved(outcome.state, reader.keys, reader.entries)
                     else:
                         m._set_saved(outcome.state)
             if m.user_id is not None:
-                m._promote(outcome.state)
+                m._promote(outcome.state, outcome.generation)
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record

@@ -54,6 +54,18 @@ class VersionConflictError(ConvStateError):
         )
 
 
+class SessionErasedError(VersionConflictError):
+    """The session was erased (or erased and begun again) after this write was planned:
+    the write would bring erased data back, so nothing was written. A memory that meets
+    it reloads the session as it is now."""
+
+    def __init__(self, session_id: str, expected: int, found: int):
+        self.session_id, self.expected, self.found = session_id, expected, found
+        ConvStateError.__init__(
+            self, f"session {session_id!r} was erased after this write was planned "
+            f"(generation {expected}, now {found or 'none'}); nothing was written")
+
+
 class StoreError(ConvStateError):
     """The store could not read or write (disk full, read-only, unreachable). The
     transaction was rolled back: nothing was half-written."""

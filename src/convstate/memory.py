@@ -17,7 +17,7 @@ from .assembly import MESSAGE_OVERHEAD, Assembler
 from .compactor import Compactor
 from .config import LEASE_TTL, MemoryConfig
 from .delta import delta_model
-from .errors import ConfigError, VersionConflictError
+from .errors import ConfigError, SessionErasedError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
 from .fold import FoldKeys
@@ -25,7 +25,7 @@ from .live import LiveReader
 from .lookup import Found, locate
 from .profile import Profile, promote
 from .state import ConversationState, IndexEntry, Item
-from .store.base import CompactionRecord, Store
+from .store.base import CompactionRecord, Head, Store, append_turn, changes
 from .store.sqlite import SQLiteStore
 from .tokens import Counter, count_messages, counter_for, reply_priming
 from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
@@ -39,6 +39,7 @@ from .window import (
 log = logging.getLogger("convstate")
 DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
 _PROFILE_TRIES = 8
+_ERASED_TRIES = 8  # appends refused by erasures in a row before the error is raised
 
 
 
@@ -185,6 +186,8 @@ class ConversationMemory:
         # unfolded one) with their messages and token counts.
         self._recent: list[tuple[Turn, dict[str, Any], int]] = []
         self._last = -1  # highest turn index seen
+        # the session's generation this view is of (0: not begun): an erasure changes it
+        self._generation = 0
         self._assembler = Assembler(self)
         # One memory may be shared by threads and async tasks (a web app's session):
         # _lock guards the cached view (state, raw turns, block); the compactor runs
@@ -209,9 +212,18 @@ class ConversationMemory:
         return [self._append(fields) for fields in checked]
 
     def _append(self, fields: dict[str, Any]) -> Turn:
-        turn = self.store.append(self.session_id, fields)
+        for tries in range(1, _ERASED_TRIES + 1):
+            try:  # refused when the session was erased since this view was read
+                turn, generation = append_turn(self.store, self.session_id, fields,
+                                               self._generation, self.user_id)
+                break
+            except SessionErasedError:
+                if tries == _ERASED_TRIES:
+                    raise
+                self._reload_locked()  # and store it in the session as it is now
         with self._lock:
-            if turn.index == self._last + 1:
+            if turn.index == self._last + 1 and self._generation in (0, generation):
+                self._generation = generation  # (this turn began the session)
                 self._take([turn])
             else:  # another writer appended in between: read what we missed, in order
                 self._sync()
@@ -369,9 +381,10 @@ class ConversationMemory:
         data = self.store.load_profile(self.user_id)  # type: ignore[attr-defined]
         return Profile(user_id=self.user_id) if data is None else Profile.model_validate(data)
 
-    def _promote(self, state: ConversationState) -> None:
-        """Merge the state's stable items into the user's profile; another session of the
-        user saving in between is read again and merged again (no update is lost)."""
+    def _promote(self, state: ConversationState, generation: int) -> None:
+        """Merge the state (of the session's ``generation``) into the user's profile;
+        another session of the user saving in between is read again and merged again (no
+        update is lost); a state of an erased generation is never promoted."""
         for _ in range(_PROFILE_TRIES):
             current = self._load_profile()
             new = promote(current, state, self.session_id)
@@ -381,7 +394,10 @@ class ConversationMemory:
             new.version = current.version + 1
             try:
                 self.store.save_profile(  # type: ignore[attr-defined]
-                    self.user_id, new.model_dump(mode="json"), current.version)
+                    self.user_id, new.model_dump(mode="json"), current.version,
+                    session=(self.session_id, generation))
+            except SessionErasedError:
+                return
             except VersionConflictError:
                 continue
             with self._lock:
@@ -392,8 +408,10 @@ class ConversationMemory:
                     "fold's items are promoted at the next fold", self.user_id, _PROFILE_TRIES)
 
     def erase(self) -> int:
-        """Erase this session from the store — turns, states, log, lease — for a privacy
-        request; the memory starts again empty. The number of turns erased."""
+        """Erase this session from the store — turns, states, log, lease, and what it
+        gave the user's profile — for a privacy request; the memory starts again empty,
+        and every other copy of the session does at its next call. The number of turns
+        erased."""
         eraser = getattr(self.store, "erase", None)
         if eraser is None:
             raise ConfigError("store", f"{type(self.store).__name__} cannot erase a session")
@@ -541,7 +559,9 @@ class ConversationMemory:
                               "it with the old model, convert, and save it as a new "
                               "session") from None
 
-    def _reload(self) -> None:
+    def _reload(self, head: Head | None = None) -> None:
+        # the generation first: an erasure after it is noticed at the next call
+        head = head or changes(self.store, self.session_id, 2**62, self.user_id)[0]
         data = self.store.load_state(self.session_id)
         state = self.state_model() if data is None else self._validated(data)
         through, tail, back = state.evicted_through, [], 16
@@ -555,14 +575,26 @@ class ConversationMemory:
             back *= 4
         self._recent, self._last = [], (tail[0].index - 1 if tail else through)
         self._take(tail + self.store.turns(self.session_id, after=through))
+        self._generation = head.generation
         self._set_saved(state)
+        self._fresh_profile(head)
 
     def _sync(self) -> None:
-        """Catch up with other writers: a newer state, or turns appended elsewhere."""
-        if self.store.state_version(self.session_id) != self._reader.saved.version:
-            self._reload()
+        """Catch up with other writers: an erasure (a new generation), a newer state,
+        turns appended elsewhere, a newer profile — all from one read."""
+        head, turns = changes(self.store, self.session_id, self._last, self.user_id)
+        if head.generation != self._generation or head.version != self._reader.saved.version:
+            self._reload(head)
         else:
-            self._take(self.store.turns(self.session_id, after=self._last))
+            self._take(turns)
+            self._fresh_profile(head)
+
+    def _fresh_profile(self, head: Head) -> None:
+        """Read the profile again when another session (or an erasure) saved it."""
+        if head.profile is not None and self._profile is not None \
+                and head.profile != self._profile.version:
+            self._profile = self._load_profile()
+            self._assembler.reset()
 
     def _reload_locked(self) -> None:
         with self._lock:

@@ -11,6 +11,12 @@ time and importance go up). Items fade by importance and age (``fade``): one who
 falls below ``FADE_BELOW`` is archived — kept, not shown — and contact details and hard
 constraints never fade by age alone.
 
+Each item keeps its provenance: one ``Source`` per session that said it (where, when,
+how often, and the value as that session said it). Erasing a session (``erase_session``)
+takes its sources out of every item: an item no other session said goes, one another
+session said too stays as that session said it, and a value that replaced an erased one
+is live again (the store does this to every saved version of the profile).
+
 The next session of the user shows the profile's live items in its block under "From
 earlier conversations", after the session's own exact values, within ``PROFILE_SHARE``
 of the block; a value of the session wins over the profile's of the same kind.
@@ -21,9 +27,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from .normalize import normalize as norm
 from .state import ConversationState
@@ -49,6 +55,18 @@ PROFILE_SHARE = 0.25  # of the block, at most, for the profile's rows
 Status = Literal["active", "superseded", "archived"]
 
 
+class Source(BaseModel):
+    """One session's part in a profile item: what erasing that session takes away."""
+
+    session_id: str
+    turn: int = Field(description="The last turn of the session that said it.")
+    value: str = Field(description="Verbatim, as this session said it (the last time).")
+    first_seen: datetime
+    last_confirmed: datetime
+    confirmations: int = Field(default=1, description="Of the item's, those this session "
+                               "made.")
+
+
 class ProfileItem(BaseModel):
     """One thing a user told us, verbatim, with where and when."""
 
@@ -63,6 +81,19 @@ class ProfileItem(BaseModel):
     confirmations: int = 1
     status: Status = "active"
     superseded_by: str | None = None
+    sources: list[Source] = Field(default_factory=list, description=(
+        "Every session that said it; the fields above are those of all of them."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_source(cls, data: Any) -> Any:
+        """An item saved before sources were kept has one: all of it is that session's
+        (erasing the session erases the item, confirmations by others included)."""
+        if isinstance(data, dict) and not data.get("sources") and "session_id" in data:
+            data = {**data, "sources": [{
+                k: data[k] for k in ("session_id", "turn", "value", "first_seen",
+                                     "last_confirmed", "confirmations") if k in data}]}
+        return data
 
 
 class Profile(BaseModel):
@@ -132,8 +163,9 @@ def promote(profile: Profile, state: ConversationState, session_id: str,
                 same.importance = min(1.0, same.importance + 0.05 * again)
                 same.last_confirmed, same.status = now, "active"
                 same.session_id, same.turn = session_id, turn
+                _said(same, session_id, turn, value, now, again)
             continue
-        item = ProfileItem(id=f"P{len(out.items) + 1}", kind=kind, value=value,
+        item = ProfileItem(id=f"P{_next_id(out)}", kind=kind, value=value,
                            session_id=session_id, turn=turn,
                            importance=IMPORTANCE.get(kind, 0.5), first_seen=now,
                            last_confirmed=now)
@@ -146,6 +178,57 @@ def promote(profile: Profile, state: ConversationState, session_id: str,
                             said.status = "archived"
         out.items.append(item)
     return fade(out, now)
+
+
+def _next_id(profile: Profile) -> int:
+    """The number of a new item: after every id in use (erasure leaves gaps)."""
+    return 1 + max((int(i.id[1:]) for i in profile.items if i.id[1:].isdigit()), default=0)
+
+
+def _said(item: ProfileItem, session_id: str, turn: int, value: str, now: datetime,
+          again: bool) -> None:
+    """Note that ``session_id`` said ``item`` (again) at ``turn``."""
+    for source in item.sources:
+        if source.session_id == session_id:
+            source.turn, source.value, source.last_confirmed = turn, value, now
+            source.confirmations += again
+            return
+    item.sources.append(Source(session_id=session_id, turn=turn, value=value,
+                               first_seen=now, last_confirmed=now))
+
+
+def erase_session(profile: Profile, session_id: str) -> Profile:
+    """``profile`` as if ``session_id`` had never been promoted (a new profile, the same
+    version): its sources leave every item; an item with no source left goes; one said by
+    other sessions too keeps what they said (value, turn, times, confirmations); an item
+    whose successor went is superseded by that one's successor, or live again."""
+    out = profile.model_copy(deep=True)
+    successor = {i.id: i.superseded_by for i in out.items}
+    kept: list[ProfileItem] = []
+    for item in out.items:
+        sources = [s for s in item.sources if s.session_id != session_id]
+        if len(sources) < len(item.sources) and sources:
+            last = max(sources, key=lambda s: s.last_confirmed)
+            item.sources, item.value = sources, last.value
+            item.session_id, item.turn = last.session_id, last.turn
+            item.first_seen = min(s.first_seen for s in sources)
+            item.last_confirmed = last.last_confirmed
+            item.confirmations = max(1, sum(s.confirmations for s in sources))
+            item.importance = min(1.0, IMPORTANCE.get(item.kind, 0.5)
+                                  + 0.05 * (item.confirmations - 1))
+        if sources:
+            kept.append(item)
+    left = {i.id for i in kept}
+    for item in kept:
+        after = item.superseded_by
+        while after is not None and after not in left:
+            after = successor.get(after)
+        if after != item.superseded_by:
+            item.superseded_by = after
+            if after is None:
+                item.status = "active"
+    out.items = kept
+    return out
 
 
 def weight(item: ProfileItem, now: datetime) -> float:

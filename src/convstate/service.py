@@ -193,8 +193,8 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
 
     @app.delete("/v1/users/{user_id}", dependencies=auth)
     def forget(user_id: str) -> dict[str, Any]:
-        """Erase a user everywhere: every session's turns, states and log, and the
-        profile (privacy requests)."""
+        """Erase a user everywhere: every session's turns, states and log, and every
+        version of the profile (privacy requests)."""
         if not hasattr(store, "forget_user"):
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
         sessions = set(store.user_sessions(user_id))  # type: ignore[attr-defined]
@@ -204,7 +204,8 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
 
     @app.delete("/v1/sessions/{session_id}", dependencies=auth)
     def erase(session_id: Session) -> dict[str, Any]:
-        """Erase a session everywhere: turns, states, log, lease (privacy requests)."""
+        """Erase a session everywhere: turns, states, log, lease, and what it gave its
+        user's profile (privacy requests)."""
         eraser = getattr(store, "erase", None)
         if eraser is None:
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")

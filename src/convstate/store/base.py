@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -53,6 +53,12 @@ class Store(Protocol):
     does not, the fold calls ``release_lease`` after saving. The ``state`` a save is
     given shares its unchanged items' dicts with the one saved before
     (``ConversationState.dump``): a store reads it, and never changes it.
+
+    A store that can erase gives each session a generation, a number an erasure ends
+    and the session never has again: ``changes`` reads it with the state version and
+    new turns, and ``append_checked`` and ``save_state`` / ``log`` with ``generation=``
+    refuse (SessionErasedError) a write planned in an erased generation (the SQL
+    stores; ``changes`` and ``append_turn`` below use them where a store has them).
     """
 
     def append(self, session_id: str, fields: dict[str, Any]) -> Turn: ...
@@ -93,3 +99,39 @@ class Store(Protocol):
     def schema_version(self) -> int: ...
 
     def close(self) -> None: ...
+
+
+class Head(NamedTuple):
+    """What a memory checks before it serves a session: the session's generation (a
+    number that changes when the session is erased, never coming back to an earlier one;
+    0 when it has not begun), its state version, and its user's profile version (None:
+    not asked)."""
+
+    generation: int
+    version: int
+    profile: int | None
+
+
+def changes(store: Store, session_id: str, after: int, user_id: str | None = None
+            ) -> tuple[Head, list[Turn]]:
+    """The session's head and its turns after index ``after``, read together (one read
+    of a SQL store: no erasure falls between them). A store without generations gives
+    generation 0: it cannot tell an erasure from a session that never folded."""
+    read = getattr(store, "changes", None)
+    if read is not None:
+        found: tuple[Head, list[Turn]] = read(session_id, after, user_id)
+        return found
+    return (Head(0, store.state_version(session_id), None),
+            store.turns(session_id, after=after))
+
+
+def append_turn(store: Store, session_id: str, fields: dict[str, Any], generation: int,
+                user_id: str | None = None) -> tuple[Turn, int]:
+    """Append a turn if the session is still at ``generation`` (else SessionErasedError,
+    nothing written): the turn and the generation it was stored in (a new one when it
+    began the session). A store without generations just appends (generation 0)."""
+    checked = getattr(store, "append_checked", None)
+    if checked is not None:
+        found: tuple[Turn, int] = checked(session_id, fields, generation, user_id)
+        return found
+    return store.append(session_id, fields), 0

@@ -18,12 +18,15 @@ class Dialect:
     (the driver's paramstyle), three column types, and whether turns are clustered."""
 
     param: str  # "?" (sqlite3) or "%s" (psycopg)
-    serial_id: str  # an auto-increment primary key
+    serial_id: str  # an auto-increment primary key whose values are never used again
     real: str  # a float
     blob: str = "BLOB"  # bytes
     # turns stored in their key's order (SQLite's WITHOUT ROWID: no second copy of the
     # key in an index) with times as integer microseconds (8 bytes, not 32 of ISO text)
     clustered_turns: bool = False
+    # what takes a transaction-scoped lock on one key (a ``{p}`` marker for the key);
+    # None where a write transaction already excludes every other writer (SQLite)
+    lock: str | None = None
 
     def sql(self, text: str) -> str:
         """``text`` with each ``{p}`` marker as this driver's placeholder (only the
@@ -95,6 +98,17 @@ def _clustered_turns(d: Dialect) -> Iterator[str]:
     yield "ALTER TABLE turns_clustered RENAME TO turns"
 
 
+def _generations(d: Dialect) -> Iterator[str]:
+    # a session's generation: a number no earlier incarnation of the session had (an
+    # erasure deletes the row, the session's next write makes a new one; serial values
+    # are never used again), so every copy of a session notices an erasure and no write
+    # planned before it lands after it
+    yield (f"CREATE TABLE IF NOT EXISTS sessions (generation {d.serial_id}, "
+           "session_id TEXT NOT NULL UNIQUE)")
+    yield ("INSERT INTO sessions (session_id) SELECT session_id FROM turns UNION "
+           "SELECT session_id FROM states UNION SELECT session_id FROM session_users")
+
+
 NAMED_FROM = 2  # from this migration on, schema_version has a name and a time
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables", _tables),
@@ -103,6 +117,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "profiles", _profiles),
     Migration(5, "packed states", _packed_states),
     Migration(6, "clustered turns", _clustered_turns),
+    Migration(7, "session generations", _generations),
 )
 
 # The bookkeeping table exists before any migration (it records them).

@@ -13,13 +13,17 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..errors import ConfigError, StoreError, VersionConflictError
+from ..errors import ConfigError, SessionErasedError, StoreError, VersionConflictError
+from ..profile import Profile, erase_session
 from ..turns import Turn
-from .base import CompactionRecord
+from .base import CompactionRecord, Head
 from .deltas import apply, is_delta, pack, replay, stored_text, unpack
 from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migration
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
+# what an erasure deletes a session's rows from (``sessions`` last: its generation ends)
+_SESSION_TABLES = ("turns", "states", "compactions", "leases", "session_users", "sessions")
+_ERASE_TRIES = 8  # an erasure racing with the session being given to a user reads again
 
 
 _SAVED_CACHE = 256  # sessions whose last saved state is kept to diff the next one from
@@ -44,6 +48,36 @@ def _json(value: list[Any] | None) -> str | None:
     return json.dumps(value, ensure_ascii=False) if value else None
 
 
+def _turn(r: tuple[Any, ...]) -> Turn:
+    """A turn from its row (``_TURN_COLUMNS``)."""
+    return Turn(index=r[0], role=r[1], content=r[2], name=r[3],
+                tool_calls=json.loads(r[4]) if r[4] else None, tool_call_id=r[5],
+                created_at=_time(r[6]), parts=json.loads(r[7]) if r[7] else None)
+
+
+def _profile_json(profile: Profile) -> str:
+    return json.dumps(profile.model_dump(mode="json"), ensure_ascii=False)
+
+
+def _user_key(user_id: str) -> str:
+    """The lock key of a user's writes (a session's is its id)."""
+    return "user:" + user_id
+
+
+def locks(dialect: Dialect, n: int) -> str:
+    """One statement taking the dialect's locks on ``n`` keys, in order (user keys before
+    session keys, everywhere: no two writers wait on each other)."""
+    assert dialect.lock is not None
+    return "SELECT " + ", ".join([dialect.lock] * n)
+
+
+def _checked(session_id: str, expected: int | None, found: int | None) -> int:
+    """The session's generation (0: not begun), if it is ``expected`` (None: any)."""
+    if expected is not None and (found or 0) != expected:
+        raise SessionErasedError(session_id, expected, found or 0)
+    return found or 0
+
+
 class SQLStore:
     """Append-only turns, versioned states, a compaction log and fold leases in SQL."""
 
@@ -51,9 +85,10 @@ class SQLStore:
 
     dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY", real="REAL")
 
-    def _write(self, session_id: str) -> AbstractContextManager[Any]:
-        """A transaction that serializes writers of ``session_id``; yields a connection
-        whose ``execute(sql, args)`` returns a cursor."""
+    def _write(self, *keys: str) -> AbstractContextManager[Any]:
+        """A transaction that serializes the writers of each of ``keys`` (a session id,
+        or a user's key), locked in the order given; yields a connection whose
+        ``execute(sql, args)`` returns a cursor."""
         raise NotImplementedError
 
     def _fetch(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -64,24 +99,80 @@ class SQLStore:
         return self._fetch(self.dialect.sql(sql), args)
 
     @contextmanager
-    def _tx(self, session_id: str) -> Iterator[_Bound]:
-        with self._write(session_id) as conn:
+    def _tx(self, *keys: str) -> Iterator[_Bound]:
+        with self._write(*keys) as conn:
             yield _Bound(conn, self.dialect)
 
     # -- turns --------------------------------------------------------------------------
 
     def append(self, session_id: str, fields: dict[str, Any]) -> Turn:
         """Store a turn at the session's next index and return it."""
-        with self._tx(session_id) as db:
-            idx = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM turns "
-                             "WHERE session_id={p}", (session_id,)).fetchone()[0]
+        return self.append_checked(session_id, fields)[0]
+
+    def append_checked(self, session_id: str, fields: dict[str, Any],
+                       generation: int | None = None, user_id: str | None = None
+                       ) -> tuple[Turn, int]:
+        """``append`` if the session is still at ``generation`` (0: not begun; None: at
+        any), else SessionErasedError and nothing written; the turn and the generation it
+        was stored in (the first turn of a session begins a new one). With ``user_id``
+        the session is that user's, linked in the same transaction as the turn: an
+        erasure of the user never misses it."""
+        keys = (session_id,) if user_id is None else (_user_key(user_id), session_id)
+        with self._tx(*keys) as db:
+            idx, found, owner = db.execute(
+                "SELECT COALESCE(MAX(idx), -1) + 1, (SELECT generation FROM sessions WHERE "
+                "session_id={p}), (SELECT user_id FROM session_users WHERE session_id={p}) "
+                "FROM turns WHERE session_id={p}", (session_id,) * 3).fetchone()
+            current = _checked(session_id, generation, found) or self._begin(db, session_id)
+            if user_id is not None and owner != user_id:
+                self._link(db, session_id, user_id)
             turn = Turn(index=idx, **fields)
             db.execute(
                 f"INSERT INTO turns (session_id, {_TURN_COLUMNS}) "
                 "VALUES ({p},{p},{p},{p},{p},{p},{p},{p},{p})",
                 (session_id, idx, turn.role, turn.content, turn.name, _json(turn.tool_calls),
                  turn.tool_call_id, self._stamp(turn.created_at), _json(turn.parts)))
-        return turn
+        return turn, current
+
+    @staticmethod
+    def _begin(db: _Bound, session_id: str) -> int:
+        """Begin the session's generation (a number it never had before)."""
+        return int(db.execute("INSERT INTO sessions (session_id) VALUES ({p}) "
+                              "RETURNING generation", (session_id,)).fetchone()[0])
+
+    @staticmethod
+    def _link(db: _Bound, session_id: str, user_id: str) -> None:
+        """Make the session ``user_id``'s; one of another user is refused."""
+        db.execute("INSERT INTO session_users (session_id, user_id) VALUES ({p},{p}) "
+                   "ON CONFLICT (session_id) DO NOTHING", (session_id, user_id))
+        owner = db.execute("SELECT user_id FROM session_users WHERE session_id={p}",
+                           (session_id,)).fetchone()[0]
+        if owner != user_id:
+            raise ConfigError("user_id", f"session {session_id!r} belongs to another user")
+
+    def head(self, session_id: str, user_id: str | None = None) -> Head:
+        """The session's generation and state version, and ``user_id``'s profile version."""
+        return self.changes(session_id, 2**62, user_id)[0]
+
+    def changes(self, session_id: str, after: int, user_id: str | None = None
+                ) -> tuple[Head, list[Turn]]:
+        """The session's head (``head``) and its turns after index ``after``, in one
+        read: what a memory asks before each call (was the session erased? folded
+        elsewhere? what was added?), with no erasure between the answers."""
+        columns = ", ".join("t." + c for c in _TURN_COLUMNS.split(", "))
+        rows = self._read(
+            f"SELECT h.generation, h.version, h.profile, {columns} FROM (SELECT "
+            "(SELECT generation FROM sessions WHERE session_id={p}) AS generation, "
+            "(SELECT COALESCE(MAX(version), 0) FROM states WHERE session_id={p}) AS version, "
+            "(SELECT COALESCE(MAX(version), 0) FROM profiles WHERE user_id={p}) AS profile"
+            ") h LEFT JOIN turns t ON t.session_id={p} AND t.idx>{p}",
+            (session_id, session_id, user_id, session_id, after))
+        first = rows[0]
+        head = Head(int(first[0] or 0), int(first[1]),
+                    None if user_id is None else int(first[2]))
+        # ordered here: an ORDER BY over the join sorts in a temporary table, every call
+        return head, sorted((_turn(r[3:]) for r in rows if r[3] is not None),
+                            key=lambda t: t.index)
 
     def _stamp(self, at: datetime) -> int | str:
         """A turn's time as stored: integer microseconds where turns are clustered and
@@ -95,38 +186,75 @@ class SQLStore:
         upper = through if through is not None else 2**62
         rows = self._read(f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id={{p}} "
                           "AND idx>{p} AND idx<={p} ORDER BY idx", (session_id, after, upper))
-        return [Turn(index=r[0], role=r[1], content=r[2], name=r[3],
-                     tool_calls=json.loads(r[4]) if r[4] else None, tool_call_id=r[5],
-                     created_at=_time(r[6]),
-                     parts=json.loads(r[7]) if r[7] else None) for r in rows]
+        return [_turn(r) for r in rows]
 
     def erase(self, session_id: str) -> int:
-        """Delete every turn, state, log line and lease of a session, for a privacy
-        request (the one exception to append-only); the number of turns erased."""
-        n = self._erase_rows(session_id)
-        self._scrub()
-        return n
+        """Delete every turn, state, log line and lease of a session, and what it gave its
+        user's profile (every saved version), for a privacy request (the one exception to
+        append-only); the number of turns erased. The session's generation ends: every
+        copy of it reloads at its next call, and no write planned before lands."""
+        for _ in range(_ERASE_TRIES):
+            owner = self._owner(session_id)
+            keys = (session_id,) if owner is None else (_user_key(owner), session_id)
+            with self._tx(*keys) as db:
+                if db.execute("SELECT user_id FROM session_users WHERE session_id={p}",
+                              (session_id,)).fetchone() != ((owner,) if owner else None):
+                    continue  # given to a user meanwhile: lock that user too
+                n = self._erase_session(db, session_id)
+                profiled = owner is not None and self._unprofile(db, owner, session_id)
+            self._scrub(_SESSION_TABLES + (("profiles",) if profiled else ()))
+            return n
+        raise StoreError(f"session {session_id!r} changed users {_ERASE_TRIES} times "
+                         "during its erasure; nothing was erased")
 
-    def _erase_rows(self, session_id: str) -> int:
-        with self._tx(session_id) as db:
-            n = db.execute("SELECT COUNT(*) FROM turns WHERE session_id={p}",
-                           (session_id,)).fetchone()[0]
-            for table in ("turns", "states", "compactions", "leases", "session_users"):
-                db.execute(f"DELETE FROM {table} WHERE session_id={{p}}", (session_id,))
+    def _owner(self, session_id: str) -> str | None:
+        rows = self._read("SELECT user_id FROM session_users WHERE session_id={p}",
+                          (session_id,))
+        return str(rows[0][0]) if rows else None
+
+    @staticmethod
+    def _erase_session(db: _Bound, session_id: str) -> int:
+        """Delete the session's rows from every table; the number of turns."""
+        n = db.execute("SELECT COUNT(*) FROM turns WHERE session_id={p}",
+                       (session_id,)).fetchone()[0]
+        for table in _SESSION_TABLES:
+            db.execute(f"DELETE FROM {table} WHERE session_id={{p}}", (session_id,))
         return int(n)
+
+    @staticmethod
+    def _unprofile(db: _Bound, user_id: str, session_id: str) -> bool:
+        """Take what ``session_id`` gave out of every saved version of the user's profile
+        (``profile.erase_session``); when the latest changed, save it again as a new
+        version, so a promotion read before this erasure conflicts instead of writing the
+        old items back, and every memory of the user reads the profile again. Whether
+        anything changed."""
+        rows = db.execute("SELECT version, profile FROM profiles WHERE user_id={p} "
+                          "ORDER BY version", (user_id,)).fetchall()
+        changed, latest = False, None
+        for version, text in rows:
+            profile = Profile.model_validate_json(text)
+            latest = erase_session(profile, session_id)
+            if latest != profile:
+                changed = True
+                db.execute("UPDATE profiles SET profile={p} WHERE user_id={p} AND "
+                           "version={p}", (_profile_json(latest), user_id, version))
+            else:
+                latest = None  # the latest version was not changed
+        if latest is not None:
+            latest.version = int(rows[-1][0]) + 1
+            db.execute("INSERT INTO profiles (user_id, version, profile, created_at) "
+                       "VALUES ({p},{p},{p},{p})", (user_id, latest.version,
+                                                    _profile_json(latest),
+                                                    datetime.now(UTC).isoformat()))
+        return changed
 
     # -- users: sessions and profiles --------------------------------------------------
 
     def link_user(self, session_id: str, user_id: str) -> None:
         """Record that ``session_id`` is ``user_id``'s; a session of another user is
         refused (a session never reads or writes another user's profile)."""
-        with self._tx(session_id) as db:
-            db.execute("INSERT INTO session_users (session_id, user_id) VALUES ({p},{p}) "
-                       "ON CONFLICT (session_id) DO NOTHING", (session_id, user_id))
-            owner = db.execute("SELECT user_id FROM session_users WHERE session_id={p}",
-                               (session_id,)).fetchone()[0]
-        if owner != user_id:
-            raise ConfigError("user_id", f"session {session_id!r} belongs to another user")
+        with self._tx(_user_key(user_id), session_id) as db:
+            self._link(db, session_id, user_id)
 
     def user_sessions(self, user_id: str) -> list[str]:
         """The sessions of a user, in name order."""
@@ -139,34 +267,46 @@ class SQLStore:
                           "ORDER BY version DESC LIMIT 1", (user_id,))
         return json.loads(rows[0][0]) if rows else None
 
-    def save_profile(self, user_id: str, profile: dict[str, Any], expected_version: int
-                     ) -> None:
+    def save_profile(self, user_id: str, profile: dict[str, Any], expected_version: int,
+                     session: tuple[str, int] | None = None) -> None:
         """Save ``profile`` (its ``version`` one more than ``expected_version``) if no one
-        saved in between; else VersionConflictError and nothing written."""
-        with self._tx("user:" + user_id) as db:
-            found = db.execute("SELECT COALESCE(MAX(version), 0) FROM profiles "
-                               "WHERE user_id={p}", (user_id,)).fetchone()[0]
+        saved in between; else VersionConflictError and nothing written. ``session``
+        (id, generation): the session it was promoted from, which must still be at that
+        generation and the user's (else SessionErasedError: an erased session's values
+        never come back)."""
+        with self._tx(_user_key(user_id)) as db:
+            found, generation = db.execute(
+                "SELECT (SELECT COALESCE(MAX(version), 0) FROM profiles WHERE user_id={p}), "
+                "(SELECT generation FROM sessions s JOIN session_users u ON "
+                "u.session_id = s.session_id WHERE s.session_id={p} AND u.user_id={p})",
+                (user_id, session[0] if session else None, user_id)).fetchone()
+            if session is not None:
+                _checked(session[0], session[1], generation)
             if found != expected_version:
-                raise VersionConflictError("user:" + user_id, expected_version, found)
+                raise VersionConflictError(_user_key(user_id), expected_version, found)
             db.execute("INSERT INTO profiles (user_id, version, profile, created_at) "
                        "VALUES ({p},{p},{p},{p})",
                        (user_id, profile["version"], json.dumps(profile, ensure_ascii=False),
                         datetime.now(UTC).isoformat()))
 
     def forget_user(self, user_id: str) -> int:
-        """Erase a user everywhere — every session's turns, states, log and lease, and
-        the profile — for a privacy request; the number of turns erased."""
-        erased = 0
-        for session_id in self.user_sessions(user_id):
-            erased += self._erase_rows(session_id)
-        with self._tx("user:" + user_id) as db:
+        """Erase a user everywhere — every session's turns, states, log, lease and
+        generation, the links, every version of the profile — for a privacy request, in
+        one transaction (no session of the user can be linked, or begun, halfway); the
+        number of turns erased."""
+        with self._tx(_user_key(user_id)) as db:
+            sessions = [r[0] for r in db.execute(
+                "SELECT session_id FROM session_users WHERE user_id={p} ORDER BY session_id",
+                (user_id,)).fetchall()]
+            db.lock(*sessions)
+            erased = sum(self._erase_session(db, s) for s in sessions)
             db.execute("DELETE FROM profiles WHERE user_id={p}", (user_id,))
-            db.execute("DELETE FROM session_users WHERE user_id={p}", (user_id,))
-        self._scrub()
+        self._scrub(_SESSION_TABLES + ("profiles",))
         return erased
 
-    def _scrub(self) -> None:
-        """After an erase: whatever the database keeps of deleted rows elsewhere."""
+    def _scrub(self, tables: tuple[str, ...]) -> None:
+        """After an erasure: whatever the database keeps of the rows deleted from
+        ``tables`` elsewhere (old page versions, a log); a StoreError when it cannot."""
 
     def turn_count(self, session_id: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
@@ -220,13 +360,19 @@ class SQLStore:
             "ORDER BY version", (session_id,))]
 
     def save_state(self, session_id: str, state: dict[str, Any], expected_version: int,
-                   record: CompactionRecord, release: str | None = None) -> None:
-        """Write state, watermark and log line together, if nobody saved in between;
-        with ``release``, give that owner's fold lease back in the same transaction (one
+                   record: CompactionRecord, release: str | None = None,
+                   generation: int | None = None) -> None:
+        """Write state, watermark and log line together, if nobody saved in between and
+        (``generation``) the session was not erased since the fold was planned; with
+        ``release``, give that owner's fold lease back in the same transaction (one
         synced write per fold instead of two)."""
         with self._tx(session_id) as db:
-            found = db.execute("SELECT COALESCE(MAX(version), 0) FROM states "
-                               "WHERE session_id={p}", (session_id,)).fetchone()[0]
+            found, current = db.execute(
+                "SELECT (SELECT COALESCE(MAX(version), 0) FROM states WHERE session_id={p}), "
+                "(SELECT generation FROM sessions WHERE session_id={p})",
+                (session_id, session_id)).fetchone()
+            if not _checked(session_id, generation, current):
+                self._begin(db, session_id)
             if found != expected_version:
                 raise VersionConflictError(session_id, expected_version, found)
             stored = self._stored_form(session_id, state, expected_version)
@@ -296,9 +442,14 @@ class SQLStore:
 
     # -- the compaction log ---------------------------------------------------------------
 
-    def log(self, record: CompactionRecord) -> None:
-        """Log a fold that did not change the state (a failed extraction)."""
+    def log(self, record: CompactionRecord, generation: int | None = None) -> None:
+        """Log a fold that did not change the state (a failed extraction); with
+        ``generation``, only if the session was not erased since the fold was planned."""
         with self._tx(record.session_id) as db:
+            found = db.execute("SELECT generation FROM sessions WHERE session_id={p}",
+                               (record.session_id,)).fetchone()
+            if not _checked(record.session_id, generation, found and found[0]):
+                self._begin(db, record.session_id)
             db.execute("INSERT INTO compactions (session_id, record) VALUES ({p},{p})",
                        (record.session_id, _logged(record)))
 
@@ -376,3 +527,8 @@ class _Bound:
 
     def execute(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         return self.conn.execute(self.dialect.sql(sql), args)
+
+    def lock(self, *keys: str) -> None:
+        """Also lock ``keys`` (in order) until the transaction ends."""
+        if keys and self.dialect.lock is not None:
+            self.execute(locks(self.dialect, len(keys)), keys)

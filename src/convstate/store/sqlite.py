@@ -17,6 +17,7 @@ from .sql import SQLStore
 
 T = TypeVar("T")
 _RETRIES = 50  # on "database is locked" beyond the busy timeout
+SCRUB_WAIT = 5.0  # seconds an erasure waits for older readers before it fails
 
 
 class SQLiteStore(SQLStore):
@@ -33,6 +34,7 @@ class SQLiteStore(SQLStore):
     def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0,
                  readonly: bool = False):
         self.path = str(path)
+        self._busy = busy_timeout
         self._lock = threading.RLock()
         self._file: tuple[int, int] | None = None
         if readonly:  # for looking: never creates, migrates or changes the file
@@ -85,7 +87,7 @@ class SQLiteStore(SQLStore):
         raise AssertionError("unreachable")
 
     @contextmanager
-    def _write(self, session_id: str) -> Iterator[sqlite3.Connection]:
+    def _write(self, *keys: str) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction: committed on success, rolled back on any error;
         a database error (disk full, read-only...) surfaces as StoreError."""
         with self._lock:
@@ -110,11 +112,31 @@ class SQLiteStore(SQLStore):
         except sqlite3.Error as exc:
             raise self._failed("read", exc) from exc
 
-    def _scrub(self) -> None:
-        """Erased rows may still sit in the write-ahead log: fold it into the (zeroed)
-        file and empty it."""
-        if self.path != ":memory:":
-            self._retry(lambda: self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+    def _scrub(self, tables: tuple[str, ...]) -> None:
+        """Erased rows' earlier pages sit in the write-ahead log, and in the file until
+        the log is checkpointed: fold the log into the (zeroed) file and empty it. A
+        reader holding a snapshot from before the erasure stops that; after waiting
+        ``SCRUB_WAIT`` seconds for it, a StoreError names the processes that have the
+        file open (never "erased" with the rows still in a file)."""
+        if self.path == ":memory:":
+            return
+        with self._lock:
+            try:
+                self._db.execute(f"PRAGMA busy_timeout={int(SCRUB_WAIT * 1000)}")
+                try:
+                    busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                finally:
+                    self._db.execute(f"PRAGMA busy_timeout={int(self._busy * 1000)}")
+            except sqlite3.Error as exc:
+                raise self._failed("checkpoint", exc) from exc
+        if busy:
+            raise StoreError(
+                f"the erased rows are deleted, but their earlier pages are still in "
+                f"{self.path}-wal and {self.path}: another connection holds a read "
+                f"transaction begun before the erasure, so the log cannot be emptied "
+                f"(waited {SCRUB_WAIT:.0f} s). Processes with the file open: "
+                f"{', '.join(_holders(self.path)) or 'none found'}. End that reader, then "
+                "erase again (it finishes the scrub)")
 
     def _failed(self, what: str, exc: sqlite3.Error) -> StoreError:
         rolled_back = "; nothing was half-written" if what == "write" else ""
@@ -123,6 +145,37 @@ class SQLiteStore(SQLStore):
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _holders(path: str) -> list[str]:
+    """The processes that have the database, its log or its index open (Linux: /proc),
+    as "pid N (command)": one of them holds the reader."""
+    names = {os.path.realpath(path + end) for end in ("", "-wal", "-shm")}
+    found = []
+    for pid in sorted(filter(str.isdigit, _listed("/proc")), key=int):
+        if any(_target(f"/proc/{pid}/fd/{fd}") in names for fd in _listed(f"/proc/{pid}/fd")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    command = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                command = "?"
+            mine = ", this process" if int(pid) == os.getpid() else ""
+            found.append(f"pid {pid} ({command[:80]}{mine})")
+    return found
+
+
+def _listed(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _target(link: str) -> str | None:
+    try:
+        return os.readlink(link)
+    except OSError:
+        return None
 
 
 class InMemoryStore(SQLiteStore):
