@@ -1,7 +1,8 @@
 """An after-sales refund bot with its own typed case fields (RefundCase).
 
 Offline it folds with the rule extractor: anchor fields (order number, phone) are
-filled by pattern, Cue fields by keyword. With OPENAI_BASE_URL set it folds with the
+filled by pattern, Cue fields by what the user asks for (a negated or merely mentioned
+option is not chosen). With OPENAI_BASE_URL set it folds with the
 hybrid extractor (rules for anchors, the model at that URL for the rest, e.g.
 `convstate serve-local`; CONVSTATE_MODEL names the model).
 """

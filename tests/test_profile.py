@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from convstate import ConfigError, ConversationMemory, SQLiteStore
-from convstate.profile import Profile, fade, promote, weight
+from convstate.profile import ONE_OFF, Profile, ProfileItem, fade, promote, weight
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
 
@@ -64,16 +64,19 @@ def test_the_next_session_starts_with_what_the_user_said_and_its_own_values_win(
     assert "13800001111" in third.context()[0]["content"]
 
 
-def test_forgetting_by_age_and_importance_never_forgets_contacts_or_hard_constraints(
+def test_forgetting_by_age_and_importance_never_forgets_contacts_or_standing_constraints(
         tmp_path: Path) -> None:
     mem = first_session(tmp_path / "p.db")
-    mem.add("user", "I prefer in-ear models.")
+    mem.add("user", "I prefer in-ear models. Please never call me after 8pm.")
     mem.add("assistant", "Noted.")
     mem.compact(keep_recent_turns=0)
     later = datetime.now(UTC) + timedelta(days=365 * 3)
     old = fade(mem.profile.model_copy(deep=True), later)
+    status = {i.value: i.status for i in old.items}
+    assert status["13912345678"] == status["Please never call me after 8pm"] == "active"
+    # a one-off request of that session ("I don't want an exchange") fades like the rest
+    assert status["I don't want an exchange"] == "archived"
     status = {i.kind: i.status for i in old.items}
-    assert status["phone"] == status["negative_constraint"] == "active"
     assert status["order_id"] == status["preference"] == "archived"  # kept, not shown
     assert len(old.items) == len(mem.profile.items)  # nothing deleted
     assert weight(old.anchor("phone"), later) == old.anchor("phone").importance
@@ -163,3 +166,58 @@ def test_erasing_a_session_takes_its_part_and_brings_back_what_it_replaced(
     for item in legacy["items"]:
         del item["sources"]
     assert erase_session(Profile.model_validate(legacy), "s2").anchor("order_id") is None
+
+
+def test_junk_is_never_promoted_and_a_one_off_request_is_promoted_low_and_fades(
+        tmp_path: Path) -> None:
+    mem = ConversationMemory("j1", store=SQLiteStore(tmp_path / "p.db"), user_id="u1",
+                             context_window=500)
+    for text in ["This is the second time I have to chase you.", "你们这服务太差了",
+                 "I'm so frustrated.", "我已经等了三天了，我很生气。",
+                 "Please never call me after 8pm.", "It must arrive by Friday.",
+                 "I don't eat pork.", "Thanks, have a nice day!"]:
+        mem.add("user", text)
+        mem.add("assistant", "Noted.")
+    mem.compact(keep_recent_turns=0)
+    profile = mem.profile
+    assert profile is not None
+    values = {i.value: i for i in profile.items}
+    assert not [v for v in values if any(junk in v for junk in (
+        "chase", "太差", "frustrated", "生气", "have a nice day"))], sorted(values)
+    standing, one_off = values["Please never call me after 8pm"], values[
+        "It must arrive by Friday"]
+    assert standing.importance > 0.6 >= ONE_OFF >= one_off.importance
+    later = datetime.now(UTC) + timedelta(days=365)
+    old = fade(profile.model_copy(deep=True), later)
+    status = {i.value: i.status for i in old.items}
+    assert status["Please never call me after 8pm"] == "active"  # a standing rule stays
+    assert status["It must arrive by Friday"] == "archived"  # the request of that session
+    assert "I don't eat pork" in status  # how the user lives: a stable fact
+
+
+def test_junk_promoted_before_the_rule_fades_at_once() -> None:
+    now = datetime.now(UTC)
+    junk = ProfileItem(id="P1", kind="constraint", value="This is the second time I have "
+                       "to chase you", session_id="s0", turn=3, importance=0.8,
+                       first_seen=now, last_confirmed=now)
+    rule = junk.model_copy(update={"id": "P2", "kind": "negative_constraint",
+                                   "value": "以后别给我打电话", "importance": 0.85})
+    profile = fade(Profile(user_id="u1", items=[junk, rule]), now)
+    assert [i.status for i in profile.items] == ["archived", "active"]
+    assert weight(junk, now) == 0.0 and weight(rule, now + timedelta(days=3650)) == 0.85
+
+
+def test_a_one_off_said_again_in_a_later_session_becomes_stable(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    for session in ("a1", "a2"):
+        mem = ConversationMemory(session, store=SQLiteStore(db), user_id="u1",
+                                 context_window=500)
+        mem.add("user", "Don't leave the parcel with the neighbours.")
+        mem.add("assistant", "Noted.")
+        mem.compact(keep_recent_turns=0)
+        item = mem.profile.anchor("negative_constraint")
+        assert item is not None
+        mem.close()
+    assert item.confirmations == 2 and item.importance > ONE_OFF
+    later = datetime.now(UTC) + timedelta(days=3650)
+    assert weight(item, later) == item.importance  # a hard constraint said twice stays

@@ -10,6 +10,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.json_schema import SkipJsonSchema
 
 from .lang import language_field
 from .sections import (
@@ -76,10 +77,13 @@ class StateDelta(BaseModel):
 
 
 class FieldValue(BaseModel, Generic[T]):
-    """A value for one of your own fields, and the turns that state it."""
+    """A value for one of your own fields, and the turns that state it (or, ``refused``,
+    that refuse it: "I don't want an exchange" lets go of an exchange chosen before)."""
 
     value: T
     turns: list[int] = Field(min_length=1, max_length=MAX_TURNS_CITED)
+    # not in the schema a model fills: the rule extractor's reading of negation
+    refused: SkipJsonSchema[bool] = False
 
 
 class AnchorValue(BaseModel):

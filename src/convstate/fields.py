@@ -15,7 +15,8 @@ from a marker in ``Annotated[...]``:
   deduplicated by that sub-field (a later item with the same key replaces the earlier).
 
 ``Label(en=..., zh=...)`` names a field in the rendered block (default: its description,
-else its name); ``Cue({value: regex})`` lets the rule extractor set a Literal field.
+else its name); ``Cue({value: regex})`` lets the rule extractor set a Literal field from
+what the user asks for (a negated or merely mentioned option is not chosen; see ``Cue``).
 """
 
 from __future__ import annotations
@@ -71,8 +72,30 @@ class Label:
 
 @dataclass(frozen=True)
 class Cue:
-    """Patterns that let the rule extractor set this field: {value: regex}. The value
-    whose pattern matches last in a user turn wins."""
+    """Patterns that let the rule extractor set this Literal field: {value: regex}.
+
+    A pattern fires on the user's requests and decisions, not on any mention. A mention
+    is *chosen* when a verb of wanting, choosing or requiring (want, need, I'd like,
+    I'll take, must; 要, 想要, 需要, 选, 改成, 必须) or a request marker (please; 请, 麻烦,
+    帮我) governs it in the same clause (clauses end at commas and sentence ends) with
+    the speaker, the listener or the thing asked for as its subject — or none: an
+    imperative, a Chinese clause without a subject; or when the clause is the mention
+    alone ("A refund, please.", "退款吧。") or the subject of an accepting predicate
+    ("an exchange is fine", "退款就行"). A mention is *refused* when a negation scopes
+    over it ("I don't want an exchange", "not an exchange", "no exchange", 不要换货,
+    不用换货, 别换货, "换货不行"; a contrast — but, 而是 — ends that scope). Anything else
+    is only mentioned and sets nothing: a report ("It arrived today.", "my friend got an
+    exchange"), a third party's want (他想换货), an inquiry or a subordinate clause ("I
+    want to know about exchanges", "because ..."), and a question — a question asks, it
+    does not choose ("Can I get an exchange?", 可以换货吗？, 要不要换货) unless it carries a
+    request marker ("Could you please ...", 能帮我退款吗？).
+
+    The field takes the option chosen last in the latest user turn that chooses one; a
+    later turn that refuses the option the field holds and chooses none lets go of it
+    (the field is None again, its history keeps both; a ``SetOnce`` field keeps its
+    first value). The grammar is ``convstate.extract.negation``; its words come from the
+    language packs.
+    """
 
     patterns: dict[str, str] = field(default_factory=dict)
 

@@ -546,19 +546,27 @@ def _value_field(state: ConversationState, spec: FieldSpec, given: FieldValue[An
         setattr(state, spec.name, items + [value])
     else:
         current = getattr(state, spec.name)
-        if current is not None and _norm(current) == _norm(value):
+        if given.refused:  # "I don't want an exchange": let go of it, if it holds it
+            if current is None or _norm(current) != _norm(value) or spec.rule == "set_once" \
+                    or turn < _last_set(state, spec.name):
+                return
+            value = None
+        elif current is not None and _norm(current) == _norm(value):
             stats.deduplicated += 1
             return
         if current is not None and spec.rule == "set_once":
             _conflict(state, spec.name, describe(value), turn)
             return
-        last = max((e.turn for e in state.field_log
-                    if e.field == spec.name and e.event == "set"), default=-1)
-        if turn < last:
+        if turn < _last_set(state, spec.name):
             return  # an older statement never overrides a newer one
         setattr(state, spec.name, value)
     state.field_log.append(FieldEvent(field=spec.name, value=describe(value), turn=turn))
     stats.added += 1
+
+
+def _last_set(state: ConversationState, name: str) -> int:
+    return max((e.turn for e in state.field_log if e.field == name and e.event == "set"),
+               default=-1)
 
 
 def _conflict(state: ConversationState, name: str, value: Any, turn: int) -> None:

@@ -1,15 +1,28 @@
 """What a returning customer told us last time: a profile per user that outlives sessions.
 
-After each fold of a session that has a ``user_id``, the stable items of its state are
-promoted into the user's profile (``promote``, a pure function): the user's own contact
-details, ids, names, budget and least rating, standing preferences, hard or negative
-constraints and more important stated facts (not those that only restate a promoted
-value), each verbatim with its provenance (session, turn). A single-valued kind (one
-phone, one email, one address) is superseded when a later value differs, with its history
-kept (and facts quoting the old value are archived); a repeated value is confirmed (its
-time and importance go up). Items fade by importance and age (``fade``): one whose weight
-falls below ``FADE_BELOW`` is archived — kept, not shown — and contact details and hard
-constraints never fade by age alone.
+After each fold of a session that has a ``user_id``, what the user said is promoted into
+the user's profile (``promote``, a pure function): the user's own contact details, ids,
+names, budget and least rating, preferences, hard or negative constraints and more
+important stated facts (not those that only restate a promoted value), each verbatim with
+its provenance (session, turn). Never what an assistant or a tool said, and never an
+expressive clause — a complaint about the service, a feeling, a pleasantry
+(``lang/acts.py``): those are the session's sentiment, not facts about the user.
+
+**Stable** is what holds beyond the session it was said in: an exact value of the user's
+(contact details, ids, names, a budget); and, of what the user says in words (a
+constraint, a negative constraint, a preference, a fact), one stated as standing — a rule
+for every time ("never call me after 8pm", "always", "from now on", 以后, 每次) or how the
+user is or lives ("I'm vegetarian", "I don't eat pork", 我对花生过敏) — or one the user
+says again in a later session. The rest is a one-off request of that session ("I need it
+today", "I don't want an exchange", 这次不要加急): promoted at ``ONE_OFF`` importance at
+most, and it fades like any other item.
+
+A single-valued kind (one phone, one email, one address) is superseded when a later value
+differs, with its history kept (and facts quoting the old value are archived); a repeated
+value is confirmed (its time and importance go up). Items fade by importance and age
+(``fade``): one whose weight falls below ``FADE_BELOW`` is archived — kept, not shown.
+Contact details and stable hard constraints never fade by age alone; an expressive item
+(one promoted before this rule) weighs nothing and is archived at the next fade.
 
 Each item keeps its provenance: one ``Source`` per session that said it (where, when,
 how often, and the value as that session said it). Erasing a session (``erase_session``)
@@ -31,6 +44,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from .lang.acts import expressive, standing
 from .normalize import normalize as norm
 from .state import ConversationState
 
@@ -42,7 +56,9 @@ PROMOTED_KINDS = CONTACT_KINDS | {"order_id", "ticket_id", "account", "tracking_
 # ... and, of other kinds, what the user wants: a budget, a least rating
 PROMOTED_KEYS = frozenset({"budget", "rating"})
 FACT_AT_LEAST = 0.6  # a user's stated fact this important is promoted too
-NEVER_FADE = CONTACT_KINDS | {"constraint", "negative_constraint"}
+HARD_KINDS = frozenset({"constraint", "negative_constraint"})
+STATED_KINDS = HARD_KINDS | {"preference", "fact"}  # said in words, stable or one-off
+ONE_OFF = 0.3  # the most a one-off request weighs: it fades within months
 IMPORTANCE = {"phone": 0.9, "email": 0.9, "address": 0.9, "negative_constraint": 0.85,
               "constraint": 0.8, "order_id": 0.6, "ticket_id": 0.6, "account": 0.7,
               "tracking_number": 0.5, "name": 0.4, "budget": 0.6, "rating": 0.5,
@@ -133,15 +149,17 @@ def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
     said: an assistant or a tool cannot set a user's contact details."""
     values = []
     for a in state.active_anchors():
-        if a.speaker == "user" and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS):
+        if a.speaker == "user" and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS) \
+                and not (a.kind in HARD_KINDS and expressive(a.value)):
             values.append(a.value)
             yield (a.kind if a.kind in PROMOTED_KINDS else a.key), a.value, a.last_turn
     for p in state.preferences:
-        if p.speaker == "user" and p.status == "active":
+        if p.speaker == "user" and p.status == "active" and not expressive(p.text):
             yield "preference", p.text, p.last_turn
     for f in state.facts:  # what the user told about themselves ("my dog is called Max")
         if f.speaker == "user" and f.status == "active" and f.importance >= FACT_AT_LEAST \
-                and not any(v in f.text for v in values):  # not a value said again
+                and not any(v in f.text for v in values) \
+                and not expressive(f.text):  # not a value said again, not a mood
             yield "fact", f.text, f.last_turn
 
 
@@ -160,15 +178,16 @@ def promote(profile: Profile, state: ConversationState, session_id: str,
             again = same.session_id != session_id or same.status == "archived"
             if again or now - same.last_confirmed > CONFIRM_EVERY:  # else: nothing new
                 same.confirmations += again
-                same.importance = min(1.0, same.importance + 0.05 * again)
+                same.importance = min(1.0, max(same.importance, _importance(same))
+                                      + 0.05 * again)
                 same.last_confirmed, same.status = now, "active"
                 same.session_id, same.turn = session_id, turn
                 _said(same, session_id, turn, value, now, again)
             continue
         item = ProfileItem(id=f"P{_next_id(out)}", kind=kind, value=value,
-                           session_id=session_id, turn=turn,
-                           importance=IMPORTANCE.get(kind, 0.5), first_seen=now,
-                           last_confirmed=now)
+                           session_id=session_id, turn=turn, importance=0.0,
+                           first_seen=now, last_confirmed=now)
+        item.importance = _importance(item)
         if kind in SINGLE_KINDS:
             for old in out.items:
                 if old.kind == kind and old.status == "active":
@@ -214,8 +233,7 @@ def erase_session(profile: Profile, session_id: str) -> Profile:
             item.first_seen = min(s.first_seen for s in sources)
             item.last_confirmed = last.last_confirmed
             item.confirmations = max(1, sum(s.confirmations for s in sources))
-            item.importance = min(1.0, IMPORTANCE.get(item.kind, 0.5)
-                                  + 0.05 * (item.confirmations - 1))
+            item.importance = min(1.0, _importance(item) + 0.05 * (item.confirmations - 1))
         if sources:
             kept.append(item)
     left = {i.id for i in kept}
@@ -231,13 +249,30 @@ def erase_session(profile: Profile, session_id: str) -> Profile:
     return out
 
 
+def stable(item: ProfileItem) -> bool:
+    """Whether ``item`` holds beyond the session it was said in (the module's rule): an
+    exact value, or words stated as standing or said again in a later session."""
+    return item.kind not in STATED_KINDS or item.confirmations > 1 or standing(item.value)
+
+
+def _importance(item: ProfileItem) -> float:
+    """What an item of its kind weighs when promoted: ``ONE_OFF`` at most unless stable."""
+    full = IMPORTANCE.get(item.kind, 0.5)
+    return full if stable(item) else min(full, ONE_OFF)
+
+
 def weight(item: ProfileItem, now: datetime) -> float:
-    """Importance, halved every ``HALF_LIFE_DAYS`` unconfirmed (not for contact details
-    and hard constraints: age alone never forgets them)."""
-    if item.kind in NEVER_FADE:
-        return item.importance
+    """Importance (``ONE_OFF`` at most unless stable; nothing for an expressive item),
+    halved every ``HALF_LIFE_DAYS`` unconfirmed — not for contact details and stable hard
+    constraints: age alone never forgets them."""
+    if item.kind in STATED_KINDS and expressive(item.value):
+        return 0.0
+    steady = stable(item)
+    importance = item.importance if steady else min(item.importance, ONE_OFF)
+    if item.kind in CONTACT_KINDS or (item.kind in HARD_KINDS and steady):
+        return importance
     days = max((now - item.last_confirmed).total_seconds() / 86400, 0.0)
-    return item.importance * math.pow(0.5, days / HALF_LIFE_DAYS)
+    return importance * math.pow(0.5, days / HALF_LIFE_DAYS)
 
 
 def fade(profile: Profile, now: datetime) -> Profile:

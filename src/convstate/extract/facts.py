@@ -1,6 +1,7 @@
 """Facts: the statements of open conversation worth keeping, verbatim (zh + en).
 
-A fact is a whole declarative sentence that fits no other section and either states
+A fact is a whole declarative sentence that fits no other section, is not only
+expressive (a pleasantry, a feeling, a complaint: lang/acts.py), and either states
 something about the speaker — the user's first-person statements ("I adopted a dog
 named Max last week", "我在北京做采购") — or holds an exact value (a name, a number, a
 date) in words around it. Questions, requests, commitments and the like are other
@@ -15,6 +16,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from ..lang import Cues
+from ..lang.acts import expressive
 from ..lang.zh import PACK as ZH
 from ..normalize import normalize
 from ..sections import NewAnchor, NewFact
@@ -93,6 +95,8 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
             continue
         values = [a for a in anchors if a.value in s and a.kind not in
                   ("constraint", "negative_constraint")]
+        if not values and expressive(s):
+            continue  # a pleasantry, a feeling, a complaint: the sentiment's to read
         exact = any(a.kind != "name" for a in values)
         personal = turn.role == "user" and bool(C.first_person.search(s))
         around = len(normalize(s)) - sum(len(normalize(a.value)) for a in values)

@@ -25,6 +25,7 @@ from ..delta import (
     StateDelta,
 )
 from ..lang import Cues, detect_language
+from ..lang.acts import expressive
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
@@ -36,6 +37,7 @@ from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
+from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
 
 _I = re.IGNORECASE
@@ -197,18 +199,22 @@ class RuleExtractor(BaseExtractor):
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
+        junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
             if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 delta.requests.append(NewRequest(text=text, turns=at))
-            elif C.negative.search(text):
+            elif junk:
+                pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
+            elif refusal(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
-            elif C.constraint.search(text) and not _budget_amount(c.turn, text, delta):
+            elif (m := C.constraint.search(text)) and not quoted(text, m.start()) \
+                    and not _budget_amount(c.turn, text, delta):
                 delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
                                                turns=at))
             elif m := C.preference.search(text):
                 cue = m.group(0).lower()
-                dislike = bool(C.dislike.search(cue))
+                dislike = bool(C.dislike.search(cue)) != negated(text, m.start())
                 polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
@@ -217,7 +223,8 @@ class RuleExtractor(BaseExtractor):
                 pass
             elif C.user_commit.search(text) and not question:
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
-            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]):
+            elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]) \
+                    and not negated(text, m.start()):
                 delta.goals.append(NewGoal(text=text, turns=at))
         elif role == "assistant":
             if C.done.search(text) and _close(text, "assistant", delta, index, c.turn.index):
@@ -226,7 +233,8 @@ class RuleExtractor(BaseExtractor):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
             elif C.assistant_commit.search(text) and not question and not C.offer.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
-        if role in ("user", "assistant") and C.decision.search(text) and not question:
+        if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
+                and not negated(text, m.start()) and not junk:
             delta.decisions.append(NewDecision(text=text, turns=at))
 
 
@@ -402,20 +410,19 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
 
 
 def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
-    """Values of Cue-marked fields: the cue that matches last in the latest user turn."""
+    """Values of Cue-marked fields: the option the latest user turn that chooses one
+    chooses last (negation and scope: extract/negation.py); a later turn that chooses
+    none but refuses one lets go of it (the fold clears the field if it holds it)."""
     out: dict[str, FieldValue[Any]] = {}
     state_model = getattr(delta_model, "__state_model__", None)
     specs = state_model.custom_fields() if state_model else {}
     for name, spec in specs.items():
         if spec.cue is None:
             continue
-        for turn in turns:
-            if turn.role != "user" or not turn.content:
-                continue
-            hits = [(m.end(), value) for value, pattern in spec.cue.compiled()
-                    for m in pattern.finditer(turn.content)]
-            if hits:
-                out[name] = FieldValue[Any](value=max(hits)[1], turns=[turn.index])
+        said = [(t.index, t.content) for t in turns if t.role == "user" and t.content]
+        if (found := latest_choice(said, spec.cue.compiled())) is not None:
+            value, turn, refused = found
+            out[name] = FieldValue[Any](value=value, turns=[turn], refused=refused)
     return out
 
 

@@ -6,6 +6,74 @@ from . import LanguagePack
 
 NUMBER_WORDS = r"[零一二两三四五六七八九十百千万半]"
 
+# Negation and scope (extract/negation.py): what negates, what asks for something and
+# who may ask it, what a governing verb does not reach over.
+SCOPE = {
+    # 不 and 没, not as part of a word that negates nothing (不错 不过 不同 不但 不管 不如
+    # 没关系 没问题)
+    "negator": r"不用|不要|不必|不需要|无需|没有(?!问题)|(?<![分特区告类识差级性个辨鉴])别(?!的|人"
+               r"|墅|致|名|家|处)|甭|而不是|而非|除了|取消|不(?!错|过|少|同|但|仅|管|然|久|断"
+               r"|得不|好意思|客气|如|论|止|光|只)|没(?!关系|事|问题)|未",
+    # a negation of what did or did not happen, not of what is wanted (我没要换货)
+    "not_yet": r"没有?|未|还没",
+    # a verb of wanting, choosing or requiring, which governs what follows it
+    "want": r"想要|需要|希望|要求|打算|决定|选择|选|改成|改为|换成|改用|申请|办理"
+            r"|(?<![主重需想必总])要(?![是么不求])|想(?![法到起象念想])",
+    # a verb of requiring: governs what follows it too, but negated it relaxes (不必)
+    "require": r"必须|一定要|务必|得要",
+    # a request by itself, in a question too (能帮我退款吗)
+    "request": r"请(?!问)|麻烦(?![你您]了)|帮我|帮忙|给我|劳驾",
+    # who may be the subject of a governing verb: the speaker, the listener, the thing
+    "subject": r"我们?|咱们?|本人|您|你们?|它|这个|那个",
+    # what may stand between that subject and its verb
+    "adverb": r"还是|就是|只|就|还|也|都|真的|比较|更|现在|今天|明天|后天|马上|立刻|一定|确实"
+              r"|其实|倒是?|宁愿|宁可|再|先|肯定|非常|特别|最好|可能|已经|并|太|很|真|是|会|能"
+              r"|可以|得|这次|这回|又",
+    # what may open a clause before its verb
+    "discourse": r"那么?|那就|所以|好的?|嗯|哦|噢|啊|对|算了|但是|但|可是|不过|然后|那样的话"
+                 r"|行|而是|只是",
+    # what a mention may stand with and still be a whole answer (退款吧。)
+    "filler": r"吧|呗|啊|呀|哈|嗯|哦|好的?|行|那么?|那就|就|还是|是|的|了|先|直接|就行|就好|即可",
+    # a contrast ends a negation's scope (不要换货而是退款)
+    "contrast": r"而是|但是|可是|只",
+    # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
+    "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
+    # a governing verb does not reach over a subordinate clause, a report or an inquiry
+    "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
+               r"|看看|是否|为什么|怎么",
+    # a question without its mark: both answers offered (要不要, 有没有), how long
+    "unmarked_question": r"(?P<anot>[\u4e00-\u9fff])[不没](?P=anot)|多久|多长时间|几天",
+}
+
+# What a clause does beside its words (lang/acts.py): expressive clauses (pleasantries,
+# feelings, complaints) ask for nothing; directives do; standing rules outlive the chat.
+ACTS = {
+    "pleasantry": r"^(?:好的?|嗯|哦|噢|那)?(?:谢谢|多谢|感谢|谢了|再见|拜拜|辛苦了?|不客气|没关系"
+                  r"|没事|您好|你好|早上好|下午好|晚上好|晚安|打扰了|麻烦(?:你|您)了|祝)"
+                  # a closing: nothing more is wanted
+                  r"|没有?(?:别的|其他|其它)(?:问题|事|需要)?了|(?<!需)不需要(?:其他|别的|其它)"
+                  r"|就这些|没(?:有)?(?:什么)?问题了",
+    # before a sentiment word that is the clause's predicate: who feels or what is judged
+    "feeling_head": r"(?:^|我们?|你们?|您|这|这个|服务|态度|效率|速度|客服|质量|真是|简直|实在)"
+                    r"(?:很|好|太|真|真的|特别|非常|有点|有些|超|挺|简直|实在|都|也|快|要|这)*$",
+    # after it: nothing, or particles
+    "feeling_tail": r"^[了啊呀呢吧啦的我！!。…~～\s]*$",
+    # a grievance that recurs or drags on: a complaint about the service
+    "grievance": r"第[一二三四五六七八九十几两\d]+[次回遍]|又(?:要|得|没|来了|是这样)|老是|每次都"
+                 r"|一直(?:都)?(?:没|不|在等)|还(?:是)?没(?:有)?|多少次|几次了|好几次"
+                 r"|没人(?:管|理|回)|等了?(?:这么久|半天|好久|[一二三四五六七八九十几两\d]+(?:天|周"
+                 r"|个月|小时))",
+    # a request or an order: an imperative, a demand on the listener, the speaker's want
+    "directive": r"^(?:那|那就|所以|好|嗯)?(?:请|别|不要|千万|务必|麻烦)"
+                 r"|(?:你们?|您)(?:必须|得|要|一定要|务必|不能|不要|别|赶紧|马上|快点)"
+                 r"|我们?(?:想要?|要|需要|希望|要求)",
+    # said as a rule for every time, not for this conversation
+    "habitual": r"以后|今后|永远|从不|从来|一律|每次|总是|一直|任何时候|随时|所有|向来|平时|一般",
+    # asked of this conversation: a want, a must, a plan, a time that is now
+    "occasion": r"要|想|需要|希望|必须|一定|得|请|帮我|麻烦|会|打算|准备|今天|今晚|明天|后天|现在"
+                r"|目前|这次|这回|这单|这个订单|马上|暂时|下周|下个月",
+}
+
 PACK = LanguagePack(
     code="zh",
     letters=r"[\u3400-\u9fff]",
@@ -23,10 +91,12 @@ PACK = LanguagePack(
         "profile": "以往对话中用户说过",
     },
     cues={
-        # 别 "don't", not the 别 of 分别 特别 区别 类别 个别 告别 or 别的 别人 别墅
-        "negative": r"不要(?!紧)|(?<![分特区告类识差级性个辨鉴])别(?!的|人|急|墅|致|名)"
-                    r"|不接受|不需要|不用(?!谢)|拒绝|千万别|不想要|不可以"
-                    r"|(?:你们|你|您|请|千万)不能|不能(?:接受|超过|晚于|迟于|再)",
+        # 别 "don't", not the 别 of 分别 特别 区别 类别 个别 告别 or 别的 别人 别墅 别家 别处;
+        # not the 不要 of a question (要不要), nor a reassurance (不用担心, 别着急)
+        "negative": r"(?:(?<!要)不要(?!紧)|(?<![分特区告类识差级性个辨鉴])别(?!的|人|急|墅|致|名"
+                    r"|家|处)|(?<!需)不需要|(?<!用)不用(?!谢)|不接受|拒绝|千万别|不想要|不可以"
+                    r"|(?:你们|你|您|请|千万)不能|不能(?:接受|超过|晚于|迟于|再))"
+                    r"(?![^，。,！？!?]{0,6}?(?:担心|发愁|着急|操心|费心|客气))",
         "constraint": r"必须|一定要|一定得|只能|只要|务必|预算|不超过|最多|至少|最晚|以内"
                       r"|今天内|今天之内",
         "preference": r"(不喜欢|讨厌|更喜欢|喜欢|偏好|倾向于?|最好是?)",
@@ -51,9 +121,12 @@ PACK = LanguagePack(
         "stop_words": r"为您|帮您|给您|我们|已经|您的|我会|马上|稍后|一下",
         "sentiment_neg":
             r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语"
-            r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱",
+            r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱"
+            r"|(?:太|很|真|好|特别|非常|极其|超|也太)差(?!不多|价|评|额|异|距)",
         "sentiment_pos": r"满意|谢谢|感谢|太好了|不错|开心|很棒|真棒|辛苦了|给力|靠谱",
         "intense": r"非常|特别|真的|太|极其|[!！]{2,}",
         "first_person": r"我|本人|咱",
+        **SCOPE,
+        **ACTS,
     },
 )

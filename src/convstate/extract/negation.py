@@ -1,0 +1,232 @@
+"""Negation and scope: which options a user's clause asks for, refuses, or only mentions.
+
+A cue word (a ``Cue`` field's pattern, a built-in section's "I want") says what a clause
+is about; the grammar around it says whether the speaker asks for it. Clauses are the
+sentences cut at commas and semicolons. A mention is
+
+- **chosen** when a verb of wanting, choosing or requiring (want, need, I'd like, I'll
+  take, must; 要, 想要, 需要, 选, 改成, 必须) or a request marker (please; 请, 麻烦, 帮我)
+  stands before it in the same clause, and the verb's subject is the speaker, the
+  listener or the thing asked for (I, we, you, it; 我, 我们, 您, 这个), or is left out (an
+  imperative, a Chinese clause without a subject, a verb coordinated with one of the
+  speaker's: 我不要换货只要退款) — not a third party ("my friend wants", "他要"); or the
+  mention stands first and such a verb follows it with only a subject and adverbs
+  between (今天必须到); or the clause is the mention alone with articles, particles and
+  "please" (an answer: "A refund, please.", "退款吧。"); or the mention is the subject of
+  an accepting predicate ("an exchange is fine", "退款就行");
+- **refused** when a negation scopes over it: a negator in the verb's group ("I don't
+  want", "I'd rather not", "我不要", 不想要), a negator between the verb and the mention
+  ("a refund, not an exchange", 要退款不要换货, "rather ... than"; a contrast — but, 而是 —
+  ends that scope), a negator right before a mention that has no verb ("not an
+  exchange", "no exchange", 不用换货, 别换货), or a negated accepting predicate ("today
+  doesn't work", 换货不行);
+- **only mentioned** otherwise: a report ("It arrived today.", "my friend got an exchange
+  last time"), what a subordinate clause, a report or an inquiry holds (because, if,
+  "I want to know ...", 因为, 如果, 了解一下), and a question. A question asks, it does not
+  choose ("Can I get an exchange?", "可以换货吗？", 要不要换货) — unless it carries a
+  request marker ("Could you please expedite it?", 能帮我退款吗？).
+
+The words of each class come from the language packs (``negator``, ``want``, ``require``,
+``request``, ``subject``, ``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``,
+``breaker``, ``unmarked_question``); a pack without them leaves its clauses to the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Literal
+
+from ..lang import Cues
+from ..registry import LANGUAGES
+from .facts import sentences
+
+C = Cues()
+Reading = Literal["chosen", "refused"] | None
+_CLAUSE = re.compile(r"[^，,;；]+")
+REACH = 60  # characters before a verb searched for its subject and adverbs
+# Quotation marks that open and close a quote (ASCII double quotes alternate; a single
+# quote opens after a space and closes before one: "don't" neither opens nor closes).
+_OPEN = re.compile(r"[“「『]|(?:^|(?<=[\s(:]))['‘](?=\S)")
+_CLOSE = re.compile(r"[”」』]|(?<=\S)['’](?=[\s.,;:!?)]|$)")
+
+
+def clauses(text: str) -> Iterator[tuple[str, bool]]:
+    """The clauses of ``text``, verbatim, each with whether it asks a question."""
+    for sentence in sentences(text):
+        in_question = bool(C.question.search(sentence))
+        for m in _CLAUSE.finditer(sentence):
+            clause = m.group(0).strip()
+            if clause:
+                yield clause, question(clause, in_question)
+
+
+def question(clause: str, in_question: bool = False) -> bool:
+    """Whether ``clause`` asks: it ends as a question, asks without the mark (a question
+    word, 要不要, 多久), or opens a question sentence as a question opens ("Can I ...")."""
+    return bool(C.question.search(clause) or C.asks.search(clause)
+                or C.unmarked_question.search(clause)
+                or (in_question and C.question_start.search(clause)))
+
+
+def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
+           ) -> tuple[str | None, list[str]]:
+    """The option one user turn chooses (the last chosen mention) and those it refuses
+    (in the order refused); ``options`` are (value, pattern) pairs."""
+    chosen: str | None = None
+    refused: list[str] = []
+    for clause, asks in clauses(text):
+        hits = sorted((m.start(), m.end(), value) for value, pattern in options
+                      for m in pattern.finditer(clause) if m.end() > m.start())
+        for start, end, value in hits:
+            found = reading(clause, start, end, asks)
+            if found is not None and value in refused:
+                refused.remove(value)
+            if found == "chosen":
+                chosen = value
+            elif found == "refused":
+                refused.append(value)
+                chosen = None if chosen == value else chosen
+    return chosen, refused
+
+
+def latest_choice(turns: Sequence[tuple[int, str]],
+                  options: Sequence[tuple[str, re.Pattern[str]]]
+                  ) -> tuple[str, int, bool] | None:
+    """(value, turn, refused) for a field over user turns given as (index, text): the
+    option the latest turn that chooses one chooses, or — when a later turn chooses none
+    but refuses the one chosen before it, or refuses one and none was chosen — the option
+    it lets go of (``refused``: the field drops it if it holds it); None without either."""
+    found: tuple[str, int, bool] | None = None
+    for index, text in turns:
+        value, refused = choice(text, options)
+        if value is not None:
+            found = (value, index, False)
+        elif refused and (found is None or found[2] or found[0] in refused):
+            before = found[0] if found is not None else None
+            found = (before if before in refused else refused[-1], index, True)
+    return found
+
+
+def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
+    """What ``clause`` does with its mention at ``start:end`` (see the module's rule)."""
+    if asks and not C.request.search(clause):
+        return None  # a question asks; it does not choose
+    if quoted(clause, start):
+        return None  # someone else's words
+    before, after = clause[:start], clause[end:]
+    verb = _governor(before)
+    if verb is not None:
+        if verb[0] is None:
+            return None  # the verb is a third party's
+        return _through(before[verb[0].end():], verb[1])
+    if (m := _rx("verb_after").match(after)) is not None:  # 今天必须到
+        return "refused" if C.negator.search(m.group(0)) else "chosen"
+    if _rx("neg_before").search(before[-REACH:]):
+        return "refused"
+    if _rx("fragment").fullmatch(f"{before} {after}"):
+        return "chosen"
+    if (m := C.accept.search(after)) is not None:
+        return "refused" if C.negator.search(m.group(0)) else "chosen"
+    return None
+
+
+def negated(clause: str, at: int) -> bool:
+    """Whether a negator stands in the group of the verb (or cue) that starts at ``at``:
+    between its subject and it ("I don't really like", 我不太喜欢, 我不同意). A cue that
+    starts with its subject ("I want") holds its own negation, or does not match."""
+    if _rx("subject_start").match(clause, at):
+        return False
+    zone = _rx("zone").search(clause[max(0, at - REACH):at])
+    return bool(zone and C.negator.search(zone.group(0)))
+
+
+def refusal(clause: str) -> bool:
+    """A negative constraint: a prohibition ("Don't call after 8pm", 别换货, 不用换货) not
+    inside a quote, or the speaker's own negated want ("I never want", 我不希望, 我不同意)."""
+    for m in C.negative.finditer(clause):
+        if not quoted(clause, m.start()):
+            return True
+    for m in C.want.finditer(clause):
+        verb = _governs(clause[:m.start()], m, speaker=True)
+        if verb is not None and verb[1] and not quoted(clause, m.start()) \
+                and not C.not_yet.search(clause[max(0, m.start() - REACH):m.end()]):
+            return True
+    return False
+
+
+def quoted(text: str, at: int) -> bool:
+    """Whether ``at`` lies inside a quotation that opens before it in ``text``."""
+    head = text[:at]
+    opened = len(_OPEN.findall(head)) - len(_CLOSE.findall(head))
+    return opened > 0 or head.count('"') % 2 == 1
+
+
+def _governor(before: str) -> tuple[re.Match[str] | None, bool] | None:
+    """The governing verb nearest before a mention, with whether it is negated; (None,
+    False) when that verb is a third party's; None when there is none."""
+    verbs = sorted([*C.want.finditer(before), *C.require.finditer(before),
+                    *C.request.finditer(before)], key=lambda m: m.start())
+    if not verbs:
+        return None
+    verb = verbs[-1]
+    found = _governs(before[:verb.start()], verb)
+    return found if found is not None else (None, False)
+
+
+def _governs(head: str, verb: re.Match[str], speaker: bool = False
+             ) -> tuple[re.Match[str], bool] | None:
+    """``verb`` with whether it is negated, if its subject (what ``head`` ends with,
+    past its adverbs) may ask: the speaker (only, with ``speaker``), the listener or the
+    thing asked for, none (an imperative), or that of a verb of the speaker's before it;
+    else None. A request marker needs no subject."""
+    zone = _rx("zone").search(head[-REACH:])
+    span = zone.group(0) if zone else ""
+    negative = bool(C.negator.search(span + verb.group(0)))
+    if C.request.fullmatch(verb.group(0)) and not speaker:
+        return verb, negative
+    rest = head[:len(head) - len(span)] if span else head
+    subject = _rx("speaker" if speaker else "subject_end").search(rest[-REACH:])
+    if not rest.strip() or subject is not None:
+        return verb, negative
+    earlier = [m for m in C.want.finditer(rest)]  # a verb coordinated with an earlier one
+    if earlier and _governs(rest[:earlier[-1].start()], earlier[-1], speaker) is not None:
+        return verb, negative
+    return None
+
+
+def _through(between: str, negative: bool) -> Reading:
+    """The reading of a mention a verb reaches over ``between``: none across a clause
+    boundary; a negator there refuses it; a contrast ends the verb's negation."""
+    if C.breaker.search(between):
+        return None
+    parts = C.contrast.split(between)
+    if len(parts) > 1:
+        negative, between = False, parts[-1]
+    if C.negator.search(between):
+        return "refused"
+    return "refused" if negative else "chosen"
+
+
+_TEMPLATES = {
+    # what stands between a subject and its verb: adverbs, auxiliaries, negators
+    "zone": r"(?:{adverb}|{negator}|\s)*+$",
+    # the end of what precedes that: a subject that may ask, or where a clause opens
+    "subject_end": r"(?:{subject}|{discourse}|[,，:：])\s*$",
+    "speaker": r"(?:{first_person}|{discourse}|[,，:：])\s*$",
+    "verb_after": r"(?:{subject}|{adverb}|{negator}|\s)*?(?:{want}|{require})",
+    "subject_start": r"(?:{subject})",
+    "neg_before": r"(?:{negator}|{neg_det})(?:{filler}|\s)*+$",
+    "fragment": r"(?:{filler}|{discourse}|{request}|[\W_])*+",
+}
+_built: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def _rx(name: str) -> re.Pattern[str]:
+    """A pattern composed of the packs' cues, rebuilt when a pack is added."""
+    key = (name, LANGUAGES.version)
+    if key not in _built:
+        names = re.findall(r"\{(\w+)\}", _TEMPLATES[name])
+        sources = {n: getattr(C, n).pattern for n in names}
+        _built[key] = re.compile(_TEMPLATES[name].format(**sources), re.IGNORECASE)
+    return _built[key]

@@ -1,0 +1,89 @@
+"""What a clause does besides what it says: voices an attitude, directs, or states a rule.
+
+Read from every language pack's cues at once (zh + en built in):
+
+- **expressive** — a clause that voices the speaker's attitude and asks for nothing: a
+  pleasantry (thanks, greetings, wishes, apologies, a closing: "thanks, have a nice day",
+  "that's all", 谢谢, 没有别的问题了), a feeling whose predicate is the sentiment word
+  ("I'm so frustrated", 我很生气, 气死我了), or a complaint about the service — a
+  judgement of it ("your service is terrible", 你们这服务太差了) or a grievance that
+  recurs or drags on ("This is the second time I have to chase you", "I still haven't
+  heard back", 又没人回复, 等了三天) — unless the same clause also directs. It is the
+  sentiment's to read, never a constraint, a goal or a decision.
+- **directive** — an imperative ("please ...", "don't ...", 请, 别), a demand on the
+  listener ("you must", 你们必须), or the speaker's own want ("I want", 我要).
+- **standing** — holds beyond this conversation: said as a rule for every time ("never",
+  "always", "from now on", 以后, 每次, 从不), or a statement of how the speaker is or
+  lives ("I'm vegetarian", "I don't eat pork", 我对花生过敏) — not a directive and not
+  asked of this occasion (a want or a must, a plan, a time that is now: "I need it
+  today", "I don't want an exchange", 这次不要). Expressive clauses are never standing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import Cues
+
+C = Cues()
+REACH = 60  # characters before a sentiment word searched for who feels it
+SHORT = 2  # a clause of one word, or of this many Chinese characters, says little alone
+TAIL_WORDS = 5  # what a pleasantry may say after its formula (what it thanks for...)
+_CLAUSE = re.compile(r"[^，,;；。！？!?\n]+")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def expressive(text: str) -> bool:
+    """A pleasantry, a feeling or a complaint that does not also direct: every clause of
+    ``text`` is one ("你好，请给我推荐一家酒店" is not), or is a mere word ("Well, ...")."""
+    found = False
+    for m in _CLAUSE.finditer(text):
+        clause = m.group(0).strip()
+        if _one(clause):
+            found = True
+        elif len(clause.split()) > 1 or len(_HAN.findall(clause)) > SHORT:
+            return False
+    return found
+
+
+def _one(clause: str) -> bool:
+    return (pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)) \
+        and not directive(clause)
+
+
+def pleasantry(clause: str) -> bool:
+    """Thanks, a greeting, a wish, an apology or a closing, with no more after it than
+    what it is for ("Thank you for your help"): "Thanks and get three tickets" asks."""
+    m = C.pleasantry.search(clause)
+    if m is None:
+        return False
+    rest = clause[m.end():]
+    return len(rest.split()) <= TAIL_WORDS and len(_HAN.findall(rest)) <= TAIL_WORDS * 2
+
+
+def directive(text: str) -> bool:
+    """An imperative, a demand on the listener, or the speaker's own want."""
+    return bool(C.directive.search(text))
+
+
+def feeling(text: str) -> bool:
+    """A sentiment word that is the clause's predicate: after who feels it or what is
+    judged (and adverbs), before nothing but what it is about and particles."""
+    negative = list(C.sentiment_neg.finditer(text))
+    masked = C.sentiment_neg.sub(lambda m: " " * len(m.group(0)), text)
+    for m in [*negative, *C.sentiment_pos.finditer(masked)]:
+        if C.feeling_head.search(text[max(0, m.start() - REACH):m.start()]) \
+                and C.feeling_tail.search(text[m.end():]):
+            return True
+    return False
+
+
+def standing(text: str) -> bool:
+    """Holds beyond this conversation (see the module's rule)."""
+    if expressive(text):
+        return False
+    if C.habitual.search(text):
+        return True
+    if directive(text):
+        return False
+    return bool(C.first_person.search(text)) and not C.occasion.search(text)

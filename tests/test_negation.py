@@ -1,0 +1,250 @@
+"""Negation and scope (zh + en): a negated option is not chosen, a cue fires on the user's
+requests and decisions and not on any mention, and complaints, pleasantries and feelings
+ask for nothing."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import pytest
+from conftest import make_turns, sources
+
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    Cue,
+    InMemoryStore,
+    RuleExtractor,
+    SetOnce,
+    delta_model,
+    fold_report,
+)
+
+
+class Case(ConversationState):
+    refund_method: Annotated[Literal["refund", "exchange"] | None,
+                             Cue({"refund": "退款|refund", "exchange": "换货|exchange"})] = None
+    urgency: Annotated[Literal["today", "expedite"] | None,
+                       Cue({"today": "今天|today", "expedite": "加急|尽快|expedite|asap"})] = None
+
+
+D = delta_model(Case)
+
+
+def case_after(*texts: str) -> Case:
+    """The case as the rule extractor reads these user turns (one batch)."""
+    turns = make_turns(*(("user", t) for t in texts))
+    state, _ = fold_report(Case(), RuleExtractor().extract(turns, [], D).delta, sources(turns))
+    assert isinstance(state, Case)
+    return state
+
+
+@pytest.mark.parametrize("text, method", [
+    ("我要退款，不要换货了。", "refund"),
+    ("A refund please, not an exchange.", "refund"),
+    ("I want a refund not an exchange.", "refund"),
+    ("I don't want an exchange but a refund.", "refund"),
+    ("I'd rather have a refund than an exchange.", "refund"),
+    ("我不要换货只要退款", "refund"),
+    ("不要换货了，还是退款吧。", "refund"),
+    ("An exchange is fine.", "exchange"),
+    ("Exchange, please.", "exchange"),
+    ("I'll take the exchange.", "exchange"),
+    ("能帮我换货吗？", "exchange"),  # a question with a request marker asks for it
+    ("Could you please do an exchange instead?", "exchange"),
+])
+def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
+                                                                  method: str) -> None:
+    assert case_after(text).refund_method == method
+
+
+@pytest.mark.parametrize("text", [
+    "I don't want an exchange.",
+    "I never want an exchange.",
+    "No exchange.",
+    "不用换货",
+    "别换货",
+    "不换了",
+    "我不想要换货了",
+    "换货不行",
+])
+def test_a_negated_option_is_not_chosen(text: str) -> None:
+    assert case_after(text).refund_method is None
+
+
+@pytest.mark.parametrize("text", [
+    "My friend got an exchange last time.",  # a report
+    "我朋友上次换货了，很快。",
+    "他想换货，我不确定。",  # a third party's want
+    "Can I get an exchange?",  # a question asks, it does not choose
+    "可以换货吗？",
+    "要不要换货呢",
+    "I want to know how an exchange works.",  # an inquiry
+    "我想了解一下换货的流程",
+    "I need help because the exchange never arrived.",  # a subordinate clause
+])
+def test_a_mention_that_is_not_a_request_chooses_nothing(text: str) -> None:
+    assert case_after(text).refund_method is None
+
+
+@pytest.mark.parametrize("text, urgency", [
+    ("It arrived today.", None),
+    ("今天到的，包装破了。", None),
+    ("Can you deliver it today?", None),
+    ("He has to work today.", None),
+    ("I need it today.", "today"),
+    ("It has to arrive today.", "today"),
+    ("今天必须到", "today"),
+    ("I don't need it today.", None),
+    ("Today doesn't work for me.", None),
+    ("必须今天处理完，麻烦加急。", "expedite"),
+])
+def test_urgency_is_set_by_a_request_not_by_a_date_that_is_mentioned(
+        text: str, urgency: str | None) -> None:
+    assert case_after(text).urgency == urgency
+
+
+def test_a_later_turn_of_the_batch_takes_a_choice_back_and_the_latest_choice_wins() -> None:
+    assert case_after("I'd like an exchange.", "Actually, no exchange.").refund_method is None
+    assert case_after("我要换货", "算了，不要换货，我要退款").refund_method == "refund"
+    assert case_after("我要换货", "我朋友上次退款了").refund_method == "exchange"
+
+
+def fold_batches(*batches: tuple[tuple[str, str], ...],
+                 model: type[ConversationState] = Case) -> ConversationState:
+    """The state after each batch of turns is extracted and folded on its own."""
+    turns = make_turns(*(t for batch in batches for t in batch))
+    state, at = model(), 0
+    for batch in batches:
+        delta = RuleExtractor().extract(turns[at:at + len(batch)], [],
+                                        delta_model(model)).delta
+        state, _ = fold_report(state, delta, sources(turns))
+        at += len(batch)
+    return state
+
+
+def test_a_later_refusal_lets_go_of_the_option_an_earlier_fold_chose() -> None:
+    state = fold_batches((("user", "我要换货"), ("assistant", "好的，为您申请换货。")),
+                         (("user", "算了，不要换货了。"),))
+    assert isinstance(state, Case) and state.refund_method is None
+    assert [(h.value, h.turn) for h in state.history("refund_method")] == [
+        ("exchange", 0), (None, 2)]
+    # refusing another option, or only mentioning one, leaves the choice alone
+    state = fold_batches((("user", "I'd like an exchange."),),
+                         (("user", "I don't want a refund."),),
+                         (("user", "My friend got a refund last time."),))
+    assert isinstance(state, Case) and state.refund_method == "exchange"
+    # a later choice still wins
+    state = fold_batches((("user", "I'd like an exchange."),),
+                         (("user", "No exchange, a refund please."),))
+    assert isinstance(state, Case) and state.refund_method == "refund"
+
+
+class FirstWord(ConversationState):
+    refund_method: Annotated[Literal["refund", "exchange"] | None, SetOnce(),
+                             Cue({"refund": "退款|refund", "exchange": "换货|exchange"})] = None
+
+
+def test_a_refusal_does_not_undo_a_set_once_field() -> None:
+    state = fold_batches((("user", "我要换货"),), (("user", "不要换货了"),), model=FirstWord)
+    assert isinstance(state, FirstWord) and state.refund_method == "exchange"
+
+
+def test_the_memory_reads_the_field_through_the_same_rule() -> None:
+    mem = ConversationMemory("neg", store=InMemoryStore(), state_model=Case,
+                             context_window=2000)
+    for role, text in [("user", "耳机坏了，今天刚到的。"), ("assistant", "您想退款还是换货？"),
+                       ("user", "我要退款，不要换货了。"), ("assistant", "好的。")]:
+        mem.add(role, text)
+    mem.compact(keep_recent_turns=0)
+    case = mem.state
+    assert isinstance(case, Case)
+    assert case.refund_method == "refund" and case.urgency is None
+    mem.add("user", "Actually, I don't want a refund anymore, I'll keep it.")
+    mem.compact(keep_recent_turns=0)
+    assert mem.state.refund_method is None  # type: ignore[attr-defined]
+
+
+def built_in(text: str) -> dict[str, list[str]]:
+    """What the rule extractor makes of one user turn, by section."""
+    delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
+    out: dict[str, list[str]] = {
+        kind: [a.value for a in delta.anchors if a.kind == kind]
+        for kind in ("constraint", "negative_constraint")}
+    for name in ("goals", "decisions", "facts"):
+        out[name] = [i.text for i in getattr(delta, name)]
+    out["preferences"] = [f"{p.polarity}:{p.text}" for p in delta.preferences]
+    return out
+
+
+def test_a_negated_want_is_a_refusal_not_a_goal_or_a_decision() -> None:
+    got = built_in("我不希望再等了")
+    assert got["negative_constraint"] == ["我不希望再等了"] and not got["goals"]
+    got = built_in("I never want to be called after 8pm.")
+    assert got["negative_constraint"] == ["I never want to be called after 8pm"]
+    assert not got["facts"]
+    assert built_in("I won't need insurance.")["negative_constraint"]
+    assert not built_in("我不同意换货")["decisions"]
+    assert not built_in("I haven't decided yet, don't go ahead.")["decisions"]
+    assert built_in("我不太喜欢辣的")["preferences"] == ["dislike:我不太喜欢辣的"]
+    assert built_in("我喜欢辣的")["preferences"] == ["like:我喜欢辣的"]
+    got = built_in("我要退款，不要换货了。")
+    assert got["goals"] == ["我要退款"] and got["negative_constraint"] == ["不要换货了"]
+
+
+@pytest.mark.parametrize("text", [
+    "You do not currently know my name.",  # a statement about the listener
+    "Don't forget to spay or neuter your pet!",  # a reminder asks that it be done
+    "终于不用为住宿担心了呢",  # a reassurance
+    "我还想去别家尝尝特色。",  # 别家: another place, not "don't"
+    "我很纠结要不要送",  # a question that offers both answers
+    "No, make it a shared ride.",
+])
+def test_a_statement_is_not_a_negative_constraint(text: str) -> None:
+    assert not built_in(text)["negative_constraint"]
+
+
+def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
+    text = ("'The best and most beautiful things in the world cannot be seen or even "
+            "touched - they must be felt with the heart.' - Helen Keller")
+    got = built_in(text)
+    assert not got["constraint"] and not got["negative_constraint"]
+    assert built_in('The title must begin with "Unit 4".')["constraint"]
+
+
+@pytest.mark.parametrize("text", [
+    "This is the second time I have to chase you.",
+    "你们这服务太差了",
+    "thanks, have a nice day",
+    "Thank you so much, have a great weekend!",
+    "I'm so frustrated.",
+    "我很生气",
+    "气死我了！",
+    "不需要其他信息了，多谢您了。",
+    "No, I don't need anything else.",
+    "I still haven't heard back from anyone.",
+    "又没人回复，等了三天了。",
+])
+def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
+    got = built_in(text)
+    assert got == {"constraint": [], "negative_constraint": [], "goals": [],
+                   "decisions": [], "facts": [], "preferences": []}, got
+
+
+def test_what_a_complaint_asks_for_stays() -> None:
+    got = built_in("这是我第三次打电话了，你们必须今天给我解决")
+    assert got["constraint"] == ["你们必须今天给我解决"]
+    got = built_in("This is the second time I call. Please never call me after 8pm.")
+    assert got["negative_constraint"] == ["Please never call me after 8pm"]
+    assert built_in("别再给我打电话了")["negative_constraint"] == ["别再给我打电话了"]
+    assert built_in("I need at least two bedrooms.")["constraint"]
+
+
+def test_a_complaint_about_the_service_is_read_as_negative_sentiment() -> None:
+    delta = RuleExtractor().extract(make_turns(("user", "你们这服务太差了")), []).delta
+    assert delta.sentiment is not None and delta.sentiment.label == "negative"
+
+
+@pytest.mark.parametrize("text", ["退款要多久", "换货需要提供什么", "What does an exchange need"])
+def test_a_question_without_its_mark_chooses_nothing(text: str) -> None:
+    assert case_after(text).refund_method is None
