@@ -36,6 +36,7 @@ from .errors import ExtractionError
 from .extract.base import Extractor
 from .extract.rules import RuleExtractor
 from .fold import FoldKeys, FoldStats, fold_report
+from .render import said_by
 from .state import ConversationState, IndexEntry, Item
 from .turns import Turn
 
@@ -116,14 +117,23 @@ class LiveReader:
 
     def _shows_change(self, new: ConversationState, changed: list[str]) -> bool:
         """Whether ``new`` changes what a context shows of the current snapshot: an item
-        it shows (stated at or before ``evicted_through``) changed, or an unquoted field."""
+        it shows (first stated at or before ``evicted_through``) closed, opened or stated
+        there again, or an unquoted field changed (a value said again in a later turn is
+        in that raw turn: its row stays as it was)."""
         view, through = self._view, self._view.evicted_through
-        if any(getattr(new, name) is not getattr(view, name) for name in self._unquoted):
+        if any(getattr(new, name) != getattr(view, name) for name in self._unquoted):
             return True
         for item_id in changed:
             spec = next((s for s in view.sections() if s.owns(item_id)), None)
-            was = spec and _at(view, spec.name, int(item_id[len(spec.prefix):]) - 1, item_id)
-            if was is not None and was.last_turn <= through:
+            if spec is None:
+                continue
+            at = int(item_id[len(spec.prefix):]) - 1
+            was = _at(view, spec.name, at, item_id)
+            if was is None or was.first_turn > through:
+                continue
+            now = _at(new, spec.name, at, item_id)
+            if now is None or now.status != was.status \
+                    or said_by(now, through) != said_by(was, through):
                 return True
         return False
 

@@ -325,8 +325,8 @@ def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
 def block_rows(state: ConversationState, lang: str, through: int | None = None
                ) -> list[Row]:
     """The rows a block of ``state`` shows, in block order, each with its rank; with
-    ``through``, only of the items last stated at or before that turn (a context's block:
-    the later ones are in its raw turns)."""
+    ``through``, as of that turn: of the items first stated by then, each at the last
+    turn by then that stated it (``said_by``; a context's block: later turns are raw)."""
     words = block_words(lang)
     specs = state.custom_fields()
     anchor_labels = {s.anchor_key: s.label_for(lang) for s in specs.values()
@@ -340,21 +340,22 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
     # row is made (every fold ranks every row again, the state's age being in the rank)
     rows: list[tuple[Any, ...]] = []
     position = dict(_POSITION)
+    upto = through if through is not None else 1 << 62
     for spec in state.sections():
         position[spec.name] = spec.position
         live, rank_of = spec.live, spec.rank
-        upto = through if through is not None else float("inf")
         for it in sorted((it for it in getattr(state, spec.name)
-                          if it.status == live and it.last_turn <= upto), key=by_turn):
-            rank = rank_of(it) + (it.last_turn or 0) / last  # in [0, 1): newer first
+                          if it.status == live and it.first_turn <= upto), key=by_turn):
+            turn = it.last_turn if it.last_turn <= upto else said_by(it, upto)
+            rank = rank_of(it) + turn / last  # in [0, 1): newer first
             if isinstance(it, Anchor):
                 rows.append((spec.name, anchor_labels.get(it.key, it.key), it.value,
-                             it.speaker, it.last_turn, it.kind, rank, it.subject))
+                             it.speaker, turn, it.kind, rank, it.subject))
             elif isinstance(it, OpenTask):
                 rows.append((spec.name, words[it.owner], it.text, it.speaker,
-                             it.last_turn, it.owner, rank, None))
+                             turn, it.owner, rank, None))
             else:
-                rows.append((spec.name, "", it.text, it.speaker, it.last_turn, "", rank, None))
+                rows.append((spec.name, "", it.text, it.speaker, turn, "", rank, None))
     for name, field in specs.items():
         value = getattr(state, name)
         if field.shape not in ("anchor", "anchor_list") and value not in (None, []):
@@ -380,6 +381,12 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
         rows[k] = (*r[:6], RANK_OLDER_VALUE + (r[4] or 0) / last, r[7])
     made = list(map(Row._make, rows))  # tuple.__new__ in C: 0.10 us a row, Row(*r) 0.16
     return sorted(made, key=lambda r: position[r.section])  # stable: turn order within
+
+
+def said_by(item: Any, through: int) -> int:
+    """The last turn at or before ``through`` that stated ``item`` (of the turns it keeps:
+    its first and its latest)."""
+    return max((t for t in item.turns if t <= through), default=item.first_turn)
 
 
 def _labels(state_model: type[ConversationState], lang: str) -> dict[str, str]:
