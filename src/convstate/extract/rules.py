@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from ..delta import (
@@ -29,9 +30,11 @@ from ..lang.acts import expressive
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
+from ..registry import LANGUAGES
 from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
 from ..state import IndexEntry
 from ..turns import Turn
+from .acts import Act
 from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
@@ -39,6 +42,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
+from .tasks import closes, read
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -137,8 +141,6 @@ C = Cues()
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
 MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
-SUBSTANTIVE_CHARS = 200  # a reply this long that asks nothing answers the question before
-_MIN_SHARED = 2  # keywords a completion must share with the task it closes
 _TRAILING = "，。,.;；!！、:：…~～ "
 
 
@@ -188,8 +190,10 @@ class RuleExtractor(BaseExtractor):
             asks.ask(turn, anchors, delta)
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
-            elif turn.role == "assistant" and turn.content and not C.question.search(turn.content):
-                _answer_requests(turn, {a.kind for a in anchors}, delta, open_requests)
+                _answer_confirmation(turn, delta, open_tasks)
+            elif turn.role == "assistant" and turn.content:
+                _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
+                                 delta, open_requests)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
@@ -219,20 +223,16 @@ class RuleExtractor(BaseExtractor):
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
                                                        turns=at))
-            elif C.done.search(text) and _close(text, "user", delta, index, c.turn.index):
+            elif _lifecycle(c, delta, index):
                 pass
-            elif C.user_commit.search(text) and not question:
-                delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
             elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]) \
                     and not negated(text, m.start()):
                 delta.goals.append(NewGoal(text=text, turns=at))
         elif role == "assistant":
-            if C.done.search(text) and _close(text, "assistant", delta, index, c.turn.index):
+            if _lifecycle(c, delta, index):
                 pass
             elif C.ask_user.search(text):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
-            elif C.assistant_commit.search(text) and not question and not C.offer.search(text):
-                delta.open_tasks.append(NewTask(text=text, owner="assistant", turns=at))
         if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
                 and not negated(text, m.start()) and not junk:
             delta.decisions.append(NewDecision(text=text, turns=at))
@@ -345,17 +345,6 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
                         yield _Clause(turn, text, question)
 
 
-def _keywords(text: str) -> set[str]:
-    text = C.stop_words.sub(" ", text.lower())
-    # An English word (cut to a 6-letter stem: expedite/expedited) weighs as two
-    # Chinese bigrams, so one shared content word can close a task.
-    words = {w[:6] for w in re.findall(r"[a-z]{4,}", text)}
-    words |= {w + "+" for w in words}
-    for run in re.findall(r"[\u3400-\u9fff]+", text):
-        words.update(run[i:i + 2] for i in range(len(run) - 1))
-    return words
-
-
 def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntry],
                     matches: Callable[[str, str | None], bool], status: Any,
                     delta: StateDelta, turn: int) -> bool:
@@ -374,15 +363,48 @@ def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntr
     return closed
 
 
-def _close(text: str, owner: str, delta: StateDelta, index: list[IndexEntry],
-           turn: int) -> bool:
-    """Mark done the open tasks of ``owner`` that this completion sentence talks about
-    (sharing at least two keywords); say whether any was."""
-    words = _keywords(text)
-    return _close_matching(
-        delta.open_tasks, index,
-        lambda t, o: o == owner and len(words & _keywords(t)) >= _MIN_SHARED,
-        "done", delta, turn)
+def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
+    """A clause's reports close the open tasks of the same act (a failure cancels them),
+    its promises open tasks of the speaker's, replacing a renewed one (extract/tasks.py);
+    say whether it did any of it."""
+    if c.question:
+        return False
+    role, turn = c.turn.role, c.turn.index
+    reading = read(c.text, role)
+    owner: Literal["user", "assistant"] = "user" if role == "user" else "assistant"
+    acts: list[tuple[Act, Literal["done", "cancelled"], bool]] = \
+        [(a, "done", False) for a in reading.reports] + \
+        [(a, "cancelled", False) for a in reading.failures] + \
+        [(a, "cancelled", True) for _, a in reading.promises]
+    for act, status, renewal in acts:
+        pending = _pending(delta.open_tasks, index, delta, turn)
+        for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal):
+            pending[k][2](status)
+    for text, _ in reading.promises:
+        delta.open_tasks.append(NewTask(text=text, owner=owner, turns=[turn]))
+    return bool(reading.reports or reading.failures or reading.promises)
+
+
+def _pending(items: Sequence[NewTask] | Sequence[NewRequest], index: list[IndexEntry],
+             delta: StateDelta, turn: int
+             ) -> list[tuple[str, str | None, Callable[[Any], None]]]:
+    """The open items, oldest first (the index's that no update of this delta has taken,
+    then this batch's), each as (text, owner, a setter of its status at ``turn``: an
+    update by id, or in place)."""
+    taken = {u.id for u in delta.updates}
+
+    def update(entry: IndexEntry) -> Callable[[Any], None]:
+        return lambda status: delta.updates.append(
+            ItemUpdate(id=entry.id, status=status, turn=turn))
+
+    def in_place(item: NewTask | NewRequest) -> Callable[[Any], None]:
+        def set_status(status: Any) -> None:
+            item.status = status
+            item.turns.append(turn)
+        return set_status
+
+    return [(e.text, e.owner, update(e)) for e in index if e.id not in taken] + \
+        [(i.text, getattr(i, "owner", None), in_place(i)) for i in items if i.status == "open"]
 
 
 # What an assistant's request names, by the anchor kind that answers it.
@@ -427,22 +449,71 @@ def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, Fie
 
 
 
-def _answer_requests(turn: Turn, kinds: set[str], delta: StateDelta, index: list[IndexEntry]
+def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[IndexEntry]
                      ) -> None:
-    """An assistant turn answers the open questions it shares a content word with, or
-    whose value it gives (a phone number for "电话是多少")."""
-    words = _keywords(C.question_words.sub(" ", turn.content or ""))
-    asked = [p for k, p in _ASKED_FOR.items() if k in kinds]
-    _close_matching(
-        delta.requests, index,
-        lambda t, _: bool(words & _keywords(C.question_words.sub(" ", t)))
-        or any(p.search(t) for p in asked),
-        "answered", delta, turn.index)
-    if len(turn.content or "") >= SUBSTANTIVE_CHARS:  # a full reply to the turn before
-        for r in delta.requests:
-            if r.status == "open" and r.turns[0] == turn.index - 1:
-                r.status = "answered"
-                r.turns.append(turn.index)
+    """An assistant reply answers the user's open questions, this batch's before it and
+    the index's (asked in an earlier batch): one whose value it gives (a phone number for
+    "电话是多少", by the key the question asks for); a yes/no question by a reply that
+    starts with yes or no; and, when it gives none of the values asked for, any question
+    by a substantive reply (a statement, not only a question back, a pleasantry or "let
+    me check"). A question stays open only past replies that did not answer, so a reply
+    answers what was asked since the last one that did."""
+    text = turn.content or ""
+    pending = _pending(delta.requests, index, delta, turn.index)
+    asks = [_asked(question) for question, _, _ in pending]
+    given = keys | {"address"} if "name" in keys else keys  # a place named answers "where"
+    typed = [bool(wants & given) for wants in asks]
+    full = _substantive(text)
+    polar = bool(C.polar_answer.search(text.strip()))
+    for (question, _, answered), wants, by_value in zip(pending, asks, typed, strict=True):
+        if by_value or (full and not (wants and any(typed))) or (
+                polar and C.polar_question.search(question)):
+            answered("answered")
+
+
+# The keys of the values a question may ask for (each a cue "asked_<key>" in the packs).
+_ASKABLE = ("phone", "email", "address", "order_id", "account", "time", "date", "amount",
+            "duration", "rating")
+
+
+def _asked(question: str) -> frozenset[str]:
+    return _asked_in(question, LANGUAGES.version)
+
+
+@lru_cache(maxsize=4096)
+def _asked_in(question: str, version: int) -> frozenset[str]:
+    """The keys ``question`` asks for (cached: an open question meets every reply)."""
+    del version  # the cache key: the cues change when a pack is registered
+    return frozenset(k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question))
+
+
+def _substantive(text: str) -> bool:
+    """Says something: clauses that are no question (but may propose: "How about X?") and
+    no "let me check", with two content words in all besides acknowledgments (a Chinese
+    character counting half a word, a number or code two: "It's SF1234567890")."""
+    words = 0.0
+    for part in EN_SENTENCE.split(text):
+        for sentence in SENTENCE.findall(part):
+            for m in _CLAUSE.finditer(sentence):
+                clause = m.group(0).strip().rstrip(_TRAILING)
+                proposed = C.proposal.search(clause)  # "How about Bluefin?" answers
+                if not clause or C.interim.search(clause) or not proposed and (
+                        C.question.search(clause) or C.asks.search(clause)):
+                    continue
+                said = C.acknowledgment.sub(" ", C.proposal.sub(" ", clause))
+                words += len(re.findall(r"[A-Za-z]{3,}", said)) + \
+                    2 * len(re.findall(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", said)) + \
+                    len(re.findall(r"[\u3400-\u9fff]", said)) / 2
+    return words >= 2
+
+
+def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry]) -> None:
+    """The user's next turn settles the assistant's request to confirm something
+    ("Please confirm ..."/"请您确认..."): a yes, a no, or a change."""
+    if (turn.content or "").strip():
+        _close_matching(delta.open_tasks, index,
+                        lambda t, o: o == "user" and bool(C.ask_user.search(t))
+                        and bool(C.ask_confirm.search(t)), "done", delta, turn.index)
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:

@@ -25,7 +25,9 @@ class LanguagePack:
     """One language. ``cues`` map a cue's name to a regex source (matched ignoring
     case); ``labels`` the block's words; ``letters`` a character class of the language's
     letters and ``weight`` what one of them counts for in detection; ``numbers`` its
-    number words (a regex source)."""
+    number words (a regex source); ``words`` the word tables a grammar of the rule
+    extractor reads (``extract/tasks.py``: verb forms, verb classes...), each a string of
+    words, groups separated by ``;``."""
 
     code: str
     letters: str
@@ -33,6 +35,7 @@ class LanguagePack:
     cues: Mapping[str, str] = field(default_factory=dict)
     numbers: str = ""
     weight: float = 1.0
+    words: Mapping[str, str] = field(default_factory=dict)
 
 
 def pack(code: str) -> LanguagePack:

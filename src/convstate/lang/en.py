@@ -147,26 +147,20 @@ PACK = LanguagePack(
         "dislike": r"hate|dislike",
         "goal": r"\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
                 r"|help me)\b",
-        "user_commit": r"\bI(?:'ll| will)\b(?!\s+(?:never|always|be\b))",
-        "assistant_commit":
-            r"\b(?:I(?:'ll| will)|we(?:'ll| will)|let me|I'?m going to|I am going to)\b"
-            r"(?!\s+(?:never|always|be\s+(?:happy|glad)|explain|try to explain|know)\b)",
         "ask_user": r"\b(?:please (?:provide|send|upload|share|confirm)"
                     r"|could you (?:send|provide|share))\b",
-        "done": r"\b(?:has been|have been|I'?ve|I have|we'?ve)\s+\w+ed\b|\b(?:done|completed)\b"
-                r"|\b(?:is|are)\s+(?:now\s+)?(?:\w+ed|sent)\b",
         "decision":
             r"\b(?:let'?s go with|let'?s do|(?:is|are|been|booking|reservation)\s+confirmed"
             r"|I confirm|agreed|I agree|we'?ll go with|I'?ll take|I'?ll go with|deal"
             r"|sounds good|go ahead)\b",
+        # a question, or a request for information put as one ("tell me their address")
         "asks": r"^(?:what|where|when|which|who|how|is there|are there|can you|could you"
-                r"|do you|does)\b",
+                r"|do you|does)\b|\b(?:tell|give|show|provide)\s+me\b(?!\s+a\s+(?:moment"
+                r"|minute|second|sec)\b)|\blet me know\b|\bI(?:'d| would)?\s+(?:like|want"
+                r"|need)\s+to\s+know\b",
         "question": r"[?？]\s*$",
         "question_start": r"^(?:what|where|when|which|who|how|why|is|are|do|does|did|can"
                           r"|could|would|will|should)\b",
-        "offer": r"\b(?:can|could)\b",
-        "question_words": r"\b(?:what|where|when|which|how|the|is|are|can|could|you|your)\b",
-        "stop_words": r"the|and|your|you|will",
         "sentiment_neg":
             r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible"
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
@@ -181,5 +175,125 @@ PACK = LanguagePack(
                         r"|(?<![\w'’])I(?:'m|’m|'ve|’ve|'d|’d)?(?![\w'’])",
         **SCOPE,
         **ACTS,
+        # an act of this very turn, not one owed later ("let me check", "one moment",
+        # "I'm looking into it"; not "I'm going to")
+        "interim": r"^(?:ok(?:ay)?\s+|sure\s+|alright\s+)?(?:let me|allow me to|one moment"
+                   r"|just a (?:moment|second|sec|minute)|give me a (?:moment|second|sec|minute)"
+                   r"|hold on|bear with me|please (?:hold|wait))\b"
+                   r"|\b(?:I'?m|I am|we'?re|we are)\s+(?!going\b)\w+ing\b",
+        # a reply that only acknowledges, thanks or greets ("Sure.", "You're welcome!")
+        "acknowledgment": r"\b(?:ok(?:ay)?|sure|yes|yeah|yep|no|nope|alright|all right|thanks"
+                      r"|thank you|you'?re welcome|welcome|great|perfect|certainly|of course"
+                      r"|no problem|glad to help|hello|hi|hey|bye|goodbye|have a (?:nice|good"
+                      r"|great) (?:day|night|evening|one)|good(?:bye)?|sorry|noted"
+                      r"|understood|got it)\b",
+        # a reply that proposes something, put as a question ("How about Bluefin?")
+        "proposal": r"^(?:how|what)\s+about\b",
+        # what a request to the user asks to have confirmed
+        "ask_confirm": r"\bconfirm\b",
+        # a question answered by yes or no, and a reply that starts with one
+        "polar_question": r"^(?:is|are|was|were|do|does|did|can|could|would|will|should"
+                          r"|has|have|may)\b",
+        "polar_answer": r"^(?:yes|yeah|yep|no|nope|sure|of course|certainly|absolutely"
+                        r"|it is|it does|they do|there is|there are)\b",
+        # what a question asks for, by the key of the value that answers it
+        "asked_phone": r"\bphone|\bcontact number\b|\bnumber to call\b",
+        "asked_email": r"\be-?mail",
+        "asked_address": r"\baddress|\bwhere\b|\blocated\b|\blocation\b",
+        "asked_order_id": r"\border\s+(?:number|id|no)",
+        "asked_account": r"\baccount\b",
+        "asked_time": r"\bwhat time\b|\bwhen\b|\bhours\b",
+        "asked_date": r"\bwhat (?:date|day)\b|\bwhich (?:date|day)\b|\bwhen\b",
+        "asked_amount": r"\bhow much\b|\bprice|\bcost|\bfare\b|\bfee\b|\bbalance\b",
+        "asked_duration": r"\bhow long\b",
+        "asked_rating": r"\brating|\brated\b",
+    },
+    # The grammar of tasks (extract/tasks.py): promises open, reports of the same act close.
+    words={
+        # lemma then its irregular forms (past, participle); regular -ed is derived
+        "irregular_verbs":
+            "become became; begin began begun; bring brought; buy bought; catch caught;"
+            " choose chose chosen; come came; cut; deal dealt; do did done; draw drew drawn;"
+            " drive drove driven; fall fell fallen; feel felt; find found; fly flew flown;"
+            " forget forgot forgotten; get got gotten; give gave given; go went gone;"
+            " have had has; hear heard; hold held; keep kept; know knew known; lay laid;"
+            " lead led; leave left; lend lent; let; lose lost; make made; mean meant;"
+            " meet met; pay paid; prepay prepaid; put; read; redo redid redone; resend resent;"
+            " rewrite rewrote rewritten; ring rang rung; run ran; say said; see saw seen;"
+            " sell sold; send sent; set; show showed shown; shut; sit sat; speak spoke spoken;"
+            " spend spent; stand stood; take took taken; teach taught; tell told;"
+            " think thought; throw threw thrown; understand understood; undo undid undone;"
+            " wake woke woken; win won; withdraw withdrew withdrawn; write wrote written",
+        # verbs that name the same act, the first word naming the class; a phrasal verb
+        # joins its particle with "_"
+        "verb_classes":
+            "send resend email e-mail mail ship post forward dispatch deliver upload attach provide"
+            " go_out;"
+            " call ring phone contact reach reach_out get_back call_back follow_up respond"
+            " reply text touch;"
+            " refund reimburse repay credit;"
+            " arrange schedule book reschedule set_up;"
+            " submit file lodge raise log request ask_for apply_for escalate;"
+            " cancel void;"
+            " replace exchange swap;"
+            " fix repair;"
+            " come arrive visit stop_by drop_by;"
+            " receive;"
+            " tell inform notify update know",
+        # the class whose act, seen from the other party, is the first one's
+        "converse_verbs": "receive send",
+        # verbs that name no act of their own: an object says which ("has been processed")
+        "generic_verbs": "do handle process complete finish sort sort_out resolve take_care"
+                         " deal_with action ensure make_sure",
+        # verbs whose object says the act ("give you a call", "drop you an email")
+        "light_verbs": "give drop make shoot be get let",
+        # verbs whose participle says the act ("have a new card mailed", "get it sorted")
+        "causative_verbs": "have get",
+        # looking something up: part of the turn unless put off to later
+        "check_verbs": "check look look_into look_up verify see investigate review find_out"
+                       " confirm research double-check",
+        # states and habits, not acts anyone can owe
+        "stative_verbs": "be have know need want like love hate prefer miss forget remember"
+                         " think wonder understand feel enjoy guess bet admit say mean hope"
+                         " wish believe agree take go try keep stay wait look_forward explain"
+                         " continue"
+                         # help in general, not an act anyone can check was done
+                         " help assist support serve",
+        # verbs that say nothing without an object ("I'll do that")
+        "empty_verbs": "do",
+        # verbs that name when a name follows the person ("I'll call you Liam")
+        "naming_verbs": "call",
+        # after the modal: not a promise ("I'll never forget", "I will always love")
+        "not_promise": "not never always ever",
+        "particles": "out back up into over off down in on for about with by care sure"
+                     " forward",
+        # between the modal and the verb, skipped
+        "adverbs": "also definitely certainly personally now then immediately soon right away"
+                   " just quickly gladly happily first still really surely promptly directly"
+                   " actually absolutely already successfully finally since",
+        "verb_chains": "try to; attempt to; make sure to; do my best to; do our best to;"
+                       " be sure to; go ahead and; gone ahead and; went ahead and; be able to;"
+                       " have to; need to; get to",
+        # an act reported as not done: it cancels the task
+        "failure_markers": "not able to; unable to; failed to; could not; can not",
+        # who may owe a task besides I and we (the assistant's side)
+        "team_nouns": "team staff colleague colleagues manager supervisor specialist agent"
+                      " representative rep technician engineer courier driver department"
+                      " finance warehouse someone somebody who",
+        # third parties who owe the user an act only when it is done to "you"
+        "third_persons": "they he she",
+        "promise_verbs": "promise guarantee assure swear",
+        "subordinators": "if once when whenever after before until till unless whether as"
+                         " because since while",
+        # where an act's object ends: a time, a place, a purpose, another clause
+        "object_ends": "within before after by once when if as until till in at on for to"
+                       " from with so and but or because while during today tomorrow tonight"
+                       " now soon shortly asap right later again this next via through"
+                       " yesterday earlier",
+        "function_words": "the a an your you my me our us it its them this that these those"
+                          " his her their him some any all every each one another there here"
+                          " please just also now",
+        "time_words": "today tomorrow tonight later soon shortly asap within by before after"
+                      " next hours days minutes week weeks",
     },
 )

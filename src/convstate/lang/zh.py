@@ -103,22 +103,11 @@ PACK = LanguagePack(
         "dislike": r"不喜欢|讨厌",
         "goal": r"我想要?|我要|我希望|希望|我需要|想要|请帮我|帮我",
         "goal_stop": r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)",
-        "user_commit": r"我(?:会|回头|等下|等会|稍后|马上|这就)(?!永远|一直|never)",
-        "assistant_commit":
-            r"我(?:们)?(?:会|将|来|这边会|马上|稍后|立即|立刻|这就)|(?:马上|立即|立刻|稍后)(?:为|帮)您"
-            r"|(?:为|帮)您(?:申请|处理|加急|安排|登记|提交|催促|联系|反馈|核实|查询|办理|跟进)"
-            r"(?!了|过)",  # 为您查询了: done, not promised
         "ask_user": r"请(?:您)?(?:提供|上传|发送|发一下|拍|告诉|确认)|麻烦您(?:提供|上传|发|拍)",
-        "done": r"已(?:经)?(?:为您|帮您|给您)?(?:提交|处理|完成|安排|加急|退款|发送|办理|登记"
-                r"|申请|催促|联系|核实|发出|退回|寄出|上传|发给|提供)|(?:办|处理|弄|搞)好了|完成了"
-                r"|发给你了|发过去了",
         "decision": r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|我选|选择了",
         "asks": r"请问|多少|什么|哪里|哪儿|哪个|哪些|几点|几个|是否|有没有|能不能|可不可以"
-                r"|怎么|如何|吗\s*$",
+                r"|怎么|如何|吗\s*$|告诉我|我想知道|想问(?:一下|问)?",
         "question": r"[?？]\s*$|[吗么呢]\s*[？?。]?\s*$",
-        "offer": r"可以|能否|是否",
-        "question_words": r"请问|多少|什么|哪里|哪个|哪些|是否|有没有|能不能|一下|是不是|呢|吗",
-        "stop_words": r"为您|帮您|给您|我们|已经|您的|我会|马上|稍后|一下",
         "sentiment_neg":
             r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语"
             r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱"
@@ -128,5 +117,91 @@ PACK = LanguagePack(
         "first_person": r"我|本人|咱",
         **SCOPE,
         **ACTS,
+        # an act of this very turn, not one owed later (请稍等, 查一下, 正在处理)
+        "interim": r"请?稍等|稍候|请您?耐心等待|正在"
+                   r"|我(?:们)?(?:这边)?(?:先)?(?:帮您|为您|给您)?(?:查|看|核实|核查|确认|了解|问)"
+                   r"(?:一下|看|查)",
+        # a reply that only acknowledges, thanks or greets (好的, 不客气)
+        "acknowledgment": r"好的|好滴|嗯+|是的|没问题|不客气|谢谢|感谢|您好|你好|再见|抱歉|不好意思"
+                      r"|明白了?|了解了?|理解|收到|祝您[^，。！!]*",
+        # a reply that proposes something, put as a question ("How about Bluefin?")
+        "proposal": r"怎么样\s*[？?]?\s*$",
+        # what a request to the user asks to have confirmed
+        "ask_confirm": r"确认",
+        "polar_question": r"吗\s*[？?。]?\s*$|有没有|是不是|能不能|可不可以|会不会|是否",
+        "polar_answer": r"^(?:是的?|对的?|有的?|没有|可以|不可以|能|不能|不是|会的?|不会|行|不行"
+                        r"|当然)",
+        # what a question asks for, by the key of the value that answers it
+        "asked_phone": r"电话|手机|号码|联系方式",
+        "asked_email": r"邮箱|邮件",
+        "asked_address": r"地址|在哪|哪里|哪儿|位置|位于",
+        "asked_order_id": r"订单号|订单编号",
+        "asked_account": r"账号|账户",
+        "asked_time": r"几点|营业时间|什么时间|什么时候",
+        "asked_date": r"哪天|几号|日期|什么时候",
+        "asked_amount": r"多少钱|价格|价钱|费用|票价|门票|人均|花费",
+        "asked_duration": r"多久|多长时间|时长|几天|几个小时",
+        "asked_rating": r"评分|几分",
+    },
+    # The grammar of tasks (extract/tasks.py): promises open, reports of the same act close.
+    words={
+        # verbs, the longest read first; a class's words name the same act, the first
+        # word naming the class
+        "verb_classes":
+            "发 发送 寄 寄送 邮寄 寄出 发出 补发 重发 派送 配送 送 传 上传 发放 转发 提供;"
+            " 联系 打 回电 致电 回复 回访 答复 通知 告诉 转告 告知;"
+            " 退 退款 退还 退回 返还 打款 到账 返;"
+            " 安排 预约 约 派 预订;"
+            " 提交 登记 上报 申请 报 反馈 升级;"
+            " 换 换货 更换 调换;"
+            " 修 维修 修理;"
+            " 取消 撤销;"
+            " 上门 来 过来;"
+            " 收 收到 签收 拿到",
+        "converse_verbs": "收 发",
+        # what a verb + 给您/给你 does besides (拍给你: a sending)
+        "transfer_verb": "发",
+        # a promise verb over a clause (我保证快递员会上门)
+        "promise_verbs": "保证 承诺",
+        "generic_verbs": "处理 办 办理 完成 解决 弄 搞 搞定 落实 做 跟进",
+        "check_verbs": "查 查询 核实 核查 看 确认 了解 问 检查 审核",
+        "other_verbs": "加急 催促 催 修改 改 开通 关闭 赔偿 补偿 记录 更新 备注 录入 解答 推荐"
+                       " 拍 交 付 还 取 转 说明 评估 优先 补",
+        # who may owe a task: the speaker, or on the assistant's side a team
+        "first_person": "我 我们 我这边 我们这边 我方 本人 咱们 咱",
+        "team_nouns": "公司 客服 专员 同事 师傅 快递员 快递小哥 工作人员 售后 技术人员 技术 主管"
+                      " 经理 财务 仓库 部门 专人 人员",
+        "third_persons": "他们 她们 他 她",
+        "second_person": "您 你 你们",
+        # a future: 会, 将, 保证, 马上... then the act
+        "promise_markers": "会 将 保证 一定会 马上 稍后 立即 立刻 尽快 随后 这就 回头 等下 等会儿"
+                           " 等会 晚点 过会儿 过会 待会儿 待会 争取 承诺",
+        # markers that put an act off to later (a lookup put off is owed)
+        # a time ahead, a future when the speaker (我) says it: 我明天把发票寄给你
+        "future_times": "今天 明天 后天 今晚 明早 晚点 改天 下午 晚上",
+        "deferring": "稍后 回头 等下 等会儿 等会 晚点 过会儿 过会 待会儿 待会 明天 后天 之后 以后",
+        "report_markers": "已经 已",
+        # what ends a report after its verb: 发好了, 处理完了, 提交成功
+        "perfective": "了 好了 完了 过了 完成了 完成 成功了 成功 完毕 好啦 啦",
+        "negations": "不 没 没有 未 别 尚未 还没 还未",
+        # an act reported as not done: it cancels the task
+        "failure_markers": "没能 未能 无法 没办法 没有办法 不能",
+        # not a verb when a phrase starts with it: particles, pronouns, prepositions
+        "not_verbs": "的 了 吗 呢 吧 啊 哦 呀 是 在 有 这 那 也 都 就 还 和 与 及 或 很 太 真 挺"
+                     " 我 你 您 他 她 它 对 给 按 向 从 被 跟",
+        # help in general, not an act anyone can check was done
+        "vague_verbs": "帮助 协助 帮 服务 满足 努力 配合 支持",
+        "adverbs": "一定 尽快 马上 立即 立刻 稍后 随后 及时 再 也 都 就 亲自 优先 第一时间 这边"
+                   " 尽力 尽量 尽我所能 尽一切努力 认真 积极"
+                   " 那边 还 专门 重新 全部 统一 直接 会 将",
+        "benefactives": "为您 给您 帮您 替您 与您 跟您 和您 为你 给你 帮你 替你 与你 跟你 为你们"
+                        " 给你们",
+        "acknowledgements": "好的 好 嗯 那 那么 OK ok 没问题 是的 对 行",
+        # what an act's object ends at: where it goes (发到您的邮箱, 发给您)
+        "object_ends": "到 给 至 在 过去 过来 回来 成功 完成 好了",
+        "function_words": "您的 你的 我的 我们 您 你 我 的 一下 一个 一张 一份 这个 那个 这边 了 吧"
+                          " 呢 啊 哦",
+        # degree words: what follows is a state, not an act (太麻烦了)
+        "degree": "太 很 真 非常 特别 有点 好",
     },
 )

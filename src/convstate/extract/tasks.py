@@ -1,0 +1,175 @@
+"""Task lifecycle by grammar (zh + en): a promise opens a task, a later report of the
+same act closes it.
+
+A task is an **act**: the classes of its verbs (send ~ email ~ mail; 发 ~ 寄 ~ 发送) and
+the content words of what it is done to ("return label"; 退货标签). The grammar reads:
+
+- a **promise**: a subject who can owe an act — I, we; on the assistant's side a team
+  ("our team", "someone from billing", "the courier", 专员, 快递员) — with a future
+  ("will", "'ll", "shall", "going to", "promise to"; 会, 将, 保证, 马上, 稍后...) and a
+  verb, or a promise verb over a clause ("I promise the courier will come", 我保证...).
+  An offer ("I can"), a question, a negation, a habit ("I'll always"), a state ("I'll
+  be happy to") or a lookup done now ("I'll check", 我马上为您查询) is not one.
+- a **report** of an act done: English perfect, passive or simple past (irregular forms
+  from the pack's table, the rest by -ed: sent, given, rang, emailed); Chinese 已/已经 +
+  verb, or verb + 了/好了/完了/成功. Negated ("I haven't sent it", 还没发) it is not one.
+- a **failure**: the act reported as not done ("I was not able to", "couldn't",
+  没能, 无法): it cancels the task.
+- what the turn does itself ("let me check", "one moment", "I'm looking into it",
+  请稍等, 查一下) opens nothing: no modal, or a lookup not put off to later.
+
+A report closes the open tasks of the same act: a shared verb class and a shared object
+word ("I've sent the return label" closes "I'll email you a prepaid return label"); with
+no object on one side ("I've sent it") the newest task of that verb; a generic verb
+("has been processed", 处理好了) by its object ("your refund" closes "we will refund
+you"); the other party's "received" (收到照片了) closes a sending with the same object.
+Who did it, when the report says (I, we / you), must be who owed it. A promise renewed
+(the same act with a shared object: "I'll book you a cab to X" after "I'll book you a
+regular cab") replaces the older one, which is cancelled.
+
+An act already done when first mentioned ("已为您提交投诉", "I've already submitted your
+complaint") opens nothing: a task is what is still owed, and the sentence stays in its
+turn. One grammar per language (``tasks_en``, ``tasks_zh``) reads the word tables of
+its pack (``LanguagePack.words``); a pack with no grammar has no task reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..lang import pack
+from ..registry import LANGUAGES
+from .acts import HAN, Act
+from .tasks_en import English
+from .tasks_zh import Chinese
+
+# "... has been submitted and finance will prioritise it": a coordinator followed by a
+# subject of a few words and a finite verb starts a clause of its own
+_SUBCLAUSE = re.compile(
+    r"\s+(?:and|but|so|then)\s+(?=(?:[\w'’-]+\s+){0,3}?(?:(?:will|shall|has|have|had|is|are"
+    r"|was|were|do|does|did|can|could)(?:n['’]t)?|won['’]t|\w+['’](?:ll|ve|s|re))\b)",
+    re.IGNORECASE)
+
+
+@dataclass
+class Reading:
+    """What one clause does to tasks: the promises it makes (verbatim text and act), the
+    acts it reports done, and those it reports it could not do."""
+
+    promises: list[tuple[str, Act]] = field(default_factory=list)
+    reports: list[Act] = field(default_factory=list)
+    failures: list[Act] = field(default_factory=list)  # "I was not able to", 没能
+
+
+def read(text: str, role: str) -> Reading:
+    """The promises, reports and failures of one clause said by ``role`` (user or
+    assistant), each coordinated clause with a subject of its own read apart."""
+    out = Reading()
+    grammar = _grammar_for(text)
+    if grammar is None:
+        return out
+    parts = [text] if HAN.search(text) else _split(text)
+    for part in parts:
+        failed = grammar.failure(part)
+        if failed is not None:
+            out.failures.append(failed)
+            continue
+        done = grammar.report(part)
+        if done is not None:
+            out.reports.append(done)
+            continue
+        act = grammar.promise(part, role)
+        if act is not None:
+            out.promises.append((part, act))
+    return out
+
+
+def act_of(text: str) -> Act | None:
+    """The act a task's text names (a promise, a request to do it, a bare verb phrase)."""
+    return _act_of(text, LANGUAGES.version, False)
+
+
+def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
+           renewal: bool = False) -> list[int]:
+    """Positions in ``tasks`` (text, owner; oldest first) of the open tasks that the act
+    ``done``, reported by ``speaker``, completes: every one of the same act with a shared
+    object; else the newest of that verb where one side names no object. A ``renewal``
+    (``done`` is a new promise of ``speaker``'s) matches only the speaker's promises of
+    the same act with a shared object."""
+    sent = None if renewal else _received(done)
+    strong: list[int] = []
+    weak: list[int] = []
+    for k, (text, owner) in enumerate(tasks):
+        if sent is not None:  # "received": the other party's sending
+            if owner == speaker:
+                continue
+        elif (renewal or done.agent == "speaker") and owner != speaker or \
+                done.agent == "other" and owner == speaker:
+            continue
+        verbs = sent or done.verbs
+        task = _act_of(text, LANGUAGES.version, renewal)
+        if task is None:
+            continue
+        shared_verb = bool(task.verbs & verbs)
+        if shared_verb and task.objects & done.objects:
+            strong.append(k)
+        elif done.generic and done.objects & (task.objects | task.verbs):
+            strong.append(k)  # "your refund has been processed": we will refund you
+        elif shared_verb and not (sent or renewal) and not (task.objects and done.objects):
+            weak.append(k)
+    return strong or weak[-1:]
+
+
+# -- the grammars, by language -------------------------------------------------------
+
+
+def _split(text: str) -> list[str]:
+    """An English clause cut where a coordinated clause with its own subject starts."""
+    starts = [m.start() for m in _SUBCLAUSE.finditer(text)]
+    if not starts:
+        return [text]
+    cuts = [0, *starts, len(text)]
+    parts = [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+    return [re.sub(r"^(?:and|but|so|then)\s+", "", p, flags=re.IGNORECASE)
+            for p in parts if p]
+
+
+_Grammar = English | Chinese
+_BUILDERS: dict[str, type[English] | type[Chinese]] = {"en": English, "zh": Chinese}
+
+
+@lru_cache(maxsize=8)
+def _grammars(version: int) -> dict[str, _Grammar]:
+    del version  # the cache key: rebuilt when a pack is registered
+    out: dict[str, _Grammar] = {}
+    for code, build in _BUILDERS.items():
+        if code in LANGUAGES.names():
+            out[code] = build(pack(code).words)
+    return out
+
+
+def _grammar_for(text: str) -> _Grammar | None:
+    grammars = _grammars(LANGUAGES.version)
+    return grammars.get("zh" if HAN.search(text) else "en")
+
+
+@lru_cache(maxsize=4096)
+def _act_of(text: str, version: int, promised: bool) -> Act | None:
+    """The act of a task's text; with ``promised``, only if the text is a promise (a
+    request to the other party is not renewed by that party's own promise)."""
+    del version
+    grammar = _grammar_for(text)
+    if grammar is None:
+        return None
+    return grammar.promise(text, "assistant") if promised else grammar.act_of(text)
+
+
+def _received(done: Act) -> frozenset[str] | None:
+    """The verbs a "received" report stands for (the other party's sending), if any."""
+    out: set[str] = set()
+    for grammar in _grammars(LANGUAGES.version).values():
+        out.update(grammar.converse[v] for v in done.verbs if v in grammar.converse)
+    return frozenset(out) if out else None

@@ -1,0 +1,251 @@
+"""The Chinese task grammar: 会/将/保证/马上 + verb promises; 已/已经 + verb, verb +
+了/过/好了/成功 reports; failures (没能, 无法). Read on characters, with the pack's verb
+lexicon (longest first) where Chinese has no inflection to go by."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .acts import HAN, Act, Agent, alternation, groups, words
+
+
+class Chinese:
+    """会/将/保证/马上 + verb promises; 已/已经 + verb and verb + 了 reports."""
+
+    TIME = re.compile(
+        r"在[^，。把将]{0,14}?(?:之内|以内|之前|以前|之后|以后|内|前|后)"
+        r"|[\d一二两三四五六七八九十半]+\s*个?(?:小时|分钟|天|工作日|周|星期)(?:之内|以内|之后|内|后)?"
+        r"|(?:今天|明天|后天|今晚|明早|本周|下周|周[一二三四五六日天])?"
+        r"(?:上午|下午|晚上|中午|早上|傍晚)?(?:\d{1,2}|[一二两三四五六七八九十]{1,3})[点:：]"
+        r"(?:半|\d{1,2}分?)?(?:之前|以前|前|左右)?"
+        r"|今天|明天|后天|今晚|明早|当天|本周|下周|之后|以后|随后|上午|下午|晚上|中午|早上"
+        r"|稍后|待会儿?|等会儿?|回头|晚点")
+
+    def __init__(self, table: Mapping[str, str]) -> None:
+        self.classes: dict[str, str] = {}
+        for group in groups(table["verb_classes"]):
+            for w in group:
+                self.classes.setdefault(w, group[0])
+        self.converse = {a: b for a, b in (g[:2] for g in groups(table["converse_verbs"]))}
+        self.generic = words(table["generic_verbs"])
+        self.check = words(table["check_verbs"])
+        verbs = set(self.classes) | self.generic | self.check | words(table["other_verbs"])
+        self.verb = re.compile("|".join(sorted(verbs, key=len, reverse=True)))
+        self.long_verb = re.compile("|".join(sorted((v for v in verbs if len(v) > 1),
+                                                    key=len, reverse=True)))
+        self.first = words(table["first_person"])
+        self.team = words(table["team_nouns"])
+        self.third = words(table["third_persons"])
+        self.second = words(table["second_person"])
+        self.marker = alternation(table["promise_markers"])
+        self.deferring = alternation(table["deferring"])
+        self.done_marker = alternation(table["report_markers"])
+        negations = alternation(table["negations"]).pattern
+        self.negated = re.compile(f"(?:{negations})$")  # what a verb follows
+        self.negation = re.compile(negations)
+        self.perfective = re.compile(
+            f"(?:{alternation(table['perfective']).pattern})[。！!~～.]*$")
+        self.adverbs = alternation(table["adverbs"])
+        self.benefactive = alternation(table["benefactives"])
+        self.ack = alternation(table["acknowledgements"])
+        self.ends = alternation(table["object_ends"])
+        self.function = alternation(table["function_words"])
+        self.degree = alternation(table["degree"])
+        self.named = set(self.classes.values())
+        self.transfer = self.classes.get(table["transfer_verb"], table["transfer_verb"])
+        self.vouching = words(table["promise_verbs"])
+        self.second_re = alternation(table["second_person"])
+        people = alternation(table["second_person"] + " " + table["first_person"]).pattern
+        self.to_you = re.compile(f"给(?:{people})")
+        self.trailing = re.compile(
+            f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
+        self.future = alternation(table["future_times"])
+        self.vague = words(table["vague_verbs"])
+        self.failed = alternation(table["failure_markers"])
+        self.not_verbs = frozenset(table["not_verbs"].replace(" ", ""))
+        self.subjects = sorted(self.first | self.team | self.third | self.second, key=len,
+                               reverse=True)
+        self.subject_end = re.compile(f"(?:{'|'.join(self.subjects)})$")
+
+    def strip(self, text: str) -> str:
+        """Leading adverbs, times and 为您/给您 before the verb."""
+        while True:
+            m = self.benefactive.match(text) or self.adverbs.match(text) or \
+                self.TIME.match(text)
+            if m is None or not m.group(0):
+                return text
+            text = text[m.end():]
+
+    def terms(self, *parts: str) -> frozenset[str]:
+        """Content terms of object text: its character pairs (a lone character alone)."""
+        out: set[str] = set()
+        for part in parts:
+            for run in re.findall(r"[\u3400-\u9fff]+", self.function.sub(" ", part)):
+                out.update([run] if len(run) == 1 else
+                           [run[i:i + 2] for i in range(len(run) - 1)])
+        return frozenset(out)
+
+    def who(self, prefix: str) -> tuple[str, str]:
+        """(subject, topic before it) of the text before a marker, times and adverbs
+        left out; ("", topic) when no subject is said."""
+        rest = self.TIME.sub("", prefix)
+        rest = re.sub(r"^(?:" + self.ack.pattern + r")+", "", rest)
+        while (m := self.trailing.search(rest)) and m.group(0):
+            rest = rest[:m.start()]  # 我这边一定, 我给您: the subject is before
+        m = self.subject_end.search(rest)
+        if m is None:
+            return ("", rest)
+        return (m.group(0), rest[:m.start()])
+
+    def verb_phrase(self, text: str, known_only: bool
+                    ) -> tuple[frozenset[str], str, str] | None:
+        """(verb classes, verb, object text) of the verb phrase ``text`` starts with."""
+        text = self.strip(text)
+        if text.startswith("有"):  # 稍后会有专员联系您: the doer comes after 有
+            doer = next((w for w in self.subjects if text.startswith(w, 1)), None)
+            if doer is not None:
+                text = self.strip(text[1 + len(doer):])
+        if any(text.startswith(v) for v in self.vague):
+            return None  # 我会尽力满足您的要求: help, not an act owed
+        moved = ""
+        if text[:1] in ("把", "将"):  # 把退货标签发给您
+            m = self.verb.search(text, 2)
+            if m is None:
+                return None
+            moved, text = text[1:m.start()], self.strip(text[m.start():])
+        m = self.verb.match(text)
+        if m is None:
+            if known_only or not HAN.match(text) or text[0] in self.not_verbs:
+                return None
+            verb = text[:1]  # most Chinese verbs are one character
+        else:
+            verb = m.group(0)
+        tail = text[len(verb):]
+        if tail.startswith(("一下", verb)):  # 查一下, 看看: done now
+            return None
+        tail = re.sub(r"^(?:[了着完好]|过(?![去来]))+", "", tail)  # 联系过您了: aspect
+        verbs = {self.classes.get(verb, verb)}
+        if self.to_you.match(tail) and verb not in self.classes:
+            verbs.add(self.transfer)  # 拍给你: the photo goes to you, a sending
+        for later in self.long_verb.findall(tail):
+            verbs.add(self.classes.get(later, later))
+        end = self.ends.search(tail)
+        obj = tail[:end.start()] if end else tail
+        return frozenset(verbs), verb, moved + obj
+
+    def promise(self, text: str, role: str) -> Act | None:
+        """The act ``text`` promises, said by ``role``; None if it promises none."""
+        team = role == "assistant"
+        vouched = False  # 我保证快递员今天会上门: a promise verb over a clause
+        markers = sorted([*self.marker.finditer(text), *(
+            m for m in self.future.finditer(text)
+            if self.who(text[:m.start()])[0] in self.first)], key=lambda m: m.start())
+        for n, m in enumerate(markers):
+            if m.start() > 0 and text[m.start() - 1] in "不机社学":
+                continue  # 不会, 机会, 社会
+            subject, topic = self.who(text[:m.start()])
+            rest = text[m.end():]
+            if any(later.start() >= m.end() for later in markers[n + 1:]):
+                vouched = vouched or m.group(0) in self.vouching
+                continue  # 稍后我会给您回电: the last future word is the verb's
+            if subject in self.first:
+                agent: Agent = "speaker"
+            elif not team:
+                continue  # the user's 尽快处理 asks; the user promises with 我
+            elif vouched or subject in self.team or (not subject and not topic.strip(" ，,")):
+                agent = None
+            elif subject in self.third and self.second_re.search(rest):
+                agent = None  # 他们会联系您
+            else:
+                continue  # 退款凭证会发送到...: a thing's future, owed by no one
+            if self.negation.match(self.strip(rest)):
+                continue  # 我们将不再...
+            # the user's promise, or 将 (also 把: 将原诗转化为...), needs a verb it knows
+            phrase = self.verb_phrase(rest, known_only=not team or m.group(0) == "将")
+            if phrase is None:
+                continue
+            verbs, _, obj = phrase
+            if not team and not (verbs & self.named
+                                 or verbs & self.generic and self.terms(topic, obj)):
+                continue  # 我们一定会去的: the user's plan, owed to no one
+            own = agent == "speaker" or not subject
+            if own and verbs <= self.check and not self.deferring.search(text) \
+                    and not self.TIME.search(rest):
+                continue  # 我马上为您查询: the speaker's lookup, done now (a team's is owed)
+            return Act(frozenset(verbs), self.objects(subject, topic, obj), agent,
+                       generic=verbs <= self.generic)
+        return None
+
+    def failure(self, text: str) -> Act | None:
+        """An act reported as not done: 没能, 未能, 无法..."""
+        m = self.failed.search(text)
+        if m is None:
+            return None
+        phrase = self.verb_phrase(text[m.end():], known_only=True)
+        if phrase is None:
+            return None
+        verbs, _, obj = phrase
+        return Act(verbs, self.terms(obj), None, generic=verbs <= self.generic)
+
+    def report(self, text: str) -> Act | None:
+        """The act ``text`` reports done (已/已经 + verb, verb + 了/过/好了); None if none."""
+        m = self.done_marker.search(text)
+        if m is not None:
+            before = text[:m.start()]
+            if self.negated.search(before):
+                return None
+            phrase = self.verb_phrase(text[m.end():], known_only=True)
+            if phrase is not None:
+                return self.reported(phrase, before)
+        for v in self.verb.finditer(text):  # 我刚刚给您发了邮件, 联系过您: aspect after the verb
+            if text[v.end():v.end() + 1] in ("了", "过") and self.acted(text, v):
+                phrase = self.verb_phrase(text[v.start():], known_only=True)
+                if phrase is not None:
+                    return self.reported(phrase, text[:v.start()])
+        end = self.perfective.search(text)
+        if end is None:
+            return None
+        for v in self.verb.finditer(text, 0, end.start()):
+            if self.degree.search(text, v.end(), end.start()) or not self.acted(text, v):
+                continue
+            phrase = self.verb_phrase(text[v.start():end.start()], known_only=True)
+            if phrase is not None:
+                return self.reported(phrase, text[:v.start()])
+        return None
+
+    def acted(self, text: str, verb: re.Match[str]) -> bool:
+        """The verb at ``verb`` is said as done: not negated (没发), not a future or a
+        wish (会发, 要发)."""
+        before = text[:verb.start()]
+        return not (self.negated.search(before)
+                    or re.search(r"(?:会|将|要|想|能|可以|得|需要)$", before))
+
+    def reported(self, phrase: tuple[frozenset[str], str, str], before: str) -> Act:
+        """The act of a report: its verb phrase, and the text before it (who, what)."""
+        verbs, _, obj = phrase
+        who = self.who(before)
+        subject, topic = who if who else ("", before)
+        agent: Agent = "speaker" if subject in self.first else \
+            "other" if subject in self.second else None
+        return Act(verbs, self.objects(subject, topic, obj), agent,
+                   generic=verbs <= self.generic)
+
+    def objects(self, subject: str, topic: str, obj: str) -> frozenset[str]:
+        """What an act is done to: its object and the topic put before (照片我等下拍给你);
+        with no object, a team doer too (客服专员会联系您: who comes is the point)."""
+        if self.terms(obj) or subject not in self.team:
+            return self.terms(topic, obj)
+        return self.terms(topic + subject)
+
+    def act_of(self, text: str) -> Act | None:
+        """The act a task's text names: a promise, or a request to do it (请您...)."""
+        found = self.promise(text, "assistant")
+        if found is not None:
+            return found
+        m = re.match(r"(?:请您?|麻烦您?|能否|可以)?", text)  # 请您拍一张照片上传
+        phrase = self.verb_phrase(text[m.end() if m else 0:], known_only=True)
+        if phrase is None:
+            return None
+        verbs, _, obj = phrase
+        return Act(verbs, self.terms(obj), None, generic=verbs <= self.generic)

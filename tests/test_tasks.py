@@ -1,0 +1,208 @@
+"""Tasks follow the conversation by grammar (zh + en): a promise opens a task, a later
+report of the same act closes it in any tense, "let me check" and acts already done open
+nothing, and answered questions close; turn by turn (the question or promise in the
+state's index, the answer or report in a later batch) as in one batch."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_turns, sources
+
+from convstate import ConversationState, RuleExtractor, fold
+
+MODES = ["turn_by_turn", "one_batch"]
+
+
+def run(rows: list[tuple[str, str]], mode: str = "turn_by_turn") -> ConversationState:
+    """Fold ``rows``: each turn its own extraction (the index carries what came before),
+    or all of them in one."""
+    turns = make_turns(*rows)
+    batches = [[t] for t in turns] if mode == "turn_by_turn" else [turns]
+    state = ConversationState()
+    for batch in batches:
+        delta = RuleExtractor().extract(batch, state.index()).delta
+        state = fold(state, delta, sources(batch))
+    return state
+
+
+def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
+    return [(t.owner, t.status, t.text) for t in state.open_tasks]
+
+
+@pytest.mark.parametrize("role, text", [
+    ("assistant", "I'll email you a prepaid return label within 24 hours."),
+    ("assistant", "I promise the courier will come before 5pm today."),
+    ("assistant", "Someone from our team will reach out within 2 business days."),
+    ("assistant", "We will refund you once the item arrives."),
+    ("assistant", "Okay. I'm going to arrange a replacement for you."),
+    ("assistant", "A technician will visit you on Monday."),
+    ("assistant", "我保证今天下午5点前一定安排快递上门。"),
+    ("assistant", "我会在24小时内把退货标签发给您。"),
+    ("assistant", "好的，稍后会有专员联系您。"),
+    ("assistant", "我们将在3个工作日内为您退款。"),
+    ("user", "I'll send you the photo."),
+    ("user", "I will call you back this afternoon."),
+    ("user", "照片我等下拍给你。"),
+    ("user", "我明天把发票寄给你。"),
+])
+def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> None:
+    state = run([(role, text)])
+    assert [(t.owner, t.status) for t in state.open_tasks] == [(role, "open")], text
+    assert state.open_tasks[0].text in text  # the promise, verbatim
+
+
+@pytest.mark.parametrize("role, text", [
+    ("assistant", "Let me check on that."),
+    ("assistant", "One moment, please."),
+    ("assistant", "I'm looking into it."),
+    ("assistant", "I'll check."),
+    ("assistant", "请稍等，我帮您查一下。"),
+    ("assistant", "我马上为您查询。"),
+    ("assistant", "We can offer an exchange or a refund."),
+    ("assistant", "You will receive a confirmation email shortly."),
+    ("assistant", "I'll be happy to help with that."),
+    ("user", "I'll be leaving from Portland on the 7th."),
+    ("user", "I will think about it."),
+    ("user", "好的，尽快处理。"),
+    ("user", "我们一定会去的。"),
+    ("assistant", "I will call you Liam from now on."),
+    ("assistant", "I'll do my best to help you."),
+    ("assistant", "我会尽力满足您的要求。"),
+    ("assistant", "将原诗中的内容转化为更生动的词汇。"),
+])
+def test_what_is_done_now_offered_or_planned_opens_nothing(role: str, text: str) -> None:
+    assert run([(role, text)]).open_tasks == [], text
+
+
+@pytest.mark.parametrize("text", [
+    "已为您提交投诉。",
+    "I've already submitted your complaint.",
+    "Your refund has been issued.",
+    "退款已经原路退回了。",
+])
+def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
+    assert run([("assistant", text)]).open_tasks == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, report", [
+    ("I'll email you a prepaid return label within 24 hours.", "I've sent the return label."),
+    ("I'll email you a prepaid return label.", "The label has been emailed to you."),
+    ("We will give you a store credit for the difference.",
+     "We've given you the store credit."),
+    ("I'll ring the warehouse this afternoon.", "I rang the warehouse, they have it."),
+    ("I'll write to the courier today.", "I wrote to the courier this morning."),
+    ("We'll ship a replacement by Friday.", "Your replacement was shipped today."),
+    ("I will submit the refund request right away.",
+     "The refund request has been submitted."),
+    ("We will refund you once the item arrives.", "Your refund has been processed."),
+    ("I promise the courier will come before 5pm today.", "The courier came at 4pm."),
+    ("我会在24小时内把退货标签发给您。", "退货标签已经发到您的邮箱了。"),
+    ("我保证今天下午5点前一定安排快递上门。", "已为您安排快递。"),
+    ("我马上为您提交退款申请。", "退款申请已经提交成功。"),
+    ("我们会尽快为您补发耳机。", "耳机已经给您补发了。"),
+    ("主管会在今天下午5点前联系您。", "主管已经联系过您了。"),
+    ("客服专员将在两个工作日内与您联系。", "专员已经联系过您了。"),
+    ("我会给您发一封确认邮件。", "我刚刚给您发了邮件。"),
+    ("I'll have a new card mailed to you.", "Your new card was mailed yesterday."),
+])
+def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
+                                                        mode: str) -> None:
+    state = run([("assistant", promise), ("user", "OK."), ("assistant", report)], mode)
+    assert [(t.owner, t.status) for t in state.open_tasks] == [("assistant", "done")], \
+        (promise, report)
+    assert state.open_tasks[0].closed_turn == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_receipt(
+        mode: str) -> None:
+    for rows in ([("user", "I'll send you the photo."), ("assistant", "Thanks."),
+                  ("user", "I sent the photo.")],
+                 [("user", "I'll upload the photos tonight."), ("assistant", "Sure."),
+                  ("assistant", "We have received your photos.")],
+                 [("user", "照片我等下拍给你。"), ("assistant", "好的。"),
+                  ("user", "照片已经上传了。")],
+                 [("user", "我会把照片发给你。"), ("assistant", "好的。"),
+                  ("assistant", "收到照片了，谢谢。")]):
+        assert [(t.owner, t.status) for t in run(rows, mode).open_tasks] == \
+            [("user", "done")], rows
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> None:
+    for rows in ([("assistant", "I'll email you the return label."),
+                  ("assistant", "I've cancelled your order.")],
+                 [("assistant", "I'll email you the return label."),
+                  ("assistant", "I haven't sent the label yet, sorry.")],
+                 [("assistant", "我会把发票寄给您。"), ("assistant", "已为您取消订单。")],
+                 [("assistant", "我会把发票寄给您。"), ("assistant", "发票还没寄出。")],
+                 # two words in common, not the same act
+                 [("assistant", "I will refund the return shipping fee."),
+                  ("assistant", "The return label for the shipping has been printed.")],
+                 # the user's "I sent" is not the assistant's sending
+                 [("assistant", "I'll send you the invoice."),
+                  ("user", "I sent you the invoice already.")]):
+        assert [t.status for t in run(rows, mode).open_tasks][0] == "open", rows
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_report_closes_the_task_of_its_object_only(mode: str) -> None:
+    state = run([("assistant", "I'll send you the invoice today."),
+                 ("assistant", "I'll also send you a return label."),
+                 ("assistant", "I've just sent the invoice.")], mode)
+    assert [(t.status, t.text) for t in state.open_tasks] == [
+        ("done", "I'll send you the invoice today"),
+        ("open", "I'll also send you a return label")]
+    # with no object ("I've sent it") the newest task of that act
+    state = run([("assistant", "我会把发票寄给您。"), ("assistant", "我会把退货标签发给您。"),
+                 ("assistant", "我已经发给您了。")], mode)
+    assert [t.status for t in state.open_tasks] == ["open", "done"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_failure_cancels_and_a_renewed_promise_replaces_the_older(mode: str) -> None:
+    state = run([("assistant", "I'll book a table for you at 7 pm."),
+                 ("assistant", "Sorry, I wasn't able to book the table.")], mode)
+    assert [t.status for t in state.open_tasks] == ["cancelled"]
+    state = run([("assistant", "I'll book you a regular cab to the airport."),
+                 ("user", "Make it a luxury one."),
+                 ("assistant", "I'll book you a luxury cab to the airport then.")], mode)
+    assert [t.status for t in state.open_tasks] == ["cancelled", "open"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_answered_questions_close_across_batches(mode: str) -> None:
+    state = run([("user", "What is your return policy?"),
+                 ("assistant", "You can return any item within 30 days for a full refund."),
+                 ("user", "我的退款什么时候到账？"),
+                 ("assistant", "一般3个工作日内原路退回。"),
+                 ("user", "Is the store open on Sunday?"),
+                 ("assistant", "Yes."),
+                 ("user", "Are there any other restaurants?"),
+                 ("assistant", "How about Bluefin in San Jose?"),
+                 ("user", "What's the tracking number?"),
+                 ("assistant", "It's SF1234567890.")], mode)
+    assert [r.status for r in state.requests] == ["answered"] * 5
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_question_back_or_a_moment_answers_nothing(mode: str) -> None:
+    state = run([("user", "What is the phone number of the hotel?"),
+                 ("assistant", "Which hotel do you mean?"),
+                 ("user", "The Hilton downtown."),
+                 ("assistant", "Let me check, one moment please."),
+                 ("assistant", "It is 415-346-2356.")], mode)
+    assert [(r.status, r.closed_turn) for r in state.requests] == [("answered", 4)]
+    state = run([("user", "这家酒店的地址在哪里？"), ("assistant", "请问是哪一家酒店呢？"),
+                 ("assistant", "请稍等。")], mode)
+    assert [r.status for r in state.requests] == ["open"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_users_reply_settles_a_request_to_confirm(mode: str) -> None:
+    state = run([("assistant", "Please confirm you would like a table for 2 at 7 pm."),
+                 ("user", "No, make it 8 pm."),
+                 ("assistant", "请您确认一下预约时间是明天上午10点。"),
+                 ("user", "对的。")], mode)
+    assert [(t.owner, t.status) for t in state.open_tasks] == [("user", "done")] * 2
