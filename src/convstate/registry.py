@@ -35,19 +35,30 @@ class Registry(Generic[T]):
         self.kind = kind
         self.version = 0  # counts registrations: what is built from the items can tell
         self._items: dict[str, T] = {}
+        self._watchers: list[Callable[[], None]] = []
+
+    def watch(self, changed: Callable[[], None]) -> None:
+        """Call ``changed`` after every registration (to drop what was built from the
+        items before)."""
+        self._watchers.append(changed)
+
+    def _changed(self) -> None:
+        self.version += 1
+        for changed in self._watchers:
+            changed()
 
     def register(self, name: str, item: T) -> T:
         """Add ``item`` under ``name`` (a later registration of a name replaces it)."""
         if not isinstance(name, str) or not name:
             raise ConfigError(self.kind, f"a {self.kind} needs a non-empty name")
         self._items[name] = item
-        self.version += 1
+        self._changed()
         return item
 
     def unregister(self, name: str) -> None:
         """Remove ``name`` (nothing if it is not there)."""
         if self._items.pop(name, None) is not None:
-            self.version += 1
+            self._changed()
 
     def get(self, name: str) -> T:
         """The item registered as ``name``; ConfigError naming the known ones."""

@@ -11,6 +11,7 @@ and registers it: ``LANGUAGES.register(pack.code, pack)`` (a plugin can, see reg
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,12 +60,30 @@ def cue(name: str) -> re.Pattern[str]:
 
 
 class Cues:
-    """Every pack's cues by attribute: ``Cues().negative`` is ``cue("negative")``."""
+    """Every pack's cues by attribute: ``Cues().negative`` is ``cue("negative")``. A cue
+    looked up once is a plain attribute after (the rule extractor reads thousands a
+    turn), until a pack is registered."""
+
+    def __init__(self) -> None:
+        _CUES.add(self)
 
     def __getattr__(self, name: str) -> re.Pattern[str]:
         if name.startswith("_"):
             raise AttributeError(name)
-        return cue(name)
+        found = self.__dict__[name] = cue(name)
+        return found
+
+
+_CUES: weakref.WeakSet[Cues] = weakref.WeakSet()
+
+
+def _forget_cues() -> None:
+    """A pack was registered: every cue is built again at its next lookup."""
+    for cues in list(_CUES):
+        cues.__dict__.clear()
+
+
+LANGUAGES.watch(_forget_cues)
 
 
 def detect_language(text: str) -> str | None:
