@@ -387,7 +387,7 @@ class Compactor:
                         and outcome.generation == m._generation:
                     reader = m._reader
                     if outcome.live:  # the same items: their keys and index entries too
-                        m._set_saved(outcome.state, reader.keys, reader.entries)
+                        m._set_saved(outcome.state, reader.keys, reader.index)
                     else:
                         m._set_saved(outcome.state)
             if m.user_id is not None:

@@ -64,14 +64,15 @@ def fold_report(state: ConversationState, delta: StateDelta,
     of the configured extractor; the items it adds or changes are listed in the new
     state's ``provisional``."""
     draft = _Draft(state)
-    known = keys.maps if keys is not None and keys.state is state else {}
-    dedup = _Keys(draft, known)
+    mine = keys is not None and keys.state is state
+    known = keys.maps if mine else {}  # type: ignore[union-attr]
+    dedup = _Keys(draft, known, keys.stale if mine else None)  # type: ignore[union-attr]
     stats = _fold_into(draft, delta, sources, dedup)
-    stats.changed = [item.id for item in draft.owned.values()]
+    stats.changed = [item.id for _, item, _ in draft.owned.values()]
     if provisional and stats.changed:
         draft.state.provisional = list(dict.fromkeys(state.provisional + stats.changed))
     if keys is not None:  # sections this fold did not key keep the maps they had
-        keys.state, keys.maps = draft.state, {**known, **dedup.maps}
+        keys.state, keys.maps, keys.stale = draft.state, {**known, **dedup.maps}, dedup.stale
     return draft.state, stats
 
 
@@ -83,6 +84,7 @@ class FoldKeys:
     def __init__(self) -> None:
         self.state: ConversationState | None = None
         self.maps: dict[str, dict[Any, Any]] = {}
+        self.stale: frozenset[str] | None = None  # replaced values no live anchor holds
 
 
 def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
@@ -117,7 +119,7 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
 
     for u in delta.updates:
         _apply_update(draft, u.id, u.status, u.turn, sources, stats)
-    _fade_stale(draft, stats)
+    keys.stale = _fade_stale(draft, stats, keys.stale)
     for field_spec in specs.values():
         _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
@@ -181,7 +183,7 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
             norm := normalize(getattr(i, by))) in settle else None)
         for value in sorted(groups):
             _settle(draft, spec.name, groups[value], stats, turn_field=False)
-    if spec.cap is not None:
+    if spec.cap is not None and given:  # (only what a fold adds or says again can pass it)
         _cap(draft, spec, stats)
 
 
@@ -240,7 +242,8 @@ class _Draft:
         for spec in given.sections():
             setattr(self.state, spec.name, list(getattr(given, spec.name)))
         self.state.field_log = list(given.field_log)
-        self.owned: dict[int, Any] = {}  # the items that are this draft's own, by id()
+        # the items that are this draft's own, by id(): (section, item, status it had)
+        self.owned: dict[int, tuple[str, Any, str | None]] = {}
 
     def own(self, section: str, item: Any) -> Any:
         """The draft's own copy of ``item`` (of ``section``), to change in place: made at
@@ -250,14 +253,20 @@ class _Draft:
         at = self._position(items, section, item.id)
         current = items[at]
         if id(current) not in self.owned:
+            was = current.status
             current = items[at] = current.model_copy()
-            self.owned[id(current)] = current
+            self.owned[id(current)] = (section, current, was)
         return current
 
     def add(self, section: str, item: Any) -> None:
         """Append a new item, the draft's own."""
         getattr(self.state, section).append(item)
-        self.owned[id(item)] = item
+        self.owned[id(item)] = (section, item, None)
+
+    def status_changed(self, section: str) -> bool:
+        """Whether an item of ``section`` the state had took another status."""
+        return any(s == section and was is not None and item.status != was
+                   for s, item, was in self.owned.values())
 
     def _position(self, items: list[Any], section: str, item_id: str) -> int:
         # ids are the prefix and the position + 1 (items are never removed); a state
@@ -273,10 +282,12 @@ class _Keys:
     """The dedup keys of a section's items, built once per fold: a fold of n items over
     a state of m costs n + m, not n x m. A hit is the draft's own copy."""
 
-    def __init__(self, draft: _Draft, known: Mapping[str, dict[Any, Any]]):
+    def __init__(self, draft: _Draft, known: Mapping[str, dict[Any, Any]],
+                 stale: frozenset[str] | None = None):
         self.draft = draft
         self.known = known  # the maps of the state given, from the fold that made it
         self.maps: dict[str, dict[Any, Any]] = {}
+        self.stale = stale  # of the state given, likewise (see _fade_stale)
 
     def of(self, section: str) -> dict[Any, Any]:
         if section not in self.maps:
@@ -399,27 +410,36 @@ def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,
             stats.superseded += 1
 
 
-def _fade_stale(draft: _Draft, stats: FoldStats) -> None:
+def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
+                ) -> frozenset[str] | None:
     """Items of a section with a ``stale`` status that quote a value since replaced
-    take that status: the block never shows a superseded value again through them."""
+    take that status: the block never shows a superseded value again through them. The
+    replaced values no live anchor holds, returned; ``known``: those of the state given
+    (a fold that took no anchor's status reads only the items it added or changed: the
+    rest were read when those values were replaced)."""
     state = draft.state
     specs = [s for s in state.sections() if s.stale is not None]
     if not specs:
-        return
-    live, replaced = set(), set()
-    for a in state.anchors:  # one pass: a long session holds thousands
-        if a.status == "active":
-            live.add(a.value)
-        elif a.status == "superseded":
-            replaced.add(a.value)
-    stale = replaced - live
-    if not stale:
-        return
-    for spec in specs:
-        for item in getattr(state, spec.name):
-            if spec.is_live(item) and any(v in text_of(item) for v in stale):
-                draft.own(spec.name, item).status = spec.stale
-                stats.updated += 1
+        return None
+    if known is None or draft.status_changed("anchors"):
+        live, replaced = set(), set()
+        for a in state.anchors:  # one pass: a long session holds thousands
+            if a.status == "active":
+                live.add(a.value)
+            elif a.status == "superseded":
+                replaced.add(a.value)
+        stale = frozenset(replaced - live)
+        read = [(spec, item) for spec in specs for item in getattr(state, spec.name)]
+    else:  # new values are active ones: they may only take a value out
+        stale = known - {item.value for s, item, was in draft.owned.values()
+                         if s == "anchors" and was is None and item.status == "active"}
+        names = {spec.name: spec for spec in specs}
+        read = [(names[s], item) for s, item, _ in list(draft.owned.values()) if s in names]
+    for spec, item in read if stale else ():
+        if spec.is_live(item) and any(v in text_of(item) for v in stale):
+            draft.own(spec.name, item).status = spec.stale
+            stats.updated += 1
+    return stale
 
 
 def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,

@@ -17,8 +17,9 @@ Which extractor reads them (the batching rule):
   the configured extractor's fold lands.
 
 A context shows the live state as far as it was let go: its block has the rows of the
-items last stated at or before ``evicted_through`` (later ones are in the raw turns), and
-the mood and your own fields as they are now. That part changes far less often than the
+items first stated at or before ``evicted_through`` (later ones are in the raw turns; an
+item said again there keeps its row as it was), the mood if it was read by then, and
+your own fields as they are now. That part changes far less often than the
 live state (a value said again or closed, the mood, a fold), so a context takes a
 snapshot of the live state (``view``) and renews it only then: block rows are ranked and
 costed once per change, not once per turn. A context depends on the turns and on what
@@ -37,7 +38,7 @@ from .extract.base import Extractor
 from .extract.rules import RuleExtractor
 from .fold import FoldKeys, FoldStats, fold_report
 from .render import said_by
-from .state import ConversationState, IndexEntry, Item
+from .state import ConversationState, IndexEntry, index_entry
 from .turns import Turn
 
 log = logging.getLogger("convstate")
@@ -63,16 +64,16 @@ class LiveReader:
         self.reset(ConversationState())
 
     def reset(self, saved: ConversationState, keys: FoldKeys | None = None,
-              entries: dict[int, tuple[Item, IndexEntry]] | None = None) -> None:
-        """Start again from ``saved`` (loaded, or a fold's). ``keys``/``entries``: the
-        dedup keys and index entries of a state sharing ``saved``'s items (a fold that
-        saved the live state as it was), so nothing is keyed again."""
+              index: LiveIndex | None = None) -> None:
+        """Start again from ``saved`` (loaded, or a fold's). ``keys``/``index``: the
+        dedup keys and index of a state sharing ``saved``'s items (a fold that saved the
+        live state as it was), so nothing is keyed or indexed again."""
         self.saved = self.state = saved
         self.read_through = saved.folded_through  # the newest turn read, provisionally too
         self.keys = keys if keys is not None else FoldKeys()
         if keys is not None:
             self.keys.state = saved
-        self.entries = entries if entries is not None else {}
+        self.index = index if index is not None else LiveIndex(saved)
         self.stats = FoldStats()  # what the readings since ``saved`` did
         self.notes: list[str] = []
         self.retry_at = -1
@@ -91,7 +92,7 @@ class LiveReader:
 
     def _read_one(self, turn: Turn, last: int) -> bool:
         try:
-            extraction = self.extractor.extract([turn], self.state.index(self.entries),
+            extraction = self.extractor.extract([turn], self.index.entries(),
                                                 self.delta_model)
             new, stats = fold_report(self.state, extraction.delta, {turn.index: turn},
                                      self.keys, provisional=not self.own)
@@ -109,6 +110,7 @@ class LiveReader:
         if self._shows_change(new, stats.changed):
             self._view = new
         self.state, self.read_through = new, turn.index
+        self.index.update(new, stats.changed)
         for name in STATS:
             setattr(self.stats, name, getattr(self.stats, name) + getattr(stats, name))
         self.stats.reasons += stats.reasons
@@ -121,7 +123,8 @@ class LiveReader:
         there again, or an unquoted field changed (a value said again in a later turn is
         in that raw turn: its row stays as it was)."""
         view, through = self._view, self._view.evicted_through
-        if any(getattr(new, name) != getattr(view, name) for name in self._unquoted):
+        if any(getattr(new, name) != getattr(view, name) for name in self._unquoted) \
+                or _mood(new, through) != _mood(view, through):
             return True
         for item_id in changed:
             spec = next((s for s in view.sections() if s.owns(item_id)), None)
@@ -139,13 +142,60 @@ class LiveReader:
 
     @property
     def _unquoted(self) -> list[str]:
-        """The fields a context takes from the live state as they are: the mood, your
-        own fields and their log (no block row of theirs quotes a turn)."""
-        return ["sentiment", "field_log", *type(self.saved).custom_fields()]
+        """The fields a context takes from the live state as they are: your own fields
+        and their log (no block row of theirs quotes a turn)."""
+        return ["field_log", *type(self.saved).custom_fields()]
 
     def view(self) -> ConversationState:
         """The snapshot of the live state a context shows (see above)."""
         return self._view
+
+
+class LiveIndex:
+    """The live state's index (what ``state.index()`` gives), kept from reading to
+    reading: a reading changes a few items, so only their entries are made again, not one
+    per item of a long session's state."""
+
+    def __init__(self, state: ConversationState):
+        self.live: dict[str, dict[int, IndexEntry]] = {}
+        for spec in state.sections():
+            alive = spec.live
+            self.live[spec.name] = {at: index_entry(spec.name, item) for at, item in
+                                    enumerate(getattr(state, spec.name))
+                                    if item.status == alive}
+        self._sorted: dict[str, list[IndexEntry]] = {}
+        self._all: list[IndexEntry] | None = None
+
+    def update(self, state: ConversationState, changed: list[str]) -> None:
+        """Take the items a reading changed (by id) as they are in ``state``."""
+        for item_id in changed:
+            spec = next((s for s in state.sections() if s.owns(item_id)), None)
+            if spec is None:
+                continue
+            at = int(item_id[len(spec.prefix):]) - 1
+            item, live = _at(state, spec.name, at, item_id), self.live[spec.name]
+            if item is not None and item.status == spec.live:
+                live[at] = index_entry(spec.name, item)
+            elif live.pop(at, None) is None:
+                continue
+            self._sorted.pop(spec.name, None)
+            self._all = None
+
+    def entries(self) -> list[IndexEntry]:
+        """The entries, in the order ``state.index()`` gives them."""
+        if self._all is None:
+            for name, live in self.live.items():
+                if name not in self._sorted:
+                    self._sorted[name] = [live[at] for at in sorted(live)]
+            self._all = [e for name in self.live for e in self._sorted[name]]
+        return self._all
+
+
+def _mood(state: ConversationState, through: int) -> Any:
+    """The mood a context shows: the live state's, once its turn was let go (the raw
+    turns after that show how the user sounds)."""
+    s = state.sentiment
+    return s if s is not None and s.turn <= through else None
 
 
 def _at(state: ConversationState, section: str, at: int, item_id: str) -> Any:

@@ -21,10 +21,10 @@ from .errors import ConfigError, SessionErasedError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
 from .fold import FoldKeys
-from .live import LiveReader
+from .live import LiveIndex, LiveReader
 from .lookup import Found, locate
 from .profile import Profile, promote
-from .state import ConversationState, IndexEntry, Item
+from .state import ConversationState
 from .store.base import CompactionRecord, Head, Store, append_turn, changes
 from .store.sqlite import SQLiteStore
 from .tokens import Counter, count_messages, counter_for, reply_priming
@@ -515,10 +515,10 @@ class ConversationMemory:
             del self._recent[0]
 
     def _set_saved(self, state: ConversationState, keys: FoldKeys | None = None,
-                   entries: dict[int, tuple[Item, IndexEntry]] | None = None) -> None:
+                   index: LiveIndex | None = None) -> None:
         """The saved state is ``state`` now (loaded, or a fold's); the live state starts
-        from it (``keys``, ``entries``: see LiveReader.reset)."""
-        self._reader.reset(state, keys, entries)
+        from it (``keys``, ``index``: see LiveReader.reset)."""
+        self._reader.reset(state, keys, index)
         self._state = state
         self._assembler.reset()
         self._trim()

@@ -326,12 +326,15 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
                ) -> list[Row]:
     """The rows a block of ``state`` shows, in block order, each with its rank; with
     ``through``, as of that turn: of the items first stated by then, each at the last
-    turn by then that stated it (``said_by``; a context's block: later turns are raw)."""
+    turn by then that stated it (``said_by``), and the mood if read by then (a context's
+    block: later turns are raw, and carry what they say and how)."""
     words = block_words(lang)
     specs = state.custom_fields()
     anchor_labels = {s.anchor_key: s.label_for(lang) for s in specs.values()
                      if s.shape in ("anchor", "anchor_list") and (s.label or s.description)}
-    last = max(state.evicted_through, 0) + 1  # what was let go: not when it was saved
+    # ranks hold a row's age in [0, 1): as of what was let go for a context's block (not
+    # of when its state was saved), as of what was read for a whole state's
+    last = max(through if through is not None else state.folded_through, 0) + 1
 
     def by_turn(item: Any) -> tuple[int, str]:
         return (item.first_turn, item.id)
@@ -364,7 +367,7 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
     for e in state.conflicts():
         rows.append(("fields", specs[e.field].label_for(lang) if e.field in specs
                      else e.field, e.value, None, None, words["conflict"], RANK_FIELD, None))
-    if s := state.sentiment:  # a reading of the mood, not a quote: never left to raw turns
+    if (s := state.sentiment) and s.turn <= upto:  # a reading of the mood: once let go
         rows.append(("sentiment", s.label, s.reason, None, None, f"{s.score:+.2f}, {s.trend}",
                      RANK_SENTIMENT if s.label == "negative" else RANK_CALM, None))
     # exact values (fields rank above): a key's newest KEPT_PER_KEY keep their rank

@@ -66,6 +66,13 @@ class IndexEntry(BaseModel):
     turn: int | None = Field(default=None, description="The last turn that stated it.")
 
 
+def index_entry(section: str, item: Item) -> IndexEntry:
+    """The index entry of a live ``item`` of ``section``."""
+    text = f"{item.key}={item.value}" if isinstance(item, Anchor) else field_of(item, "text")
+    return IndexEntry(id=item.id, section=section, text=text[:80], status=item.status,
+                      owner=field_of(item, "owner"), turn=item.last_turn)
+
+
 class FieldEvent(BaseModel):
     """A value a custom field took ('set'), or one it refused ('conflict', set-once)."""
 
@@ -249,12 +256,7 @@ class ConversationState(BaseModel):
                 if item.status == alive:
                     hit = known.get(id(item)) if known else None
                     if hit is None or hit[0] is not item:
-                        text = f"{item.key}={item.value}" if isinstance(item, Anchor) \
-                            else item.text
-                        hit = (item, IndexEntry(id=item.id, section=spec.name,
-                                                text=text[:80], status=item.status,
-                                                owner=field_of(item, "owner"),
-                                                turn=item.last_turn))
+                        hit = (item, index_entry(spec.name, item))
                     fresh[id(item)] = hit
         if known is not None:
             known.clear()
