@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import Section, field_of, grouped, text_of
+from .sections import SETTLED_KEYS, SLOT_KEYS, Section, field_of, grouped, text_of
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -103,11 +103,15 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
         # speaker authority: what the user said of themselves (their phone, their
         # address) only the user replaces; the assistant's values (a hotline) only the
         # assistant, a tool's (a record) only a tool: each stands next to the others
-        # (and the phone of one restaurant never replaces another's)
+        # (and the phone of one restaurant never replaces another's; what others say
+        # about no named thing may be about many: it replaces nothing)
         mine = [a for a in new.anchors if a.key in single]  # a third faster than a call each
-        groups = grouped(mine, lambda a: (a.key, a.speaker, _subject(a)))
+        groups = grouped(mine, lambda a: (a.key, a.speaker, _subject(a))
+                         if a.speaker == "user" or a.subject else None)
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
+    if settled := touched_keys & SETTLED_KEYS:
+        _settle_slots(draft, settled, stats)
     anchors = new.section("anchors")
     if anchors.cap is not None and touched_keys:
         _cap(draft, anchors, stats, touched_keys)
@@ -410,6 +414,44 @@ def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,
             stats.superseded += 1
 
 
+def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
+    """Of the values of ``keys`` (SETTLED_KEYS) this fold stated, one said again after
+    the value that replaced it is live again; those of SLOT_KEYS replace the older live
+    ones they may (``_replaces``)."""
+    fresh = sorted((item for s, item, _ in draft.owned.values()
+                    if s == "anchors" and item.key in keys), key=lambda a: a.last_turn)
+    if not fresh:
+        return
+    slots = keys & SLOT_KEYS
+    mine = grouped((a for a in draft.state.anchors if a.key in slots and a.status == "active"),
+                   lambda a: a.key) if slots else {}
+    for new in fresh:
+        if new.status == "superseded" and new.superseded_turn is not None \
+                and new.last_turn > new.superseded_turn:  # said again after its successor
+            new.status, new.superseded_by, new.superseded_turn = "active", None, None
+        if new.status != "active":
+            continue
+        for old in mine.get(new.key, ()):
+            old = draft.own("anchors", old)
+            if old.status == "active" and old.last_turn < new.last_turn \
+                    and _replaces(new, old):
+                old.status, old.superseded_by = "superseded", new.id
+                old.superseded_turn = new.last_turn
+                stats.superseded += 1
+
+
+def _replaces(new: Anchor, old: Anchor) -> bool:
+    """Whether ``new`` is a later value of the same thing as ``old`` that its speaker may
+    replace: about the same subject (or either about none); the user's value replaces
+    the user's and what the assistant proposed (a value about no named thing), the
+    assistant's (or a tool's) replaces its own."""
+    same = not new.subject or not old.subject or _subject(new) == _subject(old)
+    if new.speaker == "user":
+        return same if old.speaker == "user" else not old.subject or _subject(new) == \
+            _subject(old)
+    return same and old.speaker != "user"
+
+
 def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
                 ) -> frozenset[str] | None:
     """Items of a section with a ``stale`` status that quote a value since replaced
@@ -457,12 +499,16 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
             and sources[turn].role != "assistant":
         stats.reject(f"only the assistant can complete its task {item_id}")
         return
-    if isinstance(item, Anchor) and status == "superseded" and not any(
-            o.key == item.key and o.id != item.id and o.status == "active"
-            and any(t in sources for t in o.turns) for o in state.anchors):
-        stats.reject(f"update {item_id}->superseded names no new value of {item.key!r} "
-                     "from these turns")
-        return
+    by = None
+    if isinstance(item, Anchor) and status == "superseded":
+        # a newer live value of the key (of these turns, or one these turns accepted)
+        newer = [o for o in state.anchors if o.key == item.key and o.id != item.id
+                 and o.status == "active" and o.last_turn > item.last_turn]
+        if not newer:
+            stats.reject(f"update {item_id}->superseded names no newer value of "
+                         f"{item.key!r}")
+            return
+        by = max(newer, key=lambda o: (o.last_turn, int(o.id[1:])))
     if item.status == status:
         return
     item = draft.own(spec.name, item)
@@ -471,6 +517,7 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         item.closed_turn = turn
     if isinstance(item, Anchor):
         item.superseded_turn = turn
+        item.superseded_by = by.id if by is not None else None
     stats.updated += 1
 
 

@@ -64,13 +64,15 @@ class IndexEntry(BaseModel):
     status: str
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
     turn: int | None = Field(default=None, description="The last turn that stated it.")
+    speaker: str | None = Field(default=None, description="Who stated it first.")
 
 
 def index_entry(section: str, item: Item) -> IndexEntry:
     """The index entry of a live ``item`` of ``section``."""
     text = f"{item.key}={item.value}" if isinstance(item, Anchor) else field_of(item, "text")
     return IndexEntry(id=item.id, section=section, text=text[:80], status=item.status,
-                      owner=field_of(item, "owner"), turn=item.last_turn)
+                      owner=field_of(item, "owner"), turn=item.last_turn,
+                      speaker=item.speaker)
 
 
 class FieldEvent(BaseModel):

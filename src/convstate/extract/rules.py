@@ -42,6 +42,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
+from .settle import corrected, proposed_instead
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -191,9 +192,11 @@ class RuleExtractor(BaseExtractor):
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
+                delta.updates += corrected(turn, anchors, index)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
+                delta.updates += proposed_instead(turn, anchors, index)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
