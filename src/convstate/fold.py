@@ -442,14 +442,15 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
 
 def _replaces(new: Anchor, old: Anchor) -> bool:
     """Whether ``new`` is a later value of the same thing as ``old`` that its speaker may
-    replace: about the same subject (or either about none); the user's value replaces
-    the user's and what the assistant proposed (a value about no named thing), the
-    assistant's (or a tool's) replaces its own."""
-    same = not new.subject or not old.subject or _subject(new) == _subject(old)
+    replace: the user's replaces the user's about the same subject (or either about
+    none) and what the assistant proposed (a value about no named thing, or the same
+    one); the assistant's (or a tool's) replaces its own about the same named thing
+    (what it says about no named thing may be about many: opening hours of two places)."""
+    named = bool(old.subject) and _subject(new) == _subject(old)
     if new.speaker == "user":
-        return same if old.speaker == "user" else not old.subject or _subject(new) == \
-            _subject(old)
-    return same and old.speaker != "user"
+        return not new.subject or not old.subject or named if old.speaker == "user" \
+            else not old.subject or named
+    return named and old.speaker != "user"
 
 
 def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
@@ -501,12 +502,12 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         return
     by = None
     if isinstance(item, Anchor) and status == "superseded":
-        # a newer live value of the key (of these turns, or one these turns accepted)
+        # a live value of the key as new as it (of these turns, or one they took up)
         newer = [o for o in state.anchors if o.key == item.key and o.id != item.id
-                 and o.status == "active" and o.last_turn > item.last_turn]
+                 and o.status == "active" and o.last_turn >= item.last_turn]
         if not newer:
-            stats.reject(f"update {item_id}->superseded names no newer value of "
-                         f"{item.key!r}")
+            stats.reject(f"update {item_id}->superseded names no value of {item.key!r} "
+                         "as new as it")
             return
         by = max(newer, key=lambda o: (o.last_turn, int(o.id[1:])))
     if item.status == status:

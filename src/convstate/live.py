@@ -50,8 +50,7 @@ STATS = ("added", "deduplicated", "rejected", "superseded", "updated")
 def reads_live(extractor: Any) -> bool:
     """Whether ``extractor`` is cheap enough to read every turn as it comes (its
     ``live`` attribute; an unknown extractor is not)."""
-    inner = getattr(extractor, "inner", extractor)  # as_extractor's wrapper
-    return bool(getattr(inner, "live", False))
+    return bool(getattr(extractor, "live", False))
 
 
 class LiveReader:

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from .fields import describe
 from .lang import pack
 from .registry import FORMATS
-from .sections import grouped
+from .sections import ANCHORS, grouped
 from .state import Anchor, ConversationState, OpenTask
 from .tokens import Counter, TokenCounter
 
@@ -50,6 +50,10 @@ RANK_OLDER_VALUE = 55.0
 # raw turns leave: an earlier short turn shown whole is worth more than a line quoted from
 # it (where turns are long, every row comes first: layout.lines_first).
 RANK_BEFORE_RAW = 60.0
+# A key's values that later ones replaced: shown marked as such (the history a bot may
+# need: "the customer changed their number"), ranked as they were (their age puts them
+# after the values that replaced them); a key's newest few.
+KEPT_REPLACED = 4
 
 
 class Row(NamedTuple):
@@ -359,6 +363,7 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
                              turn, it.owner, rank, None))
             else:
                 rows.append((spec.name, "", it.text, it.speaker, turn, "", rank, None))
+    rows += _replaced_rows(state, anchor_labels, words, upto, last)  # (ranked as anchors)
     for name, field in specs.items():
         value = getattr(state, name)
         if field.shape not in ("anchor", "anchor_list") and value not in (None, []):
@@ -384,6 +389,24 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
         rows[k] = (*r[:6], RANK_OLDER_VALUE + (r[4] or 0) / last, r[7])
     made = list(map(Row._make, rows))  # tuple.__new__ in C: 0.10 us a row, Row(*r) 0.16
     return sorted(made, key=lambda r: position[r.section])  # stable: turn order within
+
+
+def _replaced_rows(state: ConversationState, labels: Mapping[str, str],
+                   words: Mapping[str, str], upto: int, last: int) -> list[tuple[Any, ...]]:
+    """The rows of a key's newest ``KEPT_REPLACED`` replaced values (first stated by
+    ``upto``), labelled as replaced, ranked as anchors."""
+    old = sorted((a for a in state.anchors if a.status == "superseded" and a.first_turn <= upto),
+                 key=lambda a: -a.last_turn)
+    taken: dict[str, int] = {}
+    rows = []
+    for a in old:
+        taken[a.key] = n = taken.get(a.key, 0) + 1
+        if n <= KEPT_REPLACED:
+            turn = a.last_turn if a.last_turn <= upto else said_by(a, upto)
+            rows.append(("anchors", f"{labels.get(a.key, a.key)} ({words['replaced']})",
+                         a.value, a.speaker, turn, a.kind,
+                         ANCHORS.rank(a) + turn / last, a.subject))
+    return rows[::-1]
 
 
 def said_by(item: Any, through: int) -> int:

@@ -84,6 +84,7 @@ class _Completed(BaseExtractor):
 
     def __init__(self, inner: Any):
         self.inner, self.name = inner, inner.name
+        self.live = bool(getattr(inner, "live", False))
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:
