@@ -30,7 +30,9 @@ def test_a_later_time_of_the_same_thing_replaces_the_earlier() -> None:
     history = mem.state.history("time")
     assert [(h.value, h.status) for h in history] == [("7 pm", "superseded"),
                                                       ("8 pm", "active")]
-    assert "7 pm" not in mem.render("text")  # the whole state's block shows it no more
+    lines = mem.render("text").splitlines()  # the whole state's block: 7 pm as history
+    assert '- time: "8 pm"' in lines and any(line.endswith('(replaced): "7 pm"')
+                                             for line in lines)
 
 
 def test_values_said_in_one_turn_stand_together() -> None:
