@@ -133,6 +133,15 @@ def recording() -> RecordingExtractor:
     return RecordingExtractor()
 
 
+def conversation(n: int) -> list[dict[str, Any]]:
+    """n turns of the demo's after-sales talk (its tool call left out), repeated."""
+    from convstate.cli import load_demo
+
+    demo = [m for m in load_demo("zh")["messages"] if m["role"] in ("user", "assistant")
+            and m.get("content")]
+    return [demo[i % len(demo)] for i in range(n)]
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def store_target(request: pytest.FixtureRequest, tmp_path: Any) -> str:
     """Where copies of a session meet: a SQLite file, or the PostgreSQL database of
@@ -144,6 +153,7 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Any) -> str:
         if os.environ.get("CI"):
             pytest.fail("CI must start PostgreSQL and set CONVSTATE_TEST_PG_DSN")
         pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
+    pytest.importorskip("psycopg_pool", reason="needs convstate[postgres]")
     return dsn
 
 

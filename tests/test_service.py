@@ -17,13 +17,12 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import Said
+from conftest import Said, conversation
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 from convstate import ConversationMemory, InMemoryStore  # noqa: E402
-from convstate.cli import load_demo  # noqa: E402
 from convstate.extract.local import free_port, wait_ready  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,13 +82,6 @@ def api(tmp_path: Path) -> Iterator[tuple[Client, Path]]:
 @pytest.fixture
 def foreground(tmp_path: Path) -> Iterator[tuple[Client, Path]]:
     yield from serve(tmp_path, "--foreground", "--window", "1200")
-
-
-def conversation(n: int) -> list[dict]:
-    """n turns of the demo's after-sales talk (its tool call left out), repeated."""
-    demo = [m for m in load_demo("zh")["messages"] if m["role"] in ("user", "assistant")
-            and m.get("content")]
-    return [demo[i % len(demo)] for i in range(n)]
 
 
 def test_200_turns_fit_the_window_and_fold_as_a_memory_does(foreground) -> None:

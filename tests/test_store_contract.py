@@ -35,6 +35,7 @@ def store(request, tmp_path):
             if os.environ.get("CI"):
                 pytest.fail("CI must start PostgreSQL and set CONVSTATE_TEST_PG_DSN")
             pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
+        pytest.importorskip("psycopg_pool", reason="needs convstate[postgres]")
         from convstate.store.postgres import PostgresStore
         s = PostgresStore(PG)
     yield s

@@ -175,7 +175,7 @@ class Assembler:
         if mem._profile is None:
             return []
         rows, room = [], PROFILE_SHARE * mem.state_budget
-        for item in shown(mem._profile, state):
+        for item in shown(mem._profile, state, mem.session_id):
             room -= mem.counter.count(item.value) + 4
             if room < 0:
                 break

@@ -28,7 +28,7 @@ from .state import ConversationState
 from .store.base import CompactionRecord, Head, Store, append_turn, changes
 from .store.sqlite import SQLiteStore
 from .tokens import Counter, count_messages, counter_for, reply_priming
-from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
+from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message, check_messages
 from .window import (
     KEEP_RECENT_TURNS,
     TARGET_RATIO,
@@ -208,7 +208,7 @@ class ConversationMemory:
 
     def add_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
         """Store several messages; each is checked before any is written."""
-        checked = [check_message(m, self.max_turn_chars) for m in messages]
+        checked = check_messages(messages, self.max_turn_chars)
         return [self._append(fields) for fields in checked]
 
     def _append(self, fields: dict[str, Any]) -> Turn:

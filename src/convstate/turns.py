@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -127,6 +128,27 @@ def check_message(
         "tool_calls": tool_calls,
         "tool_call_id": msg.get("tool_call_id"),
     }
+
+
+def check_messages(messages: Any, max_chars: int = DEFAULT_MAX_TURN_CHARS
+                   ) -> list[dict[str, Any]]:
+    """``check_message`` of each message of a list, a fault naming the message's index
+    among several (``messages[3].role``); anything but a list (one message, say) is
+    refused whole."""
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Iterable):
+        one = " (one message goes to add_message)" if isinstance(messages, Mapping) else ""
+        raise InvalidMessageError("messages", f"expected a list of messages, got "
+                                  f"{type(messages).__name__}{one}")
+    messages = list(messages)
+    checked = []
+    for k, msg in enumerate(messages):
+        try:
+            checked.append(check_message(msg, max_chars))
+        except InvalidMessageError as exc:
+            if len(messages) == 1:
+                raise
+            raise type(exc)(f"messages[{k}].{exc.field}", exc.problem) from None
+    return checked
 
 
 def _check_tool_calls(tool_calls: Any) -> None:
