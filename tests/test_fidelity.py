@@ -63,7 +63,9 @@ def test_where_says_where_a_value_lives() -> None:
     mem.add("assistant", "已更新")
     mem.context()
     mem.compact(keep_recent_turns=0)
-    assert mem.where("13812345678") == "state"  # superseded: kept in the state, not shown
+    assert mem.where("13812345678") == "block"  # superseded: shown as history, marked
+    assert '"13812345678"' in [line.split(": ", 1)[-1] for line in mem.render().splitlines()
+                               if "已更换" in line]
     # a turn no extractor could read that the context cannot show is "pending"; with an
     # extractor that reads in batches failing, the rules have read it ahead: "state"
     for failing, where in ((_Failing, "pending"), (_FailingBatches, "state")):
@@ -301,8 +303,9 @@ def test_a_fact_never_brings_back_a_replaced_value() -> None:
     assert state.anchor("phone").value == "628-555-0199"
     assert {f.text: f.status for f in state.facts}[
         "My phone is 415-555-0132, call me there after lunch"] == "faded"
-    block = render(state)
-    assert "628-555-0199" in block and "415-555-0132" not in block
+    lines = render(state).splitlines()  # the old number only as what was replaced
+    assert '- phone: "628-555-0199"' in lines and '- phone (replaced): "415-555-0132"' in lines
+    assert sum("415-555-0132" in line for line in lines) == 1
 
 
 def test_lines_from_long_answers_come_before_an_earlier_raw_turn() -> None:
