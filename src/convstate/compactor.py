@@ -302,10 +302,12 @@ class Compactor:
     def _record(self, plan: Plan) -> CompactionRecord:
         """The log line of a fold: the turns it lets go (a refresh's: those it reads)."""
         m, batch = self.memory, plan.batch
+        first: int | None = None
+        last: int | None = None
         if plan.evict > m._state.evicted_through:
             first, last = m._state.evicted_through + 1, plan.evict
-        else:
-            first, last = (batch[0].index, batch[-1].index) if batch else (None, None)
+        elif batch:
+            first, last = batch[0].index, batch[-1].index
         return CompactionRecord(session_id=m.session_id, first_turn=first, last_turn=last,
                                 extractor=m._extractor.name,
                                 tokens_before=m._assembler.fixed_tokens(m._state)

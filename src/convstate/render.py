@@ -412,7 +412,8 @@ def _replaced_rows(state: ConversationState, labels: Mapping[str, str],
 def said_by(item: Any, through: int) -> int:
     """The last turn at or before ``through`` that stated ``item`` (of the turns it keeps:
     its first and its latest)."""
-    return max((t for t in item.turns if t <= through), default=item.first_turn)
+    turn: int = max((t for t in item.turns if t <= through), default=item.first_turn)
+    return turn
 
 
 def _labels(state_model: type[ConversationState], lang: str) -> dict[str, str]:

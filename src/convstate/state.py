@@ -67,7 +67,7 @@ class IndexEntry(BaseModel):
     speaker: str | None = Field(default=None, description="Who stated it first.")
 
 
-def index_entry(section: str, item: Item) -> IndexEntry:
+def index_entry(section: str, item: Any) -> IndexEntry:
     """The index entry of a live ``item`` of ``section``."""
     text = f"{item.key}={item.value}" if isinstance(item, Anchor) else field_of(item, "text")
     return IndexEntry(id=item.id, section=section, text=text[:80], status=item.status,

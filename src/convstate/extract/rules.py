@@ -255,10 +255,10 @@ def _asked_before(turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[st
     state's index by then)."""
     if not turns or turns[0].role == "user":
         return []
-    said = [e for e in index if e.turn is not None and e.turn < turns[0].index]
-    latest = max((e.turn for e in said), default=None)
-    return [e.text.split("=", 1)[1] for e in said
-            if e.turn == latest and e.section == "anchors" and e.text.startswith("names=")]
+    said = [(e, e.turn) for e in index if e.turn is not None and e.turn < turns[0].index]
+    latest = max((turn for _, turn in said), default=None)
+    return [e.text.split("=", 1)[1] for e, turn in said
+            if turn == latest and e.section == "anchors" and e.text.startswith("names=")]
 
 
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
