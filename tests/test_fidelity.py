@@ -5,7 +5,7 @@ where(), and no cue-word noise from casual talk."""
 from __future__ import annotations
 
 import pytest
-from conftest import make_turns
+from conftest import make_turns, small_talk
 
 from convstate import (
     ConversationMemory,
@@ -51,10 +51,7 @@ def test_where_says_where_a_value_lives() -> None:
                              keep_recent_turns=1)
     mem.add("user", "订单号 DD20240315889，手机 13812345678")
     mem.add("assistant", "好的")
-    for i in range(30):
-        mem.add("user", f"第{i}个问题：物流到哪里了？包装和配送时间能说明一下吗？")
-        mem.add("assistant", f"第{i}个回答：正在配送中，预计明天送达，请耐心等待。")
-        mem.context()
+    small_talk(mem, 30)
     assert mem.where("DD20240315889") == "block"
     assert mem.where("第29个回答") == "raw"
     assert mem.where("好的") == "store"  # folded, nothing kept of it: only the store has it

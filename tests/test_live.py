@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Sequence
 
 import pytest
-from conftest import RecordingExtractor
+from conftest import RecordingExtractor, small_talk
 
 from convstate import ConversationMemory, InMemoryStore, RuleExtractor, SQLiteStore, compress
 from convstate.delta import StateDelta
@@ -30,6 +30,17 @@ class LiveRecording(RecordingExtractor):
     live = True
 
 
+def played(extractor: object, window: int, rounds: int) -> ConversationMemory:
+    """EXCHANGE ``rounds`` times, each turn added and then a context asked for."""
+    mem = ConversationMemory("s", store=InMemoryStore(), extractor=extractor,
+                             context_window=window)
+    for i in range(rounds):
+        for m in EXCHANGE:
+            mem.add_message({**m, "content": f"{m['content']} 第{i}轮"})
+            mem.context()
+    return mem
+
+
 def test_the_state_holds_every_turn_at_a_window_that_never_folds() -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
     for m in EXCHANGE:
@@ -46,11 +57,7 @@ def test_the_state_holds_every_turn_at_a_window_that_never_folds() -> None:
 
 def test_each_turn_is_read_once_whatever_the_folds() -> None:
     rec = LiveRecording()
-    mem = ConversationMemory("s", store=InMemoryStore(), extractor=rec, context_window=400)
-    for i in range(30):
-        for m in EXCHANGE:
-            mem.add_message({**m, "content": f"{m['content']} 第{i}轮"})
-            mem.context()
+    mem = played(rec, 400, 30)
     assert mem.state.version >= 3  # it folded, several times
     assert rec.seen == list(range(len(mem.history())))  # each turn once, in order
     assert all(len(turns) == 1 for turns, _ in rec.calls)  # as it came
@@ -85,11 +92,7 @@ def test_arefresh_reads_with_the_async_client() -> None:
 
 def test_the_rules_reading_ahead_never_call_a_batch_extractor() -> None:
     rec = RecordingExtractor()
-    mem = ConversationMemory("s", store=InMemoryStore(), extractor=rec, context_window=600)
-    for i in range(20):
-        for m in EXCHANGE:
-            mem.add_message({**m, "content": f"{m['content']} 第{i}轮"})
-            mem.context()
+    mem = played(rec, 600, 20)
     assert len(rec.calls) == len([r for r in mem.compactions() if r.version is not None])
     assert rec.seen == list(range(mem.state.folded_through + 1))  # its batches, once each
 
@@ -118,10 +121,7 @@ def test_the_context_never_shows_a_replaced_value_as_active() -> None:
                              keep_recent_turns=1)
     mem.add("user", "我的手机号是 13812345678，订单号 DD20240315889。")
     mem.add("assistant", "好的，已记录。")
-    for i in range(6):
-        mem.add("user", f"第{i}个问题：物流到哪里了？包装和配送时间能说明一下吗？")
-        mem.add("assistant", f"第{i}个回答：正在配送中，预计明天送达，请耐心等待。")
-        mem.context()
+    small_talk(mem, 6)
     assert "13812345678" in mem.context()[0]["content"]  # let go: the block has it
     mem.add("user", "我的手机号改成 13900001111 了。")
     ctx = mem.context()
