@@ -255,6 +255,16 @@ def _anchor_rank(a: Anchor) -> float:
     return 80.0 if a.kind in IDENTIFYING else 72.0
 
 
+# Keys whose values a conversation settles on: one current value per thing at a time (an
+# appointment's time, a trip's date). A later turn's value replaces the earlier ones of
+# the same thing (fold.py); values said in one turn stand together ("from the 3rd to the
+# 5th"), and the user who takes up the assistant's proposal replaces theirs with it.
+SLOT_KEYS = frozenset({"date", "time"})
+# ... and the values a user asks for that a proposal they take up settles: the price, the
+# rating, how long (a range asked for, the value found)
+SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating"}
+
+
 # A key's newest values, at most this many, are live; older ones (a session that has named
 # hundreds of orders) are retired: kept in the state and its history, not shown, not in
 # the rows a fold ranks nor the index an extractor reads; live again when said again. The

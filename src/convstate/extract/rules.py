@@ -53,6 +53,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
+from .settle import corrected, proposed_instead
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -203,6 +204,7 @@ class RuleExtractor(BaseExtractor):
     """Offline, deterministic extractor for Chinese and English conversations."""
 
     name = "rules"
+    live = True  # cheap enough to read every turn as it comes (live.py)
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:
@@ -215,7 +217,7 @@ class RuleExtractor(BaseExtractor):
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
         notes: list[str] = []
-        asked: list[str] = []  # the names in the user turn just before
+        asked = _asked_before(turns, index)  # the names in the user turn just before
         asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
             anchors = find_anchors(turn, notes)
@@ -246,9 +248,11 @@ class RuleExtractor(BaseExtractor):
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
+                delta.updates += corrected(turn, anchors, index)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
+                delta.updates += proposed_instead(turn, anchors, index)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
@@ -299,6 +303,18 @@ _TEXT_SECTIONS = tuple(s.name for s in BUILT_IN if s is not FACTS)
 
 def _sizes(delta: StateDelta) -> dict[str, int]:
     return {name: len(getattr(delta, name)) for name in _TEXT_SECTIONS}
+
+
+def _asked_before(turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[str]:
+    """The names stated in the latest turn before these turns that stated anything (the
+    user's question, when turns are read one at a time as they come: it is in the
+    state's index by then)."""
+    if not turns or turns[0].role == "user":
+        return []
+    said = [(e, e.turn) for e in index if e.turn is not None and e.turn < turns[0].index]
+    latest = max((turn for _, turn in said), default=None)
+    return [e.text.split("=", 1)[1] for e, turn in said
+            if turn == latest and e.section == "anchors" and e.text.startswith("names=")]
 
 
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
