@@ -113,6 +113,15 @@ class RecordingExtractor:
         return [t.index for turns, _ in self.calls for t in turns]
 
 
+def small_talk(mem: ConversationMemory, exchanges: int) -> None:
+    """``exchanges`` questions and answers about the delivery, each then a context: turns
+    that push earlier ones out of a small window and state no value."""
+    for i in range(exchanges):
+        mem.add("user", f"第{i}个问题：物流到哪里了？包装和配送时间能说明一下吗？")
+        mem.add("assistant", f"第{i}个回答：正在配送中，预计明天送达，请耐心等待。")
+        mem.context()
+
+
 def replay_async(messages: Sequence[dict], **memory: object) -> ConversationMemory:
     """Drive ``messages`` through ConversationMemory(**memory) with the async methods:
     aadd_message + acontext per turn, then acompact and aclose."""

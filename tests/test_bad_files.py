@@ -18,6 +18,7 @@ CORPUS = {
     "numbers.json": b"[1, 2]",
     "object.json": b'{"a": 1}',
     "deep.json": b"[" * 100_000 + b"]" * 100_000,
+    "bignumber.json": b'[{"role": "user", "content": "x", "n": ' + b"9" * 5_000 + b"}]",
     "binary.json": bytes(range(256)) * 8,
     "badrole.json": b'[{"role": "boss", "content": "x"}]',
     "latin1.json": '[{"role": "user", "content": "café"}]'.encode("latin-1"),

@@ -65,8 +65,9 @@ def test_demo_keeps_every_exact_value_in_a_small_window(tmp_path: Path) -> None:
         place = where[json.dumps(value, ensure_ascii=False)]
         assert place in ("block", "raw turns"), value
         assert (place == "block") == (f'"{value}"' in block), value
-    # the changed phone: the old number is no longer in the block, only in the state JSON
-    assert "13812345678" not in block
+    # the changed phone: the old number is in the block only as what was replaced
+    assert [line for line in block.splitlines() if "13812345678" in line] == [
+        '- phone (已更换): "13812345678"']
     state = json.loads(text.split("state JSON")[1].split("\n", 1)[1].split("\n─")[0])
     old = [a for a in state["anchors"] if a["value"] == "13812345678"]
     assert old and old[0]["status"] == "superseded"

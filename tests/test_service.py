@@ -140,6 +140,12 @@ def test_errors_are_json_and_name_the_field(api, tmp_path: Path) -> None:
     cases = [
         (("POST", "/sessions/s1/messages", {"role": "boss", "content": "x"}), 400, "role"),
         (("POST", "/sessions/s1/messages", None, b"{not json"), 400, "body"),
+        (("POST", "/sessions/s1/messages", None, b"[" * 100_000 + b"]" * 100_000), 400, "body"),
+        (("POST", "/sessions/s1/messages", None, b'{"role": "user", "content": "x", "n": '
+          + b"9" * 5_000 + b"}"), 400, "body"),
+        (("POST", "/sessions/s1/messages", {"role": "user", "content": [
+            {"type": "input_data", "data": json.loads("[" * 40 + "]" * 40)}]}), 400,
+         "content[0]"),
         (("POST", "/sessions/s1/messages", []), 400, "body"),
         (("POST", "/sessions/s1/messages", None, b"x" * 1_000_001), 413, "body"),
         (("GET", "/sessions/bad%20id/context"), 400, "session_id"),

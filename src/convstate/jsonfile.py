@@ -1,6 +1,7 @@
 """Reading a JSON or JSONL file someone hands us: UTF-8, or any Unicode encoding that
 starts with a byte-order mark (UTF-16 from a Windows editor); every fault — unreadable,
-not text, not JSON, nested too deeply — a DataError naming the file, never a traceback."""
+not text, not JSON, nested too deeply, a number too long to read — a DataError naming
+the file, never a traceback."""
 
 from __future__ import annotations
 
@@ -48,6 +49,6 @@ def _parsed(text: str, where: str, one_line: bool = False) -> Any:
         raise DataError(f"{where} is not valid JSON: {at}") from None
     except RecursionError:
         raise DataError(f"{where}: JSON nested too deeply") from None
-    except ValueError as exc:  # an integer of more digits than Python converts
-        raise DataError(f"{where}: a number too long to read ({str(exc).split(':')[0]})") \
+    except ValueError as exc:  # valid JSON Python cannot hold: an integer of 4,300+ digits
+        raise DataError(f"{where}: a value Python cannot read ({str(exc).split(';')[0]})") \
             from None
