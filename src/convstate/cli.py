@@ -140,6 +140,11 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument("--foreground", action="store_true",
                      help="fold before answering (default: in the background)")
     srv.add_argument("--max-body", type=int, default=1_000_000, help="bytes per request")
+    srv.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                     help="a web origin allowed to call it from a browser (repeatable; "
+                          "none by default)")
+    srv.add_argument("--open-docs", action="store_true",
+                     help="serve /docs and /openapi.json without the token")
     srv.add_argument("--openapi", type=Path, default=None, metavar="FILE",
                      help="write the OpenAPI schema to FILE and exit")
     srv.set_defaults(run=_serve)
@@ -319,11 +324,11 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from .service import check_exposure, create_app
+        from .service import api_token, check_exposure, create_app
     except ImportError:
         raise ConfigError("serve", "needs FastAPI and uvicorn: pip install "
                           "'convstate[serve]'") from None
-    token = os.environ.get("CONVSTATE_API_TOKEN") or None
+    token = api_token(os.environ.get("CONVSTATE_API_TOKEN"))
     if args.openapi is not None:
         _check_file("openapi", args.openapi)
         app = create_app(InMemoryStore(), token=token)
@@ -336,7 +341,8 @@ def _serve(args: argparse.Namespace) -> int:
     check_exposure(args.host, token)
     app = create_app(_open(args.store, create=True), token=token, window=args.window,
                      model=args.model, background=not args.foreground,
-                     max_body=args.max_body)
+                     max_body=args.max_body, cors_origins=args.cors_origin,
+                     open_docs=args.open_docs)
     print(f"serving {args.store} at http://{args.host}:{args.port}/v1 "
           f"({'token required' if token else 'no token: loopback only'})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

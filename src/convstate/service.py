@@ -3,37 +3,56 @@
 
 Every session lives in the store; the service keeps a bounded cache of memories (one per
 session and window) and folds in the background under the store's lease, so a slow
-extractor never delays a reply. Errors are JSON: ``{"error": {"type", "field",
-"message"}}``. With a token (``CONVSTATE_API_TOKEN``) every route but ``/v1/health``
-needs ``Authorization: Bearer TOKEN``; without one the service only listens on loopback.
+extractor never delays a reply. Every error, whatever its status, is JSON: ``{"error":
+{"type", "field", "message"}}``. With a token (``CONVSTATE_API_TOKEN``) every route but
+``/v1/health`` and ``/v1/ready`` needs ``Authorization: Bearer TOKEN``; without one only
+loopback clients naming a loopback ``Host`` are answered (a web page's DNS rebinding
+cannot reach it). Writes take ``application/json`` bodies only (a cross-site form or
+``text/plain`` POST is refused); no CORS unless origins are given.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import JSONResponse
+import anyio
+from fastapi import Depends, FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__
-from .errors import ConfigError, ConvStateError, StoreError
+from .errors import ConfigError, ConvStateError, IdempotencyConflictError, StoreError
 from .extract import Extractor
 from .memory import ConversationMemory
 from .registry import FORMATS
 from .store.base import Store
+from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
 
 MAX_BODY = 1_000_000  # bytes of one request body
+# a body nested deeper is refused before anything walks it (pydantic's and json's
+# serializers overflow near 250-1,000 levels); a message's own parts have their limit
+# (MAX_NESTING), refused naming the part, well inside this one
+MAX_BODY_NESTING = 2 * MAX_NESTING
 MAX_MEMORIES = 512  # memories kept warm; the store has the rest
 SESSION_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as a header carries
+WRITES = ("POST", "PUT", "PATCH")
+# the status's name in the error shape, for statuses the framework answers itself
+_KINDS = {404: "NotFound", 405: "MethodNotAllowed", 413: "TooLarge",
+          415: "UnsupportedMediaType", 422: "ValidationError"}
 
 
 class HTTPError(Exception):
@@ -56,15 +75,33 @@ Window = Annotated[int | None, Query(description="context window in tokens")]
 User = Annotated[str | None, Query(description="the user this session belongs to")]
 
 
+def api_token(value: str | None) -> str | None:
+    """The bearer token to require: None (or an unset ``""`` variable) for none; a blank
+    one is refused (it would look like protection and let anyone in)."""
+    if value is None or value == "":
+        return None
+    if not value.strip():
+        raise ConfigError("token", "CONVSTATE_API_TOKEN is blank: give a real token, or "
+                          "none (unset) to serve loopback only")
+    return value
+
+
 def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                model: str = "gpt-4o-mini", extractor: Callable[[], Extractor] | None = None,
                background: bool = True, max_body: int = MAX_BODY,
+               cors_origins: Sequence[str] = (), open_docs: bool = False,
                **options: Any) -> FastAPI:
     """The HTTP API over ``store``. ``window`` is the default context window (a request
     may ask for another with ``?window=``); ``extractor`` makes each memory's extractor;
     ``background=False`` folds before answering, as ``ConversationMemory.context()``
-    does. Other keyword arguments are ``ConversationMemory``'s."""
-    app = FastAPI(title="convstate", version=__version__,
+    does. Without ``token`` only loopback clients naming a loopback ``Host`` are
+    answered. ``cors_origins``: the web origins allowed to call it (none by default);
+    ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token. Other keyword
+    arguments are ``ConversationMemory``'s."""
+    token = api_token(token)
+    key = token.encode("utf-8") if token is not None else b""
+    app = FastAPI(title="convstate", version=__version__, docs_url=None, redoc_url=None,
+                  openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
     memories: OrderedDict[tuple[str, int], ConversationMemory] = OrderedDict()
     lock = threading.Lock()
@@ -100,8 +137,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     def authorized(request: Request) -> None:
         if token is None:
             return
-        given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
+        # the header's bytes as sent (the server decoded them as Latin-1): a UTF-8 token
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode("latin-1"), key):
             raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer TOKEN' "
                             "header is required", "Unauthorized")
 
@@ -113,6 +152,27 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         return size
 
     auth = [Depends(authorized)]
+    docs_auth = [] if open_docs else auth
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]
+                    ) -> Response:
+        """Refused before any route: without a token, a client or a ``Host`` that is not
+        loopback (a page on another site, DNS rebinding); on writes, a body that is not
+        JSON (a cross-site form or ``text/plain`` POST needs no preflight)."""
+        if token is None and not (_loopback(request.client.host if request.client else "")
+                                  and _loopback(_hostname(request.headers.get("host", "")))):
+            return _error(403, "Forbidden", "host", "without CONVSTATE_API_TOKEN only "
+                          "loopback clients naming a loopback Host are answered")
+        if request.method in WRITES and _media_type(request) != "application/json":
+            return _error(415, "UnsupportedMediaType", "content-type",
+                          "the body must be sent as 'Content-Type: application/json'")
+        return await call_next(request)
+
+    if cors_origins:  # (outside the guard: a preflight is answered before it)
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins),
+                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "Idempotency-Key"])
 
     @app.exception_handler(HTTPError)
     def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
@@ -120,13 +180,54 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
 
     @app.exception_handler(ConvStateError)
     def _convstate_error(request: Request, exc: ConvStateError) -> JSONResponse:
-        status = 503 if isinstance(exc, StoreError) else 400
+        status = 503 if isinstance(exc, StoreError) else (
+            409 if isinstance(exc, IdempotencyConflictError) else 400)
         return _error(status, type(exc).__name__, getattr(exc, "field", None), str(exc))
 
+    @app.exception_handler(StarletteHTTPException)
+    def _framework_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        out = _error(exc.status_code, _KINDS.get(exc.status_code, "HTTPError"), None,
+                     str(exc.detail))
+        out.headers.update(exc.headers or {})  # 405's Allow
+        return out
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        loc = [str(part) for part in first.get("loc", ()) if part not in ("query", "path")]
+        return _error(422, "ValidationError", ".".join(loc) or None,
+                      str(first.get("msg", "invalid request")))
+
+    @app.exception_handler(Exception)
+    def _internal(request: Request, exc: Exception) -> JSONResponse:
+        # (what went wrong goes to the server's log, not to the client)
+        return _error(500, "InternalError", None, "the server failed; see its log")
+
     @app.get("/v1/health")
-    def health() -> dict[str, str]:
-        """Liveness, without authentication."""
+    async def health() -> dict[str, str]:
+        """Liveness, without authentication, on the event loop: it answers while every
+        worker thread is busy."""
         return {"status": "ok", "version": __version__}
+
+    ready_lane = anyio.CapacityLimiter(1)  # its own thread: not behind busy requests
+
+    @app.get("/v1/ready")
+    async def ready() -> dict[str, str]:
+        """Readiness, without authentication: the store answers a query (503 if not)."""
+        try:
+            await anyio.to_thread.run_sync(store.turn_count, "", limiter=ready_lane)
+        except Exception as exc:  # whatever the driver raises: not ready
+            raise HTTPError(503, "store", f"the store does not answer: "
+                            f"{type(exc).__name__}", "NotReady") from None
+        return {"status": "ready", "version": __version__}
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=docs_auth)
+    def openapi() -> dict[str, Any]:
+        return app.openapi()
+
+    @app.get("/docs", include_in_schema=False, dependencies=docs_auth)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="convstate")
 
     @app.get("/v1/sessions", dependencies=auth)
     def sessions() -> dict[str, list[str]]:
@@ -141,9 +242,15 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                        "description": "several, stored in order"}]}}}}})
     async def add(session_id: Session, request: Request, window: Window = None,
                   user_id: User = None) -> dict[str, Any]:
-        """Store one OpenAI-style message, or a list of them (all checked before any is
-        written). Returns the new turns' indexes. ``user_id`` makes the session that
-        user's: folds promote into their profile, and the block shows it."""
+        """Store one OpenAI-style message, or a list of them: all checked before any is
+        written, then stored in one transaction at consecutive indexes (all or none; no
+        other client's turn between them, so a tool call stays next to its results).
+        Returns the new turns' indexes. An ``Idempotency-Key`` header makes a retry store
+        nothing twice (it answers the first request's indexes). ``user_id`` makes the
+        session that user's: folds promote into their profile, and the block shows it."""
+        request_key = request.headers.get("idempotency-key")
+        if request_key is not None and not IDEMPOTENCY_KEY.fullmatch(request_key):
+            raise HTTPError(400, "idempotency_key", "1-255 visible ASCII characters")
         body = await _read(request, max_body)
         try:
             data = json.loads(body)
@@ -151,18 +258,23 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             raise HTTPError(400, "body", f"not JSON: {str(exc).split(';')[0]}") from None
         except RecursionError:
             raise HTTPError(400, "body", "JSON nested too deeply") from None
+        if _nests_deeper(data, MAX_BODY_NESTING):  # (what would overflow a serializer later)
+            raise HTTPError(400, "body", f"JSON nested deeper than {MAX_BODY_NESTING} levels")
         messages = data if isinstance(data, list) else [data]
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
         mem = await run_in_threadpool(memory, session_id, sized(window), user_id)
-        turns = await run_in_threadpool(mem.add_messages, messages)
+        turns = await run_in_threadpool(mem.add_messages, messages, request_key)
         return {"session_id": session_id, "turns": [t.index for t in turns]}
 
     @app.get("/v1/sessions/{session_id}/context", dependencies=auth)
     def context(session_id: Session, window: Window = None, user_id: User = None
                 ) -> dict[str, Any]:
-        """The messages for the next model call, within the window."""
-        mem = memory(session_id, sized(window), user_id)
+        """The messages for the next model call, within the window (404 for a session
+        with no turns)."""
+        size = sized(window)
+        _known(store, session_id)
+        mem = memory(session_id, size, user_id)
         messages = mem.context()
         return {"session_id": session_id, "window": mem.policy.context_window,
                 "tokens": mem.tokens(messages), "messages": messages}
@@ -207,10 +319,11 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     @app.delete("/v1/sessions/{session_id}", dependencies=auth)
     def erase(session_id: Session) -> dict[str, Any]:
         """Erase a session everywhere: turns, states, log, lease, and what it gave its
-        user's profile (privacy requests)."""
+        user's profile (privacy requests); 404 for a session with no turns."""
         eraser = getattr(store, "erase", None)
         if eraser is None:
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
+        _known(store, session_id)
         drop({session_id})
         return {"session_id": session_id, "erased_turns": eraser(session_id)}
 
@@ -237,13 +350,33 @@ async def _read(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _hostname(host: str) -> str:
+    """The name in a ``Host`` header, without its port (``[::1]:8080`` -> ``::1``)."""
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
 def _error(status: int, kind: str, field: str | None, message: str) -> JSONResponse:
     return JSONResponse(status_code=status, content={
         "error": {"type": kind, "field": field, "message": " ".join(message.split())}})
 
 
 def check_exposure(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback without a token."""
-    if token is None and host not in LOOPBACK:
+    """Refuse to listen beyond loopback without a token (a blank one is none)."""
+    if api_token(token) is None and host not in LOOPBACK:
         raise ConfigError("host", f"listening on {host} needs CONVSTATE_API_TOKEN (a bearer "
                           "token every client must send)")
