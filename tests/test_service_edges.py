@@ -3,6 +3,7 @@ page can and cannot make it do, the token's details, and health under load."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import subprocess
@@ -22,9 +23,9 @@ pytest.importorskip("uvicorn")
 import uvicorn  # noqa: E402
 from test_service import TOKEN, Client, served  # noqa: E402
 
-from convstate import InMemoryStore  # noqa: E402
+from convstate import ConversationMemory, InMemoryStore  # noqa: E402
 from convstate.extract.local import free_port  # noqa: E402
-from convstate.service import create_app  # noqa: E402
+from convstate.service import WINDOWS_PER_SESSION, create_app  # noqa: E402
 
 HI = {"role": "user", "content": "Order SR-20240315-889 arrived broken."}
 
@@ -201,3 +202,27 @@ def _health(base: str) -> tuple[int, dict]:
 
     with urllib.request.urlopen(base + "/health", timeout=15) as r:
         return int(r.status), json.load(r)
+
+
+def test_many_windows_of_one_session_keep_a_few_memories(tmp_path: Path) -> None:
+    talk = [{"role": "user" if i % 2 == 0 else "assistant",
+             "content": f"Order SR-{i:06d}: the parcel {i} came broken, refund it."}
+            for i in range(300)]
+    with _in_process(InMemoryStore(), token=TOKEN) as base:
+        client = Client(base)
+        client.call("POST", "/sessions/long/messages", talk)
+        client.call("POST", "/sessions/other/messages", HI)
+        contexts = {}
+        for size in range(400, 1600, 40):  # 30 distinct windows
+            status, ctx = client.call("GET", f"/sessions/long/context?window={size}")
+            assert status == 200 and ctx["tokens"] <= size
+            contexts[size] = ctx["messages"]
+        client.call("GET", "/sessions/other/context")
+        gc.collect()
+        alive = [o for o in gc.get_objects() if isinstance(o, ConversationMemory)]
+        assert sorted(m.session_id for m in alive) == ["long"] * WINDOWS_PER_SESSION + \
+            ["other"]  # (its POST and its GET: the default window, one memory)
+        # a window served again, from a fresh memory, still fits it and ends the same
+        status, ctx = client.call("GET", "/sessions/long/context?window=400")
+        assert status == 200 and ctx["tokens"] <= 400
+        assert ctx["messages"][-1] == contexts[400][-1] == talk[-1]

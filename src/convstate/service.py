@@ -2,13 +2,14 @@
 ``convstate serve --store DSN``).
 
 Every session lives in the store; the service keeps a bounded cache of memories (one per
-session and window) and folds in the background under the store's lease, so a slow
-extractor never delays a reply. Every error, whatever its status, is JSON: ``{"error":
-{"type", "field", "message"}}``. With a token (``CONVSTATE_API_TOKEN``) every route but
-``/v1/health`` and ``/v1/ready`` needs ``Authorization: Bearer TOKEN``; without one only
-loopback clients naming a loopback ``Host`` are answered (a web page's DNS rebinding
-cannot reach it). Writes take ``application/json`` bodies only (a cross-site form or
-``text/plain`` POST is refused); no CORS unless origins are given.
+session and window, a few windows a session) and folds in the background under the
+store's lease, so a slow extractor never delays a reply. Every error, whatever its
+status, is JSON: ``{"error": {"type", "field", "message"}}``. With a token
+(``CONVSTATE_API_TOKEN``) every route but ``/v1/health`` and ``/v1/ready`` needs
+``Authorization: Bearer TOKEN``; without one only loopback clients naming a loopback
+``Host`` are answered (a web page's DNS rebinding cannot reach it). Writes take
+``application/json`` bodies only (a cross-site form or ``text/plain`` POST is refused);
+no CORS unless origins are given.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ MAX_BODY = 1_000_000  # bytes of one request body
 # (MAX_NESTING), refused naming the part, well inside this one
 MAX_BODY_NESTING = 2 * MAX_NESTING
 MAX_MEMORIES = 512  # memories kept warm; the store has the rest
+# windows of one session kept warm: each is a whole memory (the live state, the recent
+# turns), so a client cycling through ?window= values would otherwise multiply a long
+# session's memory (20 windows of a 33k-turn session: 185 MB -> 1.1 GB)
+WINDOWS_PER_SESSION = 4
 SESSION_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as a header carries
@@ -99,7 +104,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token. Other keyword
     arguments are ``ConversationMemory``'s."""
     token = api_token(token)
-    key = token.encode("utf-8") if token is not None else b""
+    secret = token.encode("utf-8") if token is not None else b""
     app = FastAPI(title="convstate", version=__version__, docs_url=None, redoc_url=None,
                   openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
@@ -123,6 +128,8 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                 memories[key] = cached = mem  # a session now known as a user's: theirs
             evicted = [memories.popitem(last=False)[1]
                        for _ in range(len(memories) - MAX_MEMORIES)]
+            windows = [k for k in memories if k[0] == session_id]  # least recent first
+            evicted += [memories.pop(k) for k in windows[:-WINDOWS_PER_SESSION]]
         for old in evicted:  # a background fold in flight lands before it is dropped
             old.wait()
         return cached
@@ -140,7 +147,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
         # the header's bytes as sent (the server decoded them as Latin-1): a UTF-8 token
         if scheme.lower() != "bearer" or not hmac.compare_digest(
-                given.strip().encode("latin-1"), key):
+                given.strip().encode("latin-1"), secret):
             raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer TOKEN' "
                             "header is required", "Unauthorized")
 
