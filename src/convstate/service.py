@@ -38,6 +38,7 @@ from .extract import Extractor
 from .memory import ConversationMemory
 from .registry import FORMATS
 from .store.base import Store
+from .tenants import Keys, scoped, unscoped
 from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
 
@@ -74,8 +75,15 @@ def _session(session_id: str) -> str:
     return session_id
 
 
+def _tenant(request: Request) -> str:
+    """The caller's tenant ('' without ``--keys``); 401 for a caller without a key."""
+    found: str = request.app.state.tenant_of(request)
+    return found
+
+
 # (module level: FastAPI resolves these annotations in the module's namespace)
 Session = Annotated[str, Depends(_session)]
+Tenant = Annotated[str, Depends(_tenant)]
 Window = Annotated[int | None, Query(description="context window in tokens")]
 User = Annotated[str | None, Query(description="the user this session belongs to")]
 
@@ -95,16 +103,21 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                model: str = "gpt-4o-mini", extractor: Callable[[], Extractor] | None = None,
                background: bool = True, max_body: int = MAX_BODY,
                cors_origins: Sequence[str] = (), open_docs: bool = False,
-               **options: Any) -> FastAPI:
+               keys: Keys | None = None, **options: Any) -> FastAPI:
     """The HTTP API over ``store``. ``window`` is the default context window (a request
     may ask for another with ``?window=``); ``extractor`` makes each memory's extractor;
     ``background=False`` folds before answering, as ``ConversationMemory.context()``
-    does. Without ``token`` only loopback clients naming a loopback ``Host`` are
-    answered. ``cors_origins``: the web origins allowed to call it (none by default);
+    does. ``keys`` (instead of ``token``): API keys, each seeing only its tenant's
+    sessions and users. Without either only loopback clients naming a loopback ``Host``
+    are answered. ``cors_origins``: the web origins allowed to call it (none by default);
     ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token. Other keyword
     arguments are ``ConversationMemory``'s."""
     token = api_token(token)
+    if token is not None and keys is not None:
+        raise ConfigError("keys", "either API keys or one token (CONVSTATE_API_TOKEN), "
+                          "not both")
     secret = token.encode("utf-8") if token is not None else b""
+    guarded = token is not None or keys is not None
     app = FastAPI(title="convstate", version=__version__, docs_url=None, redoc_url=None,
                   openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
@@ -117,8 +130,6 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             if key in memories and (user_id is None or memories[key].user_id == user_id):
                 memories.move_to_end(key)
                 return memories[key]
-        if user_id is not None and not SESSION_ID.fullmatch(user_id):
-            raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
         mem = ConversationMemory(session_id, store=store, context_window=size, model=model,
                                  extractor=extractor() if extractor else None,
                                  background=background, user_id=user_id, **options)
@@ -141,15 +152,31 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         for mem in gone:
             mem.wait()
 
-    def authorized(request: Request) -> None:
-        if token is None:
-            return
+    def tenant_of(request: Request) -> str:
+        if not guarded:
+            return ""
         scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
-        # the header's bytes as sent (the server decoded them as Latin-1): a UTF-8 token
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
-                given.strip().encode("latin-1"), secret):
-            raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer TOKEN' "
-                            "header is required", "Unauthorized")
+        # the header's bytes as sent (the server decoded them as Latin-1): a UTF-8 key
+        sent = given.strip().encode("latin-1")
+        if scheme.lower() == "bearer":
+            if keys is not None:
+                found = keys.tenant(sent)
+                if found is not None:
+                    return found
+            elif hmac.compare_digest(sent, secret):
+                return ""
+        raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer KEY' header "
+                        "is required", "Unauthorized")
+
+    app.state.tenant_of = tenant_of
+
+    def owner(tenant: str, user_id: str | None) -> str | None:
+        """The stored id of a session's user (checked as the client gave it)."""
+        if user_id is None:
+            return None
+        if not SESSION_ID.fullmatch(user_id):
+            raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
+        return scoped(tenant, user_id)
 
     def sized(size: int | None) -> int:
         if size is None:
@@ -158,8 +185,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             raise HTTPError(400, "window", f"expected {MIN_WINDOW} to 10,000,000 tokens")
         return size
 
-    auth = [Depends(authorized)]
-    docs_auth = [] if open_docs else auth
+    docs_auth = [] if open_docs else [Depends(_tenant)]
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -167,7 +193,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         """Refused before any route: without a token, a client or a ``Host`` that is not
         loopback (a page on another site, DNS rebinding); on writes, a body that is not
         JSON (a cross-site form or ``text/plain`` POST needs no preflight)."""
-        if token is None and not (_loopback(request.client.host if request.client else "")
+        if not guarded and not (_loopback(request.client.host if request.client else "")
                                   and _loopback(_hostname(request.headers.get("host", "")))):
             return _error(403, "Forbidden", "host", "without CONVSTATE_API_TOKEN only "
                           "loopback clients naming a loopback Host are answered")
@@ -236,18 +262,19 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     def docs() -> HTMLResponse:
         return get_swagger_ui_html(openapi_url="/openapi.json", title="convstate")
 
-    @app.get("/v1/sessions", dependencies=auth)
-    def sessions() -> dict[str, list[str]]:
-        """Every session in the store."""
-        return {"sessions": store.sessions()}
+    @app.get("/v1/sessions")
+    def sessions(who: Tenant) -> dict[str, list[str]]:
+        """Every session in the store (with API keys: every session of the key's
+        tenant)."""
+        return {"sessions": unscoped(who, store.sessions())}
 
-    @app.post("/v1/sessions/{session_id}/messages", dependencies=auth,
+    @app.post("/v1/sessions/{session_id}/messages",
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": {"oneOf": [
                       {"type": "object", "description": "one OpenAI-style message"},
                       {"type": "array", "items": {"type": "object"},
                        "description": "several, stored in order"}]}}}}})
-    async def add(session_id: Session, request: Request, window: Window = None,
+    async def add(session_id: Session, who: Tenant, request: Request, window: Window = None,
                   user_id: User = None) -> dict[str, Any]:
         """Store one OpenAI-style message, or a list of them: all checked before any is
         written, then stored in one transaction at consecutive indexes (all or none; no
@@ -270,77 +297,82 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         messages = data if isinstance(data, list) else [data]
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
-        mem = await run_in_threadpool(memory, session_id, sized(window), user_id)
+        mem = await run_in_threadpool(memory, scoped(who, session_id), sized(window),
+                                      owner(who, user_id))
         turns = await run_in_threadpool(mem.add_messages, messages, request_key)
         return {"session_id": session_id, "turns": [t.index for t in turns]}
 
-    @app.get("/v1/sessions/{session_id}/context", dependencies=auth)
-    def context(session_id: Session, window: Window = None, user_id: User = None
-                ) -> dict[str, Any]:
+    @app.get("/v1/sessions/{session_id}/context")
+    def context(session_id: Session, who: Tenant, window: Window = None,
+                user_id: User = None) -> dict[str, Any]:
         """The messages for the next model call, within the window (404 for a session
         with no turns)."""
-        size = sized(window)
-        _known(store, session_id)
-        mem = memory(session_id, size, user_id)
+        size, user = sized(window), owner(who, user_id)
+        mem = memory(_known(store, who, session_id), size, user)
         messages = mem.context()
         return {"session_id": session_id, "window": mem.policy.context_window,
                 "tokens": mem.tokens(messages), "messages": messages}
 
-    @app.get("/v1/sessions/{session_id}/state", dependencies=auth)
-    def state(session_id: Session, window: Window = None) -> dict[str, Any]:
+    @app.get("/v1/sessions/{session_id}/state")
+    def state(session_id: Session, who: Tenant, window: Window = None) -> dict[str, Any]:
         """The state as of every stored turn, as JSON (404 for a session with no turns)."""
-        _known(store, session_id)
-        return memory(session_id, sized(window)).state.model_dump(mode="json")
+        size = sized(window)
+        return memory(_known(store, who, session_id), size).state.model_dump(mode="json")
 
-    @app.get("/v1/sessions/{session_id}/block", dependencies=auth)
-    def block(session_id: Session, window: Window = None,
+    @app.get("/v1/sessions/{session_id}/block")
+    def block(session_id: Session, who: Tenant, window: Window = None,
               format: Annotated[str, Query(description="text, markdown, xml or json")] = "text"
               ) -> dict[str, Any]:
         """The state block as the context carries it (or in another format)."""
         if format not in FORMATS:
             raise HTTPError(400, "format", f"expected one of {FORMATS.names()}")
-        _known(store, session_id)
-        mem = memory(session_id, sized(window))
+        size = sized(window)
+        mem = memory(_known(store, who, session_id), size)
         return {"session_id": session_id, "format": format,
                 "block": mem.render(None if format == mem.state_format else format)}
 
-    @app.get("/v1/users/{user_id}/profile", dependencies=auth)
-    def profile(user_id: str) -> dict[str, Any]:
+    @app.get("/v1/users/{user_id}/profile")
+    def profile(user_id: str, who: Tenant) -> dict[str, Any]:
         """What a user told us across sessions (404 for a user without a profile)."""
-        data = store.load_profile(user_id) if hasattr(store, "load_profile") else None
+        data = store.load_profile(scoped(who, user_id)) if hasattr(store, "load_profile") \
+            else None
         if data is None:
             raise HTTPError(404, "user_id", f"no profile for user {user_id!r}", "NotFound")
         return dict(data)
 
-    @app.delete("/v1/users/{user_id}", dependencies=auth)
-    def forget(user_id: str) -> dict[str, Any]:
+    @app.delete("/v1/users/{user_id}")
+    def forget(user_id: str, who: Tenant) -> dict[str, Any]:
         """Erase a user everywhere: every session's turns, states and log, and every
         version of the profile (privacy requests)."""
         if not hasattr(store, "forget_user"):
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
-        sessions = set(store.user_sessions(user_id))  # type: ignore[attr-defined]
+        user = scoped(who, user_id)
+        sessions = set(store.user_sessions(user))  # type: ignore[attr-defined]
         drop(sessions)
         return {"user_id": user_id, "sessions": len(sessions),
-                "erased_turns": store.forget_user(user_id)}
+                "erased_turns": store.forget_user(user)}
 
-    @app.delete("/v1/sessions/{session_id}", dependencies=auth)
-    def erase(session_id: Session) -> dict[str, Any]:
+    @app.delete("/v1/sessions/{session_id}")
+    def erase(session_id: Session, who: Tenant) -> dict[str, Any]:
         """Erase a session everywhere: turns, states, log, lease, and what it gave its
         user's profile (privacy requests); 404 for a session with no turns."""
         eraser = getattr(store, "erase", None)
         if eraser is None:
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
-        _known(store, session_id)
-        drop({session_id})
-        return {"session_id": session_id, "erased_turns": eraser(session_id)}
+        stored = _known(store, who, session_id)
+        drop({stored})
+        return {"session_id": session_id, "erased_turns": eraser(stored)}
 
     return app
 
 
-def _known(store: Store, session_id: str) -> None:
-    if store.turn_count(session_id) == 0:
+def _known(store: Store, tenant: str, session_id: str) -> str:
+    """The stored id of a tenant's session that has turns (404 if it has none)."""
+    stored = scoped(tenant, session_id)
+    if store.turn_count(stored) == 0:
         raise HTTPError(404, "session_id", f"no turns for session {session_id!r}",
                         "NotFound")
+    return stored
 
 
 async def _read(request: Request, limit: int) -> bytes:
@@ -382,8 +414,8 @@ def _error(status: int, kind: str, field: str | None, message: str) -> JSONRespo
         "error": {"type": kind, "field": field, "message": " ".join(message.split())}})
 
 
-def check_exposure(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback without a token (a blank one is none)."""
-    if api_token(token) is None and host not in LOOPBACK:
+def check_exposure(host: str, token: str | None, keys: Keys | None = None) -> None:
+    """Refuse to listen beyond loopback without a token or keys (a blank token is none)."""
+    if api_token(token) is None and keys is None and host not in LOOPBACK:
         raise ConfigError("host", f"listening on {host} needs CONVSTATE_API_TOKEN (a bearer "
                           "token every client must send)")
