@@ -487,16 +487,25 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
     def label(r: Row) -> str:
         return f"**{r.label}**" if bold and r.label else r.label
 
-    def value(r: Row) -> str:
+    def who(r: Row) -> str:
+        return f" ({labels[r.speaker]})" if r.speaker else ""
+
+    def quoted(r: Row) -> str:
         return _q(r.value) + (_source(r, labels) if provenance else "")
 
+    def value(r: Row) -> str:  # every line of someone's text names who said it
+        return quoted(r) + ("" if provenance else who(r))
+
     def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
-        out = []
+        out = []  # (an exact value is the user's unless named: the tightest budget's rows)
         for same in grouped(group, lambda r: (r.label, r.speaker)).values():
             r = same[0]
-            who = "" if r.speaker in ("user", None) else f" ({labels[r.speaker]})"
-            out.append(f"{label(r)}{who}: " + ", ".join(value(g) for g in same))
+            named = "" if r.speaker in ("user", None) else who(r)
+            out.append(f"{label(r)}{named}: " + ", ".join(map(quoted, same)))
         return "; ".join(out)
+
+    def claimed(r: Row) -> str:  # a decision the assistant did not make is a claim
+        return f"- {labels.get('claim', 'claim')}: {value(r)}"
 
     if section == "anchors":
         return [f"- {_q(g[0].subject)} → {values(g)}" if g[0].subject else f"- {values(g)}"
@@ -505,6 +514,9 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
         return [f"- {label(r)} ({r.tag}): {_q(r.value)}" for r in rows]
     if section == "open_tasks":
         return [f"- [{r.label}] {value(r)}" for r in rows]
+    if section == "decisions":
+        return [claimed(r) if r.speaker not in ("assistant", None) else f"- {value(r)}"
+                for r in rows]
     return [f"- {label(r)} ({r.tag}): {value(r)}" if r.tag == labels["conflict"]
             else f"- {label(r) + ': ' if r.label else ''}{value(r)}" for r in rows]
 
