@@ -15,8 +15,10 @@ from hypothesis import given, settings, strategies as st
 from convstate import (
     CompactionRecord,
     ConversationMemory,
+    IdempotencyConflictError,
     InMemoryStore,
     SQLiteStore,
+    StoreError,
     VersionConflictError,
 )
 from convstate.store.migrations import MIGRATIONS
@@ -127,18 +129,65 @@ def test_a_write_planned_before_an_erasure_is_refused(store, sid) -> None:
     assert store.head(sid) == (again, 1, None)
 
 
-def test_concurrent_appends_never_share_an_index(store, sid) -> None:
-    def write(k: int) -> None:
-        for i in range(20):
-            store.append(sid, {"role": "user", "content": f"{k}-{i}"})
+def _written_by_four(store, sid: str, write) -> list:
+    """The session's turns after four threads ran ``write(k)`` at once."""
     threads = [threading.Thread(target=write, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    turns = store.turns(sid)
+    return store.turns(sid)
+
+
+def test_concurrent_appends_never_share_an_index(store, sid) -> None:
+    def write(k: int) -> None:
+        for i in range(20):
+            store.append(sid, {"role": "user", "content": f"{k}-{i}"})
+    turns = _written_by_four(store, sid, write)
     assert [t.index for t in turns] == list(range(80))
     assert len({t.content for t in turns}) == 80
+
+
+def test_a_list_is_stored_contiguously_under_concurrent_writers(store, sid) -> None:
+    calls = [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+
+    def write(k: int) -> None:
+        for i in range(10):
+            store.append_many(sid, [
+                {"role": "assistant", "content": "", "tool_calls": calls},
+                {"role": "tool", "content": f"{k}-{i}-a", "tool_call_id": "c"},
+                {"role": "tool", "content": f"{k}-{i}-b", "tool_call_id": "c"}])
+    turns = _written_by_four(store, sid, write)
+    assert [t.index for t in turns] == list(range(120))
+    for first in range(0, 120, 3):  # every call followed by its own two results
+        a, b = turns[first + 1].content, turns[first + 2].content
+        assert turns[first].tool_calls and a[:-2] == b[:-2] and (a[-1], b[-1]) == ("a", "b")
+
+
+def test_a_list_with_a_bad_turn_stores_none_of_it(store, sid) -> None:
+    store.append(sid, {"role": "user", "content": "before"})
+    bad = "two\x00"  # PostgreSQL refuses NUL in text; SQLite is made to refuse "two"
+    if isinstance(store, SQLiteStore):  # (its own connection: an in-memory store has one)
+        store._db.execute("CREATE TRIGGER refuse BEFORE INSERT ON turns WHEN "
+                          "NEW.content='two' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        bad = "two"
+    with pytest.raises(StoreError):
+        store.append_many(sid, [{"role": "user", "content": "one"},
+                                {"role": "user", "content": bad}])
+    assert [t.content for t in store.turns(sid)] == ["before"]
+
+
+def test_an_idempotency_key_stores_a_retry_once(store, sid) -> None:
+    msgs = [{"role": "user", "content": "退款 DD1"}, {"role": "assistant", "content": "ok"}]
+    first, _ = store.append_many(sid, msgs, request_key="k-1")
+    again, _ = store.append_many(sid, msgs, request_key="k-1")
+    assert [t.index for t in again] == [t.index for t in first] == [0, 1]
+    assert [t.content for t in again] == ["退款 DD1", "ok"] and store.turn_count(sid) == 2
+    with pytest.raises(IdempotencyConflictError) as err:
+        store.append_many(sid, msgs[:1], request_key="k-1")
+    assert err.value.field == "idempotency_key" and store.turn_count(sid) == 2
+    store.erase(sid)  # the key goes with the session
+    assert [t.index for t in store.append_many(sid, msgs, request_key="k-1")[0]] == [0, 1]
 
 
 def test_state_versions_are_checked_and_nothing_is_half_written(store, sid) -> None:

@@ -28,8 +28,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "documents": ("compress_documents", "CompressedDocuments"),
     "errors": (
         "ConfigError", "ConvStateError", "DataError", "ExtractionError", "FieldTypeError",
-        "InvalidMessageError", "SessionErasedError", "StoreError", "TurnTooLargeError",
-        "VersionConflictError",
+        "IdempotencyConflictError", "InvalidMessageError", "SessionErasedError", "StoreError",
+        "TurnTooLargeError", "VersionConflictError",
     ),
     "extract": ("BaseExtractor", "Extraction", "Extractor", "RuleExtractor"),
     "extract.llm": ("HybridExtractor", "LLMExtractor"),
@@ -104,6 +104,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         DataError as DataError,
         ExtractionError as ExtractionError,
         FieldTypeError as FieldTypeError,
+        IdempotencyConflictError as IdempotencyConflictError,
         InvalidMessageError as InvalidMessageError,
         SessionErasedError as SessionErasedError,
         StoreError as StoreError,

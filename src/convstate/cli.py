@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import sys
 from contextlib import ExitStack
 from datetime import datetime
@@ -140,6 +141,15 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument("--foreground", action="store_true",
                      help="fold before answering (default: in the background)")
     srv.add_argument("--max-body", type=int, default=1_000_000, help="bytes per request")
+    srv.add_argument("--keys", type=Path, default=None, metavar="FILE",
+                     help="API keys and their tenants, a JSON object {\"KEY\": \"tenant\"}: "
+                          "a key sees only its tenant's sessions and users (reread when "
+                          "it changes, or on SIGHUP)")
+    srv.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                     help="a web origin allowed to call it from a browser (repeatable; "
+                          "none by default)")
+    srv.add_argument("--open-docs", action="store_true",
+                     help="serve /docs and /openapi.json without the token")
     srv.add_argument("--openapi", type=Path, default=None, metavar="FILE",
                      help="write the OpenAPI schema to FILE and exit")
     srv.set_defaults(run=_serve)
@@ -319,11 +329,12 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from .service import check_exposure, create_app
+        from .service import api_token, check_exposure, create_app
+        from .tenants import Keys
     except ImportError:
         raise ConfigError("serve", "needs FastAPI and uvicorn: pip install "
                           "'convstate[serve]'") from None
-    token = os.environ.get("CONVSTATE_API_TOKEN") or None
+    token = api_token(os.environ.get("CONVSTATE_API_TOKEN"))
     if args.openapi is not None:
         _check_file("openapi", args.openapi)
         app = create_app(InMemoryStore(), token=token)
@@ -333,12 +344,17 @@ def _serve(args: argparse.Namespace) -> int:
         return 0
     if args.store is None:
         raise ConfigError("store", "required: a SQLite path or postgresql:// DSN")
-    check_exposure(args.host, token)
+    keys = Keys(args.keys) if args.keys is not None else None
+    if keys is not None:  # (the file is also reread whenever it changes)
+        signal.signal(signal.SIGHUP, lambda *_: keys.reload())
+    check_exposure(args.host, token, keys)
     app = create_app(_open(args.store, create=True), token=token, window=args.window,
                      model=args.model, background=not args.foreground,
-                     max_body=args.max_body)
-    print(f"serving {args.store} at http://{args.host}:{args.port}/v1 "
-          f"({'token required' if token else 'no token: loopback only'})", flush=True)
+                     max_body=args.max_body, cors_origins=args.cors_origin,
+                     open_docs=args.open_docs, keys=keys)
+    guard = "keys required" if keys else "token required" if token else \
+        "no token: loopback only"
+    print(f"serving {args.store} at http://{args.host}:{args.port}/v1 ({guard})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -66,6 +66,17 @@ class SessionErasedError(VersionConflictError):
             f"(generation {expected}, now {found or 'none'}); nothing was written")
 
 
+class IdempotencyConflictError(ConvStateError, ValueError):
+    """An idempotency key given again with other turns than the request that first used
+    it (a retry must send the very same turns); nothing was written. ``field`` is
+    ``idempotency_key``."""
+
+    def __init__(self, key: str):
+        self.field = "idempotency_key"
+        super().__init__("this idempotency key was used by a request with other messages; "
+                         "a retry sends the same messages (use a new key for new ones)")
+
+
 class StoreError(ConvStateError):
     """The store could not read or write (disk full, read-only, unreachable). The
     transaction was rolled back: nothing was half-written."""

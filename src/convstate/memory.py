@@ -25,7 +25,7 @@ from .live import LiveIndex, LiveReader
 from .lookup import Found, locate
 from .profile import Profile, promote
 from .state import ConversationState
-from .store.base import CompactionRecord, Head, Store, append_turn, changes
+from .store.base import CompactionRecord, Head, Store, append_turns, changes
 from .store.sqlite import SQLiteStore
 from .tokens import Counter, count_messages, counter_for, reply_priming
 from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message, check_messages
@@ -204,30 +204,35 @@ class ConversationMemory:
 
     def add_message(self, message: dict[str, Any]) -> Turn:
         """Store an OpenAI message dict as a turn. Invalid messages raise before writing."""
-        return self._append(check_message(message, self.max_turn_chars))
+        return self._append([check_message(message, self.max_turn_chars)])[0]
 
-    def add_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
-        """Store several messages; each is checked before any is written."""
+    def add_messages(self, messages: list[dict[str, Any]],
+                     idempotency_key: str | None = None) -> list[Turn]:
+        """Store several messages; each is checked before any is written. The SQL stores
+        write them in one transaction, at consecutive indexes: all or none, no other
+        writer's turn between them (a tool call next to its results). A retry with the
+        same ``idempotency_key`` stores nothing twice and returns the turns stored."""
         checked = check_messages(messages, self.max_turn_chars)
-        return [self._append(fields) for fields in checked]
+        return self._append(checked, idempotency_key) if checked else []
 
-    def _append(self, fields: dict[str, Any]) -> Turn:
+    def _append(self, fields: list[dict[str, Any]], request_key: str | None = None
+                ) -> list[Turn]:
         for tries in range(1, _ERASED_TRIES + 1):
             try:  # refused when the session was erased since this view was read
-                turn, generation = append_turn(self.store, self.session_id, fields,
-                                               self._generation, self.user_id)
+                turns, generation = append_turns(self.store, self.session_id, fields,
+                                                 self._generation, self.user_id, request_key)
                 break
             except SessionErasedError:
                 if tries == _ERASED_TRIES:
                     raise
                 self._reload_locked()  # and store it in the session as it is now
         with self._lock:
-            if turn.index == self._last + 1 and self._generation in (0, generation):
+            if turns[0].index == self._last + 1 and self._generation in (0, generation):
                 self._generation = generation  # (this turn began the session)
-                self._take([turn])
+                self._take(turns)
             else:  # another writer appended in between: read what we missed, in order
                 self._sync()
-        return turn
+        return turns
 
     # -- reading ------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ first among equals); the state keeps everything.
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -444,15 +445,25 @@ def _grouped(rows: list[Row]) -> list[list[Row]]:
                        else ("key", r.label, r.speaker)).values())
 
 
-# Characters some readers take for a line break: escaped in every format, so a value
-# can never start a line of the block.
-_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+# Characters escaped in every format (as JSON escapes; XML: character references): what
+# some readers take for a line break, so a value can never start a line of the block, and
+# the invisible ones that make a reader see other text than the model reads: bidi
+# embeddings, overrides and isolates, and the tag characters (U+E0000-E007F) that carry
+# hidden ASCII.
+_HIDDEN = re.compile("[\u2028\u2029\x85\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\U000e0000-\U000e007f]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a JSON escape of an astral character is its surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _unbroken(text: str) -> str:
-    for char, escaped in _SEPARATORS.items():
-        text = text.replace(char, escaped)
-    return text
+    return _HIDDEN.sub(_json_escape, text)
 
 
 def _q(value: Any) -> str:
@@ -476,16 +487,25 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
     def label(r: Row) -> str:
         return f"**{r.label}**" if bold and r.label else r.label
 
-    def value(r: Row) -> str:
+    def who(r: Row) -> str:
+        return f" ({labels[r.speaker]})" if r.speaker else ""
+
+    def quoted(r: Row) -> str:
         return _q(r.value) + (_source(r, labels) if provenance else "")
 
+    def value(r: Row) -> str:  # every line of someone's text names who said it
+        return quoted(r) + ("" if provenance else who(r))
+
     def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
-        out = []
+        out = []  # (an exact value is the user's unless named: the tightest budget's rows)
         for same in grouped(group, lambda r: (r.label, r.speaker)).values():
             r = same[0]
-            who = "" if r.speaker in ("user", None) else f" ({labels[r.speaker]})"
-            out.append(f"{label(r)}{who}: " + ", ".join(value(g) for g in same))
+            named = "" if r.speaker in ("user", None) else who(r)
+            out.append(f"{label(r)}{named}: " + ", ".join(map(quoted, same)))
         return "; ".join(out)
+
+    def claimed(r: Row) -> str:  # a decision the assistant did not make is a claim
+        return f"- {labels.get('claim', 'claim')}: {value(r)}"
 
     if section == "anchors":
         return [f"- {_q(g[0].subject)} → {values(g)}" if g[0].subject else f"- {values(g)}"
@@ -494,6 +514,9 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
         return [f"- {label(r)} ({r.tag}): {_q(r.value)}" for r in rows]
     if section == "open_tasks":
         return [f"- [{r.label}] {value(r)}" for r in rows]
+    if section == "decisions":
+        return [claimed(r) if r.speaker not in ("assistant", None) else f"- {value(r)}"
+                for r in rows]
     return [f"- {label(r)} ({r.tag}): {value(r)}" if r.tag == labels["conflict"]
             else f"- {label(r) + ': ' if r.label else ''}{value(r)}" for r in rows]
 
@@ -521,8 +544,7 @@ def _markdown(rows: list[Row], labels: dict[str, str], dropped: int, provenance:
 def _escape(text: str, quote: bool = False) -> str:
     # what xml.sax.saxutils does, without importing it (it pulls in urllib.request)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    for char in _SEPARATORS:
-        text = text.replace(char, f"&#x{ord(char):04x};")
+    text = _HIDDEN.sub(lambda m: f"&#x{ord(m.group()):04x};", text)
     return text.replace('"', "&quot;") if quote else text
 
 

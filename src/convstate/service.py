@@ -2,38 +2,63 @@
 ``convstate serve --store DSN``).
 
 Every session lives in the store; the service keeps a bounded cache of memories (one per
-session and window) and folds in the background under the store's lease, so a slow
-extractor never delays a reply. Errors are JSON: ``{"error": {"type", "field",
-"message"}}``. With a token (``CONVSTATE_API_TOKEN``) every route but ``/v1/health``
-needs ``Authorization: Bearer TOKEN``; without one the service only listens on loopback.
+session and window, a few windows a session) and folds in the background under the
+store's lease, so a slow extractor never delays a reply. Every error, whatever its
+status, is JSON: ``{"error": {"type", "field", "message"}}``. With a token
+(``CONVSTATE_API_TOKEN``) every route but ``/v1/health`` and ``/v1/ready`` needs
+``Authorization: Bearer TOKEN``; without one only loopback clients naming a loopback
+``Host`` are answered (a web page's DNS rebinding cannot reach it). Writes take
+``application/json`` bodies only (a cross-site form or ``text/plain`` POST is refused);
+no CORS unless origins are given.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import JSONResponse
+import anyio
+from fastapi import Depends, FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import __version__
-from .errors import ConfigError, ConvStateError, StoreError
+from .errors import ConfigError, ConvStateError, IdempotencyConflictError, StoreError
 from .extract import Extractor
 from .memory import ConversationMemory
 from .registry import FORMATS
 from .store.base import Store
+from .tenants import Keys, scoped, unscoped
+from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
 
 MAX_BODY = 1_000_000  # bytes of one request body
+# a body nested deeper is refused before anything walks it (pydantic's and json's
+# serializers overflow near 250-1,000 levels); a message's own parts have their limit
+# (MAX_NESTING), refused naming the part, well inside this one
+MAX_BODY_NESTING = 2 * MAX_NESTING
 MAX_MEMORIES = 512  # memories kept warm; the store has the rest
+# windows of one session kept warm: each is a whole memory (the live state, the recent
+# turns), so a client cycling through ?window= values would otherwise multiply a long
+# session's memory (20 windows of a 33k-turn session: 185 MB -> 1.1 GB)
+WINDOWS_PER_SESSION = 4
 SESSION_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as a header carries
+WRITES = ("POST", "PUT", "PATCH")
+# the status's name in the error shape, for statuses the framework answers itself
+_KINDS = {404: "NotFound", 405: "MethodNotAllowed", 413: "TooLarge",
+          415: "UnsupportedMediaType", 422: "ValidationError"}
 
 
 class HTTPError(Exception):
@@ -50,21 +75,51 @@ def _session(session_id: str) -> str:
     return session_id
 
 
+def _tenant(request: Request) -> str:
+    """The caller's tenant ('' without ``--keys``); 401 for a caller without a key."""
+    found: str = request.app.state.tenant_of(request)
+    return found
+
+
 # (module level: FastAPI resolves these annotations in the module's namespace)
 Session = Annotated[str, Depends(_session)]
+Tenant = Annotated[str, Depends(_tenant)]
 Window = Annotated[int | None, Query(description="context window in tokens")]
 User = Annotated[str | None, Query(description="the user this session belongs to")]
+
+
+def api_token(value: str | None) -> str | None:
+    """The bearer token to require: None (or an unset ``""`` variable) for none; a blank
+    one is refused (it would look like protection and let anyone in)."""
+    if value is None or value == "":
+        return None
+    if not value.strip():
+        raise ConfigError("token", "CONVSTATE_API_TOKEN is blank: give a real token, or "
+                          "none (unset) to serve loopback only")
+    return value
 
 
 def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                model: str = "gpt-4o-mini", extractor: Callable[[], Extractor] | None = None,
                background: bool = True, max_body: int = MAX_BODY,
-               **options: Any) -> FastAPI:
+               cors_origins: Sequence[str] = (), open_docs: bool = False,
+               keys: Keys | None = None, **options: Any) -> FastAPI:
     """The HTTP API over ``store``. ``window`` is the default context window (a request
     may ask for another with ``?window=``); ``extractor`` makes each memory's extractor;
     ``background=False`` folds before answering, as ``ConversationMemory.context()``
-    does. Other keyword arguments are ``ConversationMemory``'s."""
-    app = FastAPI(title="convstate", version=__version__,
+    does. ``keys`` (instead of ``token``): API keys, each seeing only its tenant's
+    sessions and users. Without either only loopback clients naming a loopback ``Host``
+    are answered. ``cors_origins``: the web origins allowed to call it (none by default);
+    ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token. Other keyword
+    arguments are ``ConversationMemory``'s."""
+    token = api_token(token)
+    if token is not None and keys is not None:
+        raise ConfigError("keys", "either API keys or one token (CONVSTATE_API_TOKEN), "
+                          "not both")
+    secret = token.encode("utf-8") if token is not None else b""
+    guarded = token is not None or keys is not None
+    app = FastAPI(title="convstate", version=__version__, docs_url=None, redoc_url=None,
+                  openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
     memories: OrderedDict[tuple[str, int], ConversationMemory] = OrderedDict()
     lock = threading.Lock()
@@ -75,8 +130,6 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             if key in memories and (user_id is None or memories[key].user_id == user_id):
                 memories.move_to_end(key)
                 return memories[key]
-        if user_id is not None and not SESSION_ID.fullmatch(user_id):
-            raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
         mem = ConversationMemory(session_id, store=store, context_window=size, model=model,
                                  extractor=extractor() if extractor else None,
                                  background=background, user_id=user_id, **options)
@@ -86,6 +139,8 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                 memories[key] = cached = mem  # a session now known as a user's: theirs
             evicted = [memories.popitem(last=False)[1]
                        for _ in range(len(memories) - MAX_MEMORIES)]
+            windows = [k for k in memories if k[0] == session_id]  # least recent first
+            evicted += [memories.pop(k) for k in windows[:-WINDOWS_PER_SESSION]]
         for old in evicted:  # a background fold in flight lands before it is dropped
             old.wait()
         return cached
@@ -97,13 +152,31 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         for mem in gone:
             mem.wait()
 
-    def authorized(request: Request) -> None:
-        if token is None:
-            return
-        given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer TOKEN' "
-                            "header is required", "Unauthorized")
+    def tenant_of(request: Request) -> str:
+        if not guarded:
+            return ""
+        scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
+        # the header's bytes as sent (the server decoded them as Latin-1): a UTF-8 key
+        sent = given.strip().encode("latin-1")
+        if scheme.lower() == "bearer":
+            if keys is not None:
+                found = keys.tenant(sent)
+                if found is not None:
+                    return found
+            elif hmac.compare_digest(sent, secret):
+                return ""
+        raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer KEY' header "
+                        "is required", "Unauthorized")
+
+    app.state.tenant_of = tenant_of
+
+    def owner(tenant: str, user_id: str | None) -> str | None:
+        """The stored id of a session's user (checked as the client gave it)."""
+        if user_id is None:
+            return None
+        if not SESSION_ID.fullmatch(user_id):
+            raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
+        return scoped(tenant, user_id)
 
     def sized(size: int | None) -> int:
         if size is None:
@@ -112,7 +185,27 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             raise HTTPError(400, "window", f"expected {MIN_WINDOW} to 10,000,000 tokens")
         return size
 
-    auth = [Depends(authorized)]
+    docs_auth = [] if open_docs else [Depends(_tenant)]
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]
+                    ) -> Response:
+        """Refused before any route: without a token, a client or a ``Host`` that is not
+        loopback (a page on another site, DNS rebinding); on writes, a body that is not
+        JSON (a cross-site form or ``text/plain`` POST needs no preflight)."""
+        if not guarded and not (_loopback(request.client.host if request.client else "")
+                                  and _loopback(_hostname(request.headers.get("host", "")))):
+            return _error(403, "Forbidden", "host", "without CONVSTATE_API_TOKEN only "
+                          "loopback clients naming a loopback Host are answered")
+        if request.method in WRITES and _media_type(request) != "application/json":
+            return _error(415, "UnsupportedMediaType", "content-type",
+                          "the body must be sent as 'Content-Type: application/json'")
+        return await call_next(request)
+
+    if cors_origins:  # (outside the guard: a preflight is answered before it)
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins),
+                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "Idempotency-Key"])
 
     @app.exception_handler(HTTPError)
     def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
@@ -120,30 +213,78 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
 
     @app.exception_handler(ConvStateError)
     def _convstate_error(request: Request, exc: ConvStateError) -> JSONResponse:
-        status = 503 if isinstance(exc, StoreError) else 400
+        status = 503 if isinstance(exc, StoreError) else (
+            409 if isinstance(exc, IdempotencyConflictError) else 400)
         return _error(status, type(exc).__name__, getattr(exc, "field", None), str(exc))
 
+    @app.exception_handler(StarletteHTTPException)
+    def _framework_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        out = _error(exc.status_code, _KINDS.get(exc.status_code, "HTTPError"), None,
+                     str(exc.detail))
+        out.headers.update(exc.headers or {})  # 405's Allow
+        return out
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        loc = [str(part) for part in first.get("loc", ()) if part not in ("query", "path")]
+        return _error(422, "ValidationError", ".".join(loc) or None,
+                      str(first.get("msg", "invalid request")))
+
+    @app.exception_handler(Exception)
+    def _internal(request: Request, exc: Exception) -> JSONResponse:
+        # (what went wrong goes to the server's log, not to the client)
+        return _error(500, "InternalError", None, "the server failed; see its log")
+
     @app.get("/v1/health")
-    def health() -> dict[str, str]:
-        """Liveness, without authentication."""
+    async def health() -> dict[str, str]:
+        """Liveness, without authentication, on the event loop: it answers while every
+        worker thread is busy."""
         return {"status": "ok", "version": __version__}
 
-    @app.get("/v1/sessions", dependencies=auth)
-    def sessions() -> dict[str, list[str]]:
-        """Every session in the store."""
-        return {"sessions": store.sessions()}
+    ready_lane = anyio.CapacityLimiter(1)  # its own thread: not behind busy requests
 
-    @app.post("/v1/sessions/{session_id}/messages", dependencies=auth,
+    @app.get("/v1/ready")
+    async def ready() -> dict[str, str]:
+        """Readiness, without authentication: the store answers a query (503 if not)."""
+        try:
+            await anyio.to_thread.run_sync(store.turn_count, "", limiter=ready_lane)
+        except Exception as exc:  # whatever the driver raises: not ready
+            raise HTTPError(503, "store", f"the store does not answer: "
+                            f"{type(exc).__name__}", "NotReady") from None
+        return {"status": "ready", "version": __version__}
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=docs_auth)
+    def openapi() -> dict[str, Any]:
+        return app.openapi()
+
+    @app.get("/docs", include_in_schema=False, dependencies=docs_auth)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="convstate")
+
+    @app.get("/v1/sessions")
+    def sessions(who: Tenant) -> dict[str, list[str]]:
+        """Every session in the store (with API keys: every session of the key's
+        tenant)."""
+        return {"sessions": unscoped(who, store.sessions())}
+
+    @app.post("/v1/sessions/{session_id}/messages",
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": {"oneOf": [
                       {"type": "object", "description": "one OpenAI-style message"},
                       {"type": "array", "items": {"type": "object"},
                        "description": "several, stored in order"}]}}}}})
-    async def add(session_id: Session, request: Request, window: Window = None,
+    async def add(session_id: Session, who: Tenant, request: Request, window: Window = None,
                   user_id: User = None) -> dict[str, Any]:
-        """Store one OpenAI-style message, or a list of them (all checked before any is
-        written). Returns the new turns' indexes. ``user_id`` makes the session that
-        user's: folds promote into their profile, and the block shows it."""
+        """Store one OpenAI-style message, or a list of them: all checked before any is
+        written, then stored in one transaction at consecutive indexes (all or none; no
+        other client's turn between them, so a tool call stays next to its results).
+        Returns the new turns' indexes. An ``Idempotency-Key`` header makes a retry store
+        nothing twice (it answers the first request's indexes). ``user_id`` makes the
+        session that user's: folds promote into their profile, and the block shows it."""
+        request_key = request.headers.get("idempotency-key")
+        if request_key is not None and not IDEMPOTENCY_KEY.fullmatch(request_key):
+            raise HTTPError(400, "idempotency_key", "1-255 visible ASCII characters")
         body = await _read(request, max_body)
         try:
             data = json.loads(body)
@@ -151,76 +292,87 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             raise HTTPError(400, "body", f"not JSON: {str(exc).split(';')[0]}") from None
         except RecursionError:
             raise HTTPError(400, "body", "JSON nested too deeply") from None
+        if _nests_deeper(data, MAX_BODY_NESTING):  # (what would overflow a serializer later)
+            raise HTTPError(400, "body", f"JSON nested deeper than {MAX_BODY_NESTING} levels")
         messages = data if isinstance(data, list) else [data]
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
-        mem = await run_in_threadpool(memory, session_id, sized(window), user_id)
-        turns = await run_in_threadpool(mem.add_messages, messages)
+        mem = await run_in_threadpool(memory, scoped(who, session_id), sized(window),
+                                      owner(who, user_id))
+        turns = await run_in_threadpool(mem.add_messages, messages, request_key)
         return {"session_id": session_id, "turns": [t.index for t in turns]}
 
-    @app.get("/v1/sessions/{session_id}/context", dependencies=auth)
-    def context(session_id: Session, window: Window = None, user_id: User = None
-                ) -> dict[str, Any]:
-        """The messages for the next model call, within the window."""
-        mem = memory(session_id, sized(window), user_id)
+    @app.get("/v1/sessions/{session_id}/context")
+    def context(session_id: Session, who: Tenant, window: Window = None,
+                user_id: User = None) -> dict[str, Any]:
+        """The messages for the next model call, within the window (404 for a session
+        with no turns)."""
+        size, user = sized(window), owner(who, user_id)
+        mem = memory(_known(store, who, session_id), size, user)
         messages = mem.context()
         return {"session_id": session_id, "window": mem.policy.context_window,
                 "tokens": mem.tokens(messages), "messages": messages}
 
-    @app.get("/v1/sessions/{session_id}/state", dependencies=auth)
-    def state(session_id: Session, window: Window = None) -> dict[str, Any]:
+    @app.get("/v1/sessions/{session_id}/state")
+    def state(session_id: Session, who: Tenant, window: Window = None) -> dict[str, Any]:
         """The state as of every stored turn, as JSON (404 for a session with no turns)."""
-        _known(store, session_id)
-        return memory(session_id, sized(window)).state.model_dump(mode="json")
+        size = sized(window)
+        return memory(_known(store, who, session_id), size).state.model_dump(mode="json")
 
-    @app.get("/v1/sessions/{session_id}/block", dependencies=auth)
-    def block(session_id: Session, window: Window = None,
+    @app.get("/v1/sessions/{session_id}/block")
+    def block(session_id: Session, who: Tenant, window: Window = None,
               format: Annotated[str, Query(description="text, markdown, xml or json")] = "text"
               ) -> dict[str, Any]:
         """The state block as the context carries it (or in another format)."""
         if format not in FORMATS:
             raise HTTPError(400, "format", f"expected one of {FORMATS.names()}")
-        _known(store, session_id)
-        mem = memory(session_id, sized(window))
+        size = sized(window)
+        mem = memory(_known(store, who, session_id), size)
         return {"session_id": session_id, "format": format,
                 "block": mem.render(None if format == mem.state_format else format)}
 
-    @app.get("/v1/users/{user_id}/profile", dependencies=auth)
-    def profile(user_id: str) -> dict[str, Any]:
+    @app.get("/v1/users/{user_id}/profile")
+    def profile(user_id: str, who: Tenant) -> dict[str, Any]:
         """What a user told us across sessions (404 for a user without a profile)."""
-        data = store.load_profile(user_id) if hasattr(store, "load_profile") else None
+        data = store.load_profile(scoped(who, user_id)) if hasattr(store, "load_profile") \
+            else None
         if data is None:
             raise HTTPError(404, "user_id", f"no profile for user {user_id!r}", "NotFound")
         return dict(data)
 
-    @app.delete("/v1/users/{user_id}", dependencies=auth)
-    def forget(user_id: str) -> dict[str, Any]:
+    @app.delete("/v1/users/{user_id}")
+    def forget(user_id: str, who: Tenant) -> dict[str, Any]:
         """Erase a user everywhere: every session's turns, states and log, and every
         version of the profile (privacy requests)."""
         if not hasattr(store, "forget_user"):
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
-        sessions = set(store.user_sessions(user_id))  # type: ignore[attr-defined]
+        user = scoped(who, user_id)
+        sessions = set(store.user_sessions(user))  # type: ignore[attr-defined]
         drop(sessions)
         return {"user_id": user_id, "sessions": len(sessions),
-                "erased_turns": store.forget_user(user_id)}
+                "erased_turns": store.forget_user(user)}
 
-    @app.delete("/v1/sessions/{session_id}", dependencies=auth)
-    def erase(session_id: Session) -> dict[str, Any]:
+    @app.delete("/v1/sessions/{session_id}")
+    def erase(session_id: Session, who: Tenant) -> dict[str, Any]:
         """Erase a session everywhere: turns, states, log, lease, and what it gave its
-        user's profile (privacy requests)."""
+        user's profile (privacy requests); 404 for a session with no turns."""
         eraser = getattr(store, "erase", None)
         if eraser is None:
             raise HTTPError(501, "store", f"{type(store).__name__} cannot erase")
-        drop({session_id})
-        return {"session_id": session_id, "erased_turns": eraser(session_id)}
+        stored = _known(store, who, session_id)
+        drop({stored})
+        return {"session_id": session_id, "erased_turns": eraser(stored)}
 
     return app
 
 
-def _known(store: Store, session_id: str) -> None:
-    if store.turn_count(session_id) == 0:
+def _known(store: Store, tenant: str, session_id: str) -> str:
+    """The stored id of a tenant's session that has turns (404 if it has none)."""
+    stored = scoped(tenant, session_id)
+    if store.turn_count(stored) == 0:
         raise HTTPError(404, "session_id", f"no turns for session {session_id!r}",
                         "NotFound")
+    return stored
 
 
 async def _read(request: Request, limit: int) -> bytes:
@@ -237,13 +389,33 @@ async def _read(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _hostname(host: str) -> str:
+    """The name in a ``Host`` header, without its port (``[::1]:8080`` -> ``::1``)."""
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
 def _error(status: int, kind: str, field: str | None, message: str) -> JSONResponse:
     return JSONResponse(status_code=status, content={
         "error": {"type": kind, "field": field, "message": " ".join(message.split())}})
 
 
-def check_exposure(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback without a token."""
-    if token is None and host not in LOOPBACK:
+def check_exposure(host: str, token: str | None, keys: Keys | None = None) -> None:
+    """Refuse to listen beyond loopback without a token or keys (a blank token is none)."""
+    if api_token(token) is None and keys is None and host not in LOOPBACK:
         raise ConfigError("host", f"listening on {host} needs CONVSTATE_API_TOKEN (a bearer "
                           "token every client must send)")

@@ -114,7 +114,7 @@ PACK = LanguagePack(
         "fields": "Case", "sentiment": "User sentiment",
         "omitted": "({n} lower-priority item(s) left out)",
         "conflict": "conflicting later value", "replaced": "replaced", "user": "user",
-        "assistant": "assistant",
+        "assistant": "assistant", "claim": "claimed, not agreed by the assistant",
         "system": "system", "tool": "tool",
         "anchors": "Exact values", "open_tasks": "Open tasks",
         "requests": "Unanswered questions", "goals": "Goals", "decisions": "Decisions",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from ..errors import ConfigError
 from ..turns import Turn
 
 
@@ -135,3 +137,25 @@ def append_turn(store: Store, session_id: str, fields: dict[str, Any], generatio
         found: tuple[Turn, int] = checked(session_id, fields, generation, user_id)
         return found
     return store.append(session_id, fields), 0
+
+
+def append_turns(store: Store, session_id: str, fields: Sequence[dict[str, Any]],
+                 generation: int, user_id: str | None = None,
+                 request_key: str | None = None) -> tuple[list[Turn], int]:
+    """``append_turn`` of several turns: in one transaction where the store has
+    ``append_many`` (all or none, at consecutive indexes, ``request_key`` an idempotency
+    key); else one by one (a store without it keeps no idempotency keys: a ConfigError
+    naming ``idempotency_key`` when one is given)."""
+    many = getattr(store, "append_many", None)
+    if many is not None:
+        found: tuple[list[Turn], int] = many(session_id, fields, generation, user_id,
+                                             request_key)
+        return found
+    if request_key is not None:
+        raise ConfigError("idempotency_key", f"{type(store).__name__} keeps no idempotency "
+                          "keys")
+    turns: list[Turn] = []
+    for f in fields:
+        turn, generation = append_turn(store, session_id, f, generation, user_id)
+        turns.append(turn)
+    return turns, generation

@@ -109,6 +109,16 @@ def _generations(d: Dialect) -> Iterator[str]:
            "SELECT session_id FROM states UNION SELECT session_id FROM session_users")
 
 
+def _request_keys(d: Dialect) -> Iterator[str]:
+    # a client's idempotency key per request that appended turns (``append_many``): a
+    # retry of a request whose answer was lost stores nothing twice; erased with the
+    # session
+    yield ("CREATE TABLE IF NOT EXISTS request_keys (session_id TEXT NOT NULL, "
+           "request_key TEXT NOT NULL, digest TEXT NOT NULL, first_idx INTEGER NOT NULL, "
+           "turns INTEGER NOT NULL, created_at TEXT NOT NULL, "
+           "PRIMARY KEY (session_id, request_key))")
+
+
 NAMED_FROM = 2  # from this migration on, schema_version has a name and a time
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables", _tables),
@@ -118,6 +128,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "packed states", _packed_states),
     Migration(6, "clustered turns", _clustered_turns),
     Migration(7, "session generations", _generations),
+    Migration(8, "request keys", _request_keys),
 )
 
 # The bookkeeping table exists before any migration (it records them).

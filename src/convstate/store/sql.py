@@ -4,16 +4,23 @@ never SQL): each bound parameter is a ``{p}`` marker, the driver's own placehold
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..errors import ConfigError, SessionErasedError, StoreError, VersionConflictError
+from ..errors import (
+    ConfigError,
+    IdempotencyConflictError,
+    SessionErasedError,
+    StoreError,
+    VersionConflictError,
+)
 from ..profile import Profile, erase_session
 from ..turns import Turn
 from .base import CompactionRecord, Head
@@ -22,7 +29,8 @@ from .migrations import MIGRATIONS, NAMED_FROM, VERSION_TABLE, Dialect, Migratio
 
 _TURN_COLUMNS = "idx, role, content, name, tool_calls, tool_call_id, created_at, parts"
 # what an erasure deletes a session's rows from (``sessions`` last: its generation ends)
-_SESSION_TABLES = ("turns", "states", "compactions", "leases", "session_users", "sessions")
+_SESSION_TABLES = ("turns", "states", "compactions", "leases", "session_users",
+                   "request_keys", "sessions")
 _ERASE_TRIES = 8  # an erasure racing with the session being given to a user reads again
 
 
@@ -42,6 +50,12 @@ def _logged(record: CompactionRecord) -> str:
     """A log line as stored: the fields that differ from their defaults (half the bytes;
     reading it back fills the rest in)."""
     return record.model_dump_json(exclude_defaults=True)
+
+
+def _digest(fields: Sequence[dict[str, Any]]) -> str:
+    """What identifies a request's turns (an idempotency key's retry must give the same)."""
+    text = json.dumps(list(fields), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _json(value: list[Any] | None) -> str | None:
@@ -117,6 +131,23 @@ class SQLStore:
         was stored in (the first turn of a session begins a new one). With ``user_id``
         the session is that user's, linked in the same transaction as the turn: an
         erasure of the user never misses it."""
+        turns, current = self.append_many(session_id, [fields], generation, user_id)
+        return turns[0], current
+
+    def append_many(self, session_id: str, fields: Sequence[dict[str, Any]],
+                    generation: int | None = None, user_id: str | None = None,
+                    request_key: str | None = None) -> tuple[list[Turn], int]:
+        """``append_checked`` of several turns in one transaction: all of them are stored,
+        at consecutive indexes (no other writer's turn between them), or none is; one
+        synced commit for all. With ``request_key`` (a client's idempotency key) a
+        request already stored under that key in this session stores nothing again and
+        gives back the turns it stored; the same key with other turns is an
+        IdempotencyConflictError. Keys live as long as the session (an erasure takes
+        them)."""
+        if not fields:
+            raise ConfigError("fields", "no turns to append")
+        made = [Turn(index=0, **f) for f in fields]  # checked before the transaction
+        digest = _digest(fields) if request_key is not None else ""
         keys = (session_id,) if user_id is None else (_user_key(user_id), session_id)
         with self._tx(*keys) as db:
             idx, found, owner = db.execute(
@@ -124,15 +155,40 @@ class SQLStore:
                 "session_id={p}), (SELECT user_id FROM session_users WHERE session_id={p}) "
                 "FROM turns WHERE session_id={p}", (session_id,) * 3).fetchone()
             current = _checked(session_id, generation, found) or self._begin(db, session_id)
+            if request_key is not None:
+                stored = self._replayed(db, session_id, request_key, digest)
+                if stored is not None:
+                    return stored, current
             if user_id is not None and owner != user_id:
                 self._link(db, session_id, user_id)
-            turn = Turn(index=idx, **fields)
-            db.execute(
+            turns = [t.model_copy(update={"index": idx + k}) for k, t in enumerate(made)]
+            db.executemany(
                 f"INSERT INTO turns (session_id, {_TURN_COLUMNS}) "
                 "VALUES ({p},{p},{p},{p},{p},{p},{p},{p},{p})",
-                (session_id, idx, turn.role, turn.content, turn.name, _json(turn.tool_calls),
-                 turn.tool_call_id, self._stamp(turn.created_at), _json(turn.parts)))
-        return turn, current
+                [(session_id, t.index, t.role, t.content, t.name, _json(t.tool_calls),
+                  t.tool_call_id, self._stamp(t.created_at), _json(t.parts)) for t in turns])
+            if request_key is not None:
+                db.execute("INSERT INTO request_keys (session_id, request_key, digest, "
+                           "first_idx, turns, created_at) VALUES ({p},{p},{p},{p},{p},{p})",
+                           (session_id, request_key, digest, idx, len(turns),
+                            datetime.now(UTC).isoformat()))
+        return turns, current
+
+    @staticmethod
+    def _replayed(db: _Bound, session_id: str, request_key: str, digest: str
+                  ) -> list[Turn] | None:
+        """The turns a request stored under ``request_key`` (None: none did); the key
+        given with other turns is an IdempotencyConflictError."""
+        row = db.execute("SELECT digest, first_idx, turns FROM request_keys WHERE "
+                         "session_id={p} AND request_key={p}",
+                         (session_id, request_key)).fetchone()
+        if row is None:
+            return None
+        if row[0] != digest:
+            raise IdempotencyConflictError(request_key)
+        return [_turn(r) for r in db.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id={{p}} AND idx>={{p}} "
+            "AND idx<{p} ORDER BY idx", (session_id, row[1], row[1] + row[2])).fetchall()]
 
     @staticmethod
     def _begin(db: _Bound, session_id: str) -> int:
@@ -527,6 +583,10 @@ class _Bound:
 
     def execute(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         return self.conn.execute(self.dialect.sql(sql), args)
+
+    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """One statement over many rows (psycopg pipelines them: one round trip)."""
+        self.conn.cursor().executemany(self.dialect.sql(sql), rows)
 
     def lock(self, *keys: str) -> None:
         """Also lock ``keys`` (in order) until the transaction ends."""
