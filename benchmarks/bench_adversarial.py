@@ -92,7 +92,7 @@ def main() -> None:
     head = " | ".join(f"{n:,} chars" for n in sizes)
     ratios = " | ".join(f"x {b // a}" for a, b in zip(sizes, sizes[1:], strict=False))
     print(f"| family | {head} | {ratios} | µs/char |")
-    print("|---" * (2 + 2 * len(sizes)) + "|")
+    print("|---" * (1 + 2 * len(sizes)) + "|")
     for name, make in FAMILIES.items():
         if args.only and name not in args.only:
             continue
