@@ -86,7 +86,7 @@ ABOUT_SENTENCES, ABOUT_BONUS = 2, 0.3
 # A sentence that asks (ends in ? or ？), or says nothing the question does not (every
 # term of it is the question's), counts this share: a page restating the question (a
 # thread's title, "What is X?") matches every word of it and answers none.
-ASKING_WEIGHT = 0.5
+ASKING_WEIGHT = RESTATING_WEIGHT = 0.5
 # A sentence in the words the other documents use too, beyond the question's, gains up
 # to CENTROID_WEIGHT of the best score: what several retrieved pages say is the answer
 # more often than one page's aside (the centroid of multi-document summaries). Its
@@ -102,6 +102,7 @@ _MARKER = re.compile(r"(?<![\w.])\d{1,2}\.[ \t]*\Z")  # a step's "2. ", at a spa
 _ASKING = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _EN_STOP = frozenset("""a an the of to in on at for by with from and or but is are was were be
 been being do does did what which who whom whose when where why how that this these those it
 its as into than then there their they he she his her him we you your i me my our not no yes
@@ -137,16 +138,10 @@ class CompressedDocuments:
 def terms(text: str) -> list[str]:
     """What BM25 matches on: lower-case English words (stop words out), Chinese
     characters and pairs of adjacent characters (function characters out)."""
-    low = text.lower()
-    out = [w for w in _EN_WORD.findall(low) if w not in _EN_STOP]
-    han = [c if _CJK.match(c) else " " for c in text]
-    for k, c in enumerate(han):
-        if c == " ":
-            continue
-        if c not in _ZH_STOP:
-            out.append(c)
-        if k + 1 < len(han) and han[k + 1] != " ":
-            out.append(c + han[k + 1])
+    out = [w for w in _EN_WORD.findall(text.lower()) if w not in _EN_STOP]
+    for run in _CJK_RUN.findall(text):
+        out += [c for c in run if c not in _ZH_STOP]
+        out += [run[k:k + 2] for k in range(len(run) - 1)]
     return out
 
 
@@ -168,9 +163,17 @@ class _BM25:
         self.tfs = [Counter(d) for d in docs]
         self.lens = [len(d) for d in docs]
         self.avg = (sum(self.lens) / len(docs)) if docs else 0.0
-        self.df: Counter[str] = Counter(t for tf in self.tfs for t in tf)  # texts holding t
-        n = len(docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in self.df.items()}
+        self._idf: dict[str, float] = {}  # of the terms asked for only: most are never asked
+
+    def idf(self, term: str) -> float:
+        if term not in self._idf:
+            f, n = self.df(term), len(self.tfs)
+            self._idf[term] = math.log(1 + (n - f + 0.5) / (f + 0.5)) if f else 0.0
+        return self._idf[term]
+
+    def df(self, term: str) -> int:
+        """How many texts hold ``term``."""
+        return sum(term in tf for tf in self.tfs)
 
     def score(self, query: list[str], k: int) -> float:
         return sum(self.parts(query, k).values())
@@ -178,7 +181,7 @@ class _BM25:
     def parts(self, query: list[str], k: int) -> dict[str, float]:
         """Each query term's share of document ``k``'s score."""
         tf, norm = self.tfs[k], _K1 * (1 - _B + _B * self.lens[k] / (self.avg or 1))
-        return {t: self.idf.get(t, 0.0) * tf[t] * (_K1 + 1) / (tf[t] + norm)
+        return {t: self.idf(t) * tf[t] * (_K1 + 1) / (tf[t] + norm)
                 for t in set(query) if t in tf}
 
 
@@ -213,9 +216,12 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     if not units or budget == 0:
         return CompressedDocuments("", 0)
     q = terms(query)
-    doc_bm25 = _BM25([terms(text) for _, text in docs])
-    doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
     sent_terms = [terms(docs[d][1][s:e]) for d, s, e in units]
+    doc_terms: list[list[str]] = [[] for _ in docs]  # a document's terms are its sentences'
+    for (d, _, _), t in zip(units, sent_terms, strict=True):
+        doc_terms[d] += t
+    doc_bm25 = _BM25(doc_terms)
+    doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
     sent_bm25 = _BM25(sent_terms)
     parts = [sent_bm25.parts(q, k) for k in range(len(units))]
     raw = [sum(p.values()) for p in parts]
@@ -228,7 +234,7 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     if len(docs) > 1:  # the words the pages share: each term's documents, less its own
         for k, tf in enumerate(sent_bm25.tfs):
             own = {t for t in tf if len(t) > 1 or t.isascii()} - asked
-            shared = (sum(doc_bm25.df[t] for t in own) - len(own)) / (len(docs) - 1)
+            shared = (sum(doc_bm25.df(t) for t in own) - len(own)) / (len(docs) - 1)
             raw[k] += CENTROID_WEIGHT * best * shared / max(len(own), CENTROID_TERMS)
     scores = []
     for k, (d, s, e) in enumerate(units):
@@ -240,8 +246,10 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if s == 0:  # the lead
             score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best) + ABOUT_BONUS * best * (
                 d in about)
-        if _ASKING.search(docs[d][1][s:e]) or (parts[k] and asked.issuperset(sent_terms[k])):
-            score *= ASKING_WEIGHT  # a question, or the question again: not its answer
+        if _ASKING.search(docs[d][1][s:e]):
+            score *= ASKING_WEIGHT  # a question, not its answer
+        elif parts[k] and asked.issuperset(sent_terms[k]):
+            score *= RESTATING_WEIGHT  # the question again
         scores.append(score)
     chosen = _fill(docs, units, scores, parts, [set(t) for t in sent_terms], best,
                    budget, counter)
