@@ -76,8 +76,9 @@ def main() -> None:
         out = agent.invoke({"messages": [{"role": "user", "content": text}]}, config)
     print("agent:", out["messages"][-1].content)
     mem = middleware.memory("order-889")
-    print(f"{len(out['messages'])} messages in the agent's thread, {len(mem.compactions())} "
-          f"folds; order {mem.state.anchor('order_id').value}")
+    print(f"{len(mem.history())} turns stored, {len(out['messages'])} messages in the "
+          f"agent's own list (the current exchange), {len(mem.compactions())} folds; "
+          f"order {mem.state.anchor('order_id').value}")
     last = model.seen[-1]
     print(f"the model's last call got {len(last)} messages; the state block among them:")
     print(next(m.content for m in last[1:] if m.type == "system"))

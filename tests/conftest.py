@@ -113,6 +113,15 @@ class RecordingExtractor:
         return [t.index for turns, _ in self.calls for t in turns]
 
 
+def small_talk(mem: ConversationMemory, exchanges: int) -> None:
+    """``exchanges`` questions and answers about the delivery, each then a context: turns
+    that push earlier ones out of a small window and state no value."""
+    for i in range(exchanges):
+        mem.add("user", f"第{i}个问题：物流到哪里了？包装和配送时间能说明一下吗？")
+        mem.add("assistant", f"第{i}个回答：正在配送中，预计明天送达，请耐心等待。")
+        mem.context()
+
+
 def replay_async(messages: Sequence[dict], **memory: object) -> ConversationMemory:
     """Drive ``messages`` through ConversationMemory(**memory) with the async methods:
     aadd_message + acontext per turn, then acompact and aclose."""
@@ -133,6 +142,15 @@ def recording() -> RecordingExtractor:
     return RecordingExtractor()
 
 
+def conversation(n: int) -> list[dict[str, Any]]:
+    """n turns of the demo's after-sales talk (its tool call left out), repeated."""
+    from convstate.cli import load_demo
+
+    demo = [m for m in load_demo("zh")["messages"] if m["role"] in ("user", "assistant")
+            and m.get("content")]
+    return [demo[i % len(demo)] for i in range(n)]
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def store_target(request: pytest.FixtureRequest, tmp_path: Any) -> str:
     """Where copies of a session meet: a SQLite file, or the PostgreSQL database of
@@ -144,6 +162,7 @@ def store_target(request: pytest.FixtureRequest, tmp_path: Any) -> str:
         if os.environ.get("CI"):
             pytest.fail("CI must start PostgreSQL and set CONVSTATE_TEST_PG_DSN")
         pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
+    pytest.importorskip("psycopg_pool", reason="needs convstate[postgres]")
     return dsn
 
 

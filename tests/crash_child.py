@@ -15,6 +15,8 @@ def die(*_: object) -> None:
 
 
 class DyingExtractor(RuleExtractor):
+    live = False  # it reads the turns a fold takes, under the fold's lease, and dies there
+
     def extract(self, turns, index, delta_model=None):  # type: ignore[override]
         out = super().extract(turns, index)
         die()

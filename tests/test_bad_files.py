@@ -18,10 +18,12 @@ CORPUS = {
     "numbers.json": b"[1, 2]",
     "object.json": b'{"a": 1}',
     "deep.json": b"[" * 100_000 + b"]" * 100_000,
+    "bignumber.json": b'[{"role": "user", "content": "x", "n": ' + b"9" * 5_000 + b"}]",
     "binary.json": bytes(range(256)) * 8,
     "badrole.json": b'[{"role": "boss", "content": "x"}]',
     "latin1.json": '[{"role": "user", "content": "café"}]'.encode("latin-1"),
     "truncated.jsonl": b'{"role": "user", "content": "hi"}\n{"role": "assis',
+    "longnumber.json": b'[{"role": "user", "content": "hi", "n": ' + b"9" * 5000 + b"}]",
 }
 COMMANDS = [["compress", "{f}"], ["eval", "{f}"], ["eval-docs", "{f}"],
             ["inspect", "s", "--store", "{f}"], ["profile", "u", "--store", "{f}"]]
@@ -60,3 +62,27 @@ def test_a_utf16_file_with_its_mark_is_read(tmp_path: Path, capsys) -> None:
     path.write_bytes('[{"role": "user", "content": "订单 DD20240315889"}]'.encode("utf-16"))
     assert main(["compress", str(path)]) == 0
     assert "DD20240315889" in capsys.readouterr().out
+
+
+def test_a_fault_names_where_it_is(tmp_path: Path, capsys) -> None:
+    """The line of the file (JSONL), the index of the message (a bad role)."""
+    cases = {"t.jsonl": (b'{"role": "user", "content": "hi"}\n\n{"role": "assis', "line 3"),
+             "r.json": (b'[{"role": "user", "content": "hi"}, {"role": "boss", '
+                        b'"content": "x"}]', "messages[1].role"),
+             "n.json": (b'[{"role": "user", "content": ' + b"9" * 5000 + b"}]",
+                        "a number too long")}
+    for name, (data, where) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        assert main(["compress", str(tmp_path / name)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert where in err and "\n" not in err, err
+        assert "line 1 column" not in err  # not the line within the record
+
+
+def test_add_messages_of_one_message_says_so() -> None:
+    from convstate import ConversationMemory, InMemoryStore, InvalidMessageError
+
+    mem = ConversationMemory("m", store=InMemoryStore())
+    with pytest.raises(InvalidMessageError, match="add_message") as err:
+        mem.add_messages({"role": "user", "content": "hi"})  # type: ignore[arg-type]
+    assert err.value.field == "messages" and mem.history() == []

@@ -24,6 +24,9 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert first[1].endswith("python -m pytest -q")
     ci = (ROOT / ".ci" / "run").read_text()
     assert "python -m pytest -q" in ci  # CI runs the README's test command
+    # ... and first the README's two lines as written, in a venv of their own
+    assert "awk '/^```bash$/ {on = 1; next} /^```$/ && on {exit} on' README.md" in ci
+    assert 'bash -euo pipefail -c "$README_COMMANDS"' in ci
 
 
 @pytest.mark.parametrize("command", [

@@ -414,7 +414,7 @@ def pg_files(conn: Any, tables: Sequence[str] = TABLES) -> list[Path]:
 def test_no_postgres_table_file_holds_an_erased_value() -> None:
     if not PG:
         pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
-    import psycopg
+    psycopg = pytest.importorskip("psycopg", reason="needs convstate[postgres]")
 
     said, other = Said(), Said()
     kept = memory(PG, other.session, other.user)
@@ -445,7 +445,7 @@ def test_an_erasure_that_cannot_rewrite_postgres_tables_says_so() -> None:
     # VACUUM only warns, and goes on, where it may not rewrite a table (not its owner)
     if not PG:
         pytest.skip("no PostgreSQL: set CONVSTATE_TEST_PG_DSN (.ci/run starts one)")
-    import psycopg
+    psycopg = pytest.importorskip("psycopg", reason="needs convstate[postgres]")
 
     from convstate import StoreError
 

@@ -10,8 +10,10 @@ from convstate import (
     ConvStateError,
     InMemoryStore,
     InvalidMessageError,
+    SQLiteStore,
     TurnTooLargeError,
 )
+from convstate.turns import MAX_NESTING
 
 
 @pytest.fixture
@@ -74,3 +76,38 @@ def test_bad_settings_raise_config_errors(kwargs, field) -> None:
     with pytest.raises(ConfigError) as err:
         ConversationMemory(**{"session_id": "s", "store": InMemoryStore(), **kwargs})
     assert err.value.field == field
+
+
+def nested(levels: int, kind: type = dict) -> object:
+    """A value whose dicts (or lists) nest ``levels`` deep."""
+    value: object = {} if kind is dict else []
+    for _ in range(levels - 1):
+        value = {"a": value} if kind is dict else [value]
+    return value
+
+
+@pytest.mark.parametrize("levels, kind", [(250, dict), (250, list), (100_000, list)])
+def test_content_nested_too_deep_is_refused_naming_the_part(mem, levels, kind) -> None:
+    part = {"type": "input_data", "data": nested(levels, kind)}
+    with pytest.raises(InvalidMessageError) as err:
+        mem.add_message({"role": "user", "content": [{"type": "text", "text": "hi"}, part]})
+    assert err.value.field == "content[1]" and f"deeper than {MAX_NESTING}" in str(err.value)
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"},
+            "extra": nested(levels, kind)}
+    with pytest.raises(InvalidMessageError) as err:
+        mem.add_message({"role": "assistant", "content": None, "tool_calls": [call]})
+    assert err.value.field == "tool_calls[0]"
+    assert len(mem.history()) == 1
+
+
+def test_content_as_deep_as_allowed_is_stored_and_served(tmp_path) -> None:
+    store = SQLiteStore(tmp_path / "deep.db")
+    mem = ConversationMemory("s", store=store, context_window=1000)
+    part = {"type": "input_data", "data": nested(MAX_NESTING - 1)}  # the part is a level
+    mem.add_message({"role": "user", "content": [{"type": "text", "text": "hi"}, part]})
+    mem.add("assistant", "ok")
+    assert mem.context()[-2]["content"][1] == part
+    mem.compact(keep_recent_turns=0)
+    again = ConversationMemory("s", store=SQLiteStore(tmp_path / "deep.db"), context_window=1000)
+    assert [t.model_dump_json() for t in again.history()]  # every turn serializes
+    assert again.state.folded_through == 1

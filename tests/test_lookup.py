@@ -68,11 +68,11 @@ def test_the_answer_is_still_the_place_it_always_was(tmp_path: Path) -> None:
     mem.add("assistant", "Noted.")
     mem.compact(keep_recent_turns=0)
     old = mem.where("(312) 555-0186")
-    assert isinstance(old, str) and old == "state"  # superseded: in the state, not shown
+    assert isinstance(old, str) and old == "block"  # superseded: shown as history
     assert old.item is not None and mem.state.find(old.item).status == "superseded"
     assert old.turn == 0 and old.value == "+1 (312) 555-0186"
-    assert json.dumps({"where": old}) == '{"where": "state"}'
-    assert {"state": 1}[old] == 1 and pickle.loads(pickle.dumps(old)).item == old.item
+    assert json.dumps({"where": old}) == '{"where": "block"}'
+    assert {"block": 1}[old] == 1 and pickle.loads(pickle.dumps(old)).item == old.item
     assert mem.where("Answer 24") == "raw" and mem.where("answer 24").turn == 54
     assert mem.where("Okay.") == "store"  # folded, and the state kept nothing of it
     assert repr(mem.where("nothing of the kind")) == \

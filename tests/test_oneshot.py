@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_service import conversation
+from conftest import conversation
 
 from convstate import ConfigError, ConversationMemory, InMemoryStore, compress
 from convstate.cli import load_demo

@@ -14,21 +14,23 @@ import convstate
 INIT = Path(convstate.__file__)
 
 
-def _loaded_after(code: str) -> set[str]:
+def _loaded_after(code: str, cwd: Path) -> set[str]:
     out = subprocess.run([sys.executable, "-c", f"{code}\nimport sys\nprint(*sys.modules)"],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, cwd=cwd)
     return set(out.stdout.split())
 
 
-def test_import_convstate_loads_nothing_heavy() -> None:
-    loaded = _loaded_after("import convstate\nassert 'ConversationMemory' in dir(convstate)")
+def test_import_convstate_loads_nothing_heavy(tmp_path: Path) -> None:
+    loaded = _loaded_after("import convstate\nassert 'ConversationMemory' in dir(convstate)",
+                           tmp_path)
     assert not {"pydantic", "tiktoken", "sqlite3", "asyncio", "convstate.memory"} & loaded
 
 
-def test_a_conversation_does_not_load_documents_async_or_llm_code() -> None:
+def test_a_conversation_does_not_load_documents_async_or_llm_code(tmp_path: Path) -> None:
     loaded = _loaded_after("from convstate import ConversationMemory\n"
-                           "m = ConversationMemory(':memory:')\n"
-                           "m.add('user', 'order DD20240315889 please')\nm.context()")
+                           "m = ConversationMemory('s', store='s.db')\n"
+                           "m.add('user', 'order DD20240315889 please')\nm.context()",
+                           tmp_path)  # (its files go there, not into the checkout)
     assert "convstate.memory" in loaded
     assert not {"asyncio", "convstate.documents", "convstate.extract.llm", "openai"} & loaded
 

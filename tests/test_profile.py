@@ -64,6 +64,27 @@ def test_the_next_session_starts_with_what_the_user_said_and_its_own_values_win(
     assert "13800001111" in third.context()[0]["content"]
 
 
+def test_a_users_first_session_never_shows_its_own_values_as_earlier_ones(
+        tmp_path: Path) -> None:
+    """What only this session said is its own, not "From earlier conversations": shown
+    there again it would take the place of raw turns."""
+    db = tmp_path / "p.db"
+    mem = ConversationMemory("s1", store=SQLiteStore(db), user_id="u1", context_window=500)
+    mem.add("user", "My phone is 13912345678. I always prefer email, never call me after "
+                    "8pm. I'm vegetarian.")
+    mem.add("assistant", "Noted.")
+    mem.add("user", "Order DD20240315889 came broken.")
+    mem.add("assistant", "Sorry!")
+    mem.compact(keep_recent_turns=0)
+    assert {i.value for i in mem.profile.live()} >= {"I'm vegetarian", "13912345678"}
+    assert "earlier conversations" not in str(mem.context())
+    mem.close()
+    again = ConversationMemory("s2", store=SQLiteStore(db), user_id="u1", context_window=500)
+    again.add("user", "Hello again.")
+    block = again.context()[0]["content"]
+    assert "From earlier conversations" in block and "I'm vegetarian" in block
+
+
 def test_forgetting_by_age_and_importance_never_forgets_contacts_or_standing_constraints(
         tmp_path: Path) -> None:
     mem = first_session(tmp_path / "p.db")

@@ -6,7 +6,7 @@ import pytest
 from conftest import make_turns, sources
 
 from convstate import ConversationState, RuleExtractor, Turn, fold, render
-from convstate.extract.rules import detect_language, find_anchors
+from convstate.extract.rules import MAX_ANCHORS_PER_TURN, detect_language, find_anchors
 
 
 def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
@@ -244,11 +244,31 @@ def test_single_quoted_words_are_kept_and_apostrophes_are_not_quotes(text, quote
     assert [a.value for a in anchors if a.key == "quote"] == quotes
 
 
-def test_a_turn_gives_at_most_a_bounded_number_of_values_and_says_how_many_not() -> None:
+def test_a_turn_gives_at_most_a_bounded_number_of_values_and_says_which_not() -> None:
+    pasted = "My orders: " + ", ".join(f"SR-{20240000 + i}-889" for i in range(100))
+    ex = RuleExtractor().extract([Turn(index=2, role="user", content=pasted)], [])
+    assert len(ex.delta.anchors) == 100 and ex.notes == []  # a real list is taken whole
     text = "，".join(f"订单号 DD{20240000000 + i}" for i in range(500))
     ex = RuleExtractor().extract([Turn(index=3, role="user", content=text)], [])
-    assert len(ex.delta.anchors) == 64
-    assert ex.notes == ["turn #3: 436 values past the first 64 not taken"]
+    assert len(ex.delta.anchors) == MAX_ANCHORS_PER_TURN == 256
+    assert ex.notes[0] == ("turn #3: 244 values past the first 256 not taken (order_id 244), "
+                           "from 'DD20240000256' on")
+
+
+@pytest.mark.parametrize("text, ids", [
+    ("My orders: SR-20240315-889, SR-20240315-890.", ["SR-20240315-889", "SR-20240315-890"]),
+    ("order numbers are A123456, A123457 and A123458", ["A123456", "A123457", "A123458"]),
+    ("订单号分别是DD20240315889、DD20240315890和DD20240315891",
+     ["DD20240315889", "DD20240315890", "DD20240315891"]),
+    ("tracking numbers: 1Z999AA10123456784 / 1Z999AA10123456785",
+     ["1Z999AA10123456784", "1Z999AA10123456785"]),
+    # a list goes on with values of the same form: a phone is not another order id
+    ("订单号DD20240315889，13812345678", ["DD20240315889"]),
+    ("order SR-123456 and 2 items", ["SR-123456"]),
+])
+def test_every_id_of_a_list_is_an_anchor(text: str, ids: list[str]) -> None:
+    anchors = find_anchors(Turn(index=0, role="user", content=text))
+    assert [a.value for a in anchors if a.key in ("order_id", "tracking_number")] == ids
 
 
 def test_values_are_tied_to_the_name_they_describe() -> None:

@@ -17,13 +17,12 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import Said
+from conftest import Said, conversation
 
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
 from convstate import ConversationMemory, InMemoryStore  # noqa: E402
-from convstate.cli import load_demo  # noqa: E402
 from convstate.extract.local import free_port, wait_ready  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,13 +84,6 @@ def foreground(tmp_path: Path) -> Iterator[tuple[Client, Path]]:
     yield from serve(tmp_path, "--foreground", "--window", "1200")
 
 
-def conversation(n: int) -> list[dict]:
-    """n turns of the demo's after-sales talk (its tool call left out), repeated."""
-    demo = [m for m in load_demo("zh")["messages"] if m["role"] in ("user", "assistant")
-            and m.get("content")]
-    return [demo[i % len(demo)] for i in range(n)]
-
-
 def test_200_turns_fit_the_window_and_fold_as_a_memory_does(foreground) -> None:
     client, _ = foreground
     turns = conversation(200)
@@ -148,6 +140,12 @@ def test_errors_are_json_and_name_the_field(api, tmp_path: Path) -> None:
     cases = [
         (("POST", "/sessions/s1/messages", {"role": "boss", "content": "x"}), 400, "role"),
         (("POST", "/sessions/s1/messages", None, b"{not json"), 400, "body"),
+        (("POST", "/sessions/s1/messages", None, b"[" * 100_000 + b"]" * 100_000), 400, "body"),
+        (("POST", "/sessions/s1/messages", None, b'{"role": "user", "content": "x", "n": '
+          + b"9" * 5_000 + b"}"), 400, "body"),
+        (("POST", "/sessions/s1/messages", {"role": "user", "content": [
+            {"type": "input_data", "data": json.loads("[" * 40 + "]" * 40)}]}), 400,
+         "content[0]"),
         (("POST", "/sessions/s1/messages", []), 400, "body"),
         (("POST", "/sessions/s1/messages", None, b"x" * 1_000_001), 413, "body"),
         (("GET", "/sessions/bad%20id/context"), 400, "session_id"),

@@ -114,18 +114,19 @@ class Assembler:
 
     def render_block(self, state: ConversationState, format: str | None = None,
                      lang: str | None = None, budget: int | None = None,
-                     shown: list[Entry] | None = None, keep_from: float | None = None
-                     ) -> tuple[str, int]:
+                     shown: list[Entry] | None = None, keep_from: float | None = None,
+                     whole: bool = False) -> tuple[str, int]:
         """The state block and its token cost as a system message ('' for no state),
         less the values the ``shown`` raw turns hold (for the memory's state, when they
-        run to its newest turn, as a context's do, those found as the turns came)."""
+        run to its newest turn, as a context's do, those found as the turns came); of
+        the items let go (``rows_of``), or with ``whole``, of every item."""
         mem = self.memory
         budget = mem.state_budget if budget is None else budget
         if budget <= MESSAGE_OVERHEAD or (state.is_empty() and not self.profile_rows(state)):
             return "", 0
         lang = lang or mem.lang or state.language or (
             mem._profile.language if mem._profile else None) or "en"
-        rows = self.rows_of(state, lang) if lang in LANGUAGES else None
+        rows = self.rows_of(state, lang) if lang in LANGUAGES and not whole else None
         held = None  # noted once per turn: for the memory's state and its newest turns
         if rows is not None and shown and mem._recent and state is mem._state \
                 and shown[-1][0] == mem._recent[-1][0].index:
@@ -155,15 +156,16 @@ class Assembler:
         return rows.held_since(since)
 
     def rows_of(self, state: ConversationState, lang: str) -> RankedRows:
-        """The block rows of ``state``, built once per state and language: a fold drafts
-        its new state's block before the memory has it, and the contexts after use the
-        same rows."""
+        """The block rows of ``state`` a context may show (of the items last stated at or
+        before its ``evicted_through``), built once per state and language: a fold
+        drafts its new state's block before the memory has it, and the contexts after
+        use the same rows."""
         mem = self.memory
         key = (state.version, lang, mem._profile.version if mem._profile else None)
         cached = self._rows
         if cached is None or cached[0] is not state or cached[1] != key:
-            cached = self._rows = (state, key, RankedRows(block_rows(state, lang) +
-                                                          self.profile_rows(state)))
+            rows = block_rows(state, lang, through=state.evicted_through)
+            cached = self._rows = (state, key, RankedRows(rows + self.profile_rows(state)))
         return cached[2]
 
     def profile_rows(self, state: ConversationState) -> list[Row]:
@@ -173,7 +175,7 @@ class Assembler:
         if mem._profile is None:
             return []
         rows, room = [], PROFILE_SHARE * mem.state_budget
-        for item in shown(mem._profile, state):
+        for item in shown(mem._profile, state, mem.session_id):
             room -= mem.counter.count(item.value) + 4
             if room < 0:
                 break
@@ -239,7 +241,7 @@ class Assembler:
         entries: list[Entry] = [(t.index, msg, n) for t, msg, n in mem._recent]
         # shown raw whatever the block: every unfolded turn, and the last
         # keep_recent_turns user turns (the conversation as it stands)
-        unfolded_at = next((p for p, e in enumerate(entries) if e[0] > state.folded_through),
+        unfolded_at = next((p for p, e in enumerate(entries) if e[0] > state.evicted_through),
                            len(entries))
         first = min(unfolded_at, recent_start(entries, mem.policy.keep_recent_turns))
         if sum(e[2] for e in entries[first:]) > room or mem.redact is not None:

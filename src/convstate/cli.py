@@ -75,17 +75,31 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Help that says each option's default, where it has one to say."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False, argparse.SUPPRESS):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="convstate", description=__doc__)
     p.add_argument("--version", action="version", version=f"convstate {__version__}")
     sub = p.add_subparsers(metavar="COMMAND")
+    # every subcommand's --help shows the defaults
+    sub.add_parser = partial(sub.add_parser,  # type: ignore[method-assign]
+                             formatter_class=_DefaultsShown)
 
     demo = sub.add_parser("demo", help="fold the built-in after-sales conversation offline")
-    demo.add_argument("--lang", choices=("zh", "en"), default="zh")
+    demo.add_argument("--lang", choices=("zh", "en"), default="zh",
+                      help="the conversation's language")
     demo.add_argument("--window", type=int, default=1200, help="context window in tokens")
     demo.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS,
                       help="recent user turns kept raw")
-    demo.add_argument("--format", choices=FORMATS.names(), default="text")
+    demo.add_argument("--format", choices=FORMATS.names(), default="text",
+                      help="how the state block is written")
     demo.add_argument("--llm", default=None, metavar="local|URL",
                       help="extract with an LLM too (hybrid): 'local' starts the bundled "
                            "model, or an OpenAI-compatible base URL")
@@ -97,15 +111,20 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve-local", help="serve the bundled SmolLM2 model on 127.0.0.1 "
                            "(OpenAI-compatible; needs convstate[local])")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--n-ctx", type=int, default=8192)
+    serve.add_argument("--port", type=int, default=8765, help="the port on 127.0.0.1")
+    serve.add_argument("--n-ctx", type=int, default=8192, help="the model's context in tokens")
     serve.set_defaults(run=_serve_local)
 
     comp = sub.add_parser("compress", help="fit a JSON/JSONL list of OpenAI messages")
-    comp.add_argument("file", type=Path)
-    comp.add_argument("--window", type=int, default=8192)
-    comp.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS)
-    comp.add_argument("--format", choices=FORMATS.names(), default="text")
+    comp.add_argument("file", type=Path, help="a JSON list (or {\"messages\": [...]}) or JSONL")
+    comp.add_argument("--window", type=int, default=8192, help="context window in tokens")
+    comp.add_argument("--keep", type=int, default=KEEP_RECENT_TURNS,
+                      help="recent user turns kept raw")
+    comp.add_argument("--format", choices=FORMATS.names(), default="text",
+                      help="how the state block is written")
+    comp.add_argument("--model", default="gpt-4o-mini",
+                      help="the model whose tokens count (tiktoken's; 'local': the bundled "
+                           "model's)")
     comp.add_argument("--system", default=None, help="original system prompt to put first")
     comp.add_argument("--state", action="store_true", help="print the state JSON instead")
     comp.set_defaults(run=_compress)
@@ -113,8 +132,9 @@ def _parser() -> argparse.ArgumentParser:
     srv = sub.add_parser("serve", help="serve sessions over HTTP for bots in any language "
                          "(needs convstate[serve]; token from CONVSTATE_API_TOKEN)")
     srv.add_argument("--store", default=None, help="a SQLite path or postgresql:// DSN")
-    srv.add_argument("--host", default="127.0.0.1")
-    srv.add_argument("--port", type=int, default=8080)
+    srv.add_argument("--host", default="127.0.0.1",
+                     help="the address to listen on (not loopback: a token is required)")
+    srv.add_argument("--port", type=int, default=8080, help="the port to listen on")
     srv.add_argument("--window", type=int, default=8192, help="default context window")
     srv.add_argument("--model", default="gpt-4o-mini", help="the model whose tokens count")
     srv.add_argument("--foreground", action="store_true",
@@ -126,20 +146,26 @@ def _parser() -> argparse.ArgumentParser:
 
     inspect = sub.add_parser("inspect", help="show a session: turns, state versions, "
                              "compaction log, current state")
-    inspect.add_argument("session")
+    inspect.add_argument("session", help="the session id")
     inspect.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     inspect.add_argument("--turns", type=int, default=20, help="how many recent turns")
     inspect.set_defaults(run=_inspect)
 
+    lst = sub.add_parser("sessions", help="list a store's sessions: turns, folds, last "
+                         "activity (newest first)")
+    lst.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
+    lst.add_argument("--user", default=None, help="only this user's sessions")
+    lst.set_defaults(run=_sessions)
+
     prof = sub.add_parser("profile", help="show a user's profile: what they told us across "
                           "sessions")
-    prof.add_argument("user")
+    prof.add_argument("user", help="the user id")
     prof.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     prof.set_defaults(run=_profile)
 
     forget = sub.add_parser("forget", help="erase a user everywhere (every session's turns, "
                             "states and log, and the profile), for a privacy request")
-    forget.add_argument("user")
+    forget.add_argument("user", help="the user id")
     forget.add_argument("--store", required=True, help="a SQLite path or postgresql:// DSN")
     forget.set_defaults(run=_forget)
 
@@ -151,12 +177,13 @@ def _parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="measure what each method keeps on dialogues with gold "
                         "annotations (docs/DATA.md)")
-    ev.add_argument("data", type=Path)
-    ev.add_argument("--window", type=int, default=1000)
-    ev.add_argument("--extractor", choices=EXTRACTORS.names(), default="rules")
+    ev.add_argument("data", type=Path, help="dialogues with gold annotations (JSON)")
+    ev.add_argument("--window", type=int, default=1000, help="context window in tokens")
+    ev.add_argument("--extractor", choices=EXTRACTORS.names(), default="rules",
+                    help="what reads the expiring turns")
     ev.add_argument("--llm", default=None, metavar="local|URL",
                     help="the model for llm/hybrid extraction and the rolling summary")
-    ev.add_argument("--model", default="local")
+    ev.add_argument("--model", default="local", help="the model name for --llm URL")
     ev.add_argument("--out", type=Path, default=None, help="write results JSON here")
     ev.add_argument("--plot", type=Path, default=None, metavar="DIR",
                     help="write PNG charts (runs windows N/2, N and 2N)")
@@ -185,7 +212,8 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = sub.add_parser("schema", help="write the JSON Schemas of a state model and its "
                             "delta")
-    schema.add_argument("--out", type=Path, default=Path("schemas"))
+    schema.add_argument("--out", type=Path, default=Path("schemas"),
+                        help="the folder the two files go to")
     schema.add_argument("--model", default=None, metavar="MODULE:CLASS",
                         help="a ConversationState subclass, as package.module:Class or "
                              "path/to/file.py:Class (default: ConversationState)")
@@ -265,7 +293,9 @@ def _run_demo(args: argparse.Namespace, base_url: str | None, model: str | None)
         out.print(f"{a.key}: {json.dumps(a.value, ensure_ascii=False)} -> "
                   f"{places.get(where, where)}")
     out.rule("state block")
-    out.print(mem.render())
+    out.print(mem.render() or (
+        f"(empty: the whole conversation fits the {mem.policy.budget}-token budget as raw "
+        "turns, and the block repeats nothing they hold; a smaller --window folds it)"))
     out.rule("tokens")
     if base_url:
         u = mem.usage()
@@ -298,6 +328,7 @@ def _serve(args: argparse.Namespace) -> int:
                           "'convstate[serve]'") from None
     token = os.environ.get("CONVSTATE_API_TOKEN") or None
     if args.openapi is not None:
+        _check_file("openapi", args.openapi)
         app = create_app(InMemoryStore(), token=token)
         args.openapi.write_text(json.dumps(app.openapi(), indent=1, sort_keys=True) + "\n",
                                 "utf-8")
@@ -338,10 +369,39 @@ def _profile(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sessions(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    store = _open(args.store, readonly=True)
+    names = store.sessions() if args.user is None else store.user_sessions(args.user)
+    rows = []
+    for name in names:
+        count = store.turn_count(name)
+        last = store.turns(name, after=count - 2)
+        rows.append((last[-1].created_at if last else None, name, count,
+                     store.state_version(name)))
+    rows.sort(key=lambda r: (r[0] is not None, r[0] or datetime.min), reverse=True)
+    whose = f" of user {args.user!r}" if args.user is not None else ""
+    table = Table(title=f"{len(rows)} sessions{whose} in {args.store}")
+    for col in ("session", "turns", "folds", "last activity (UTC)"):
+        table.add_column(col, no_wrap=True, justify="right" if col in ("turns", "folds")
+                         else "left")
+    for at, name, count, folds in rows:
+        table.add_row(Text(_printable(name)), str(count), str(folds),
+                      f"{at:%Y-%m-%d %H:%M:%S}" if at else "-")
+    _console().print(table)
+    return 0
+
+
 def _forget(args: argparse.Namespace) -> int:
     store = _open(args.store)
     sessions = store.user_sessions(args.user)
-    erased = store.forget_user(args.user)
+    known = bool(sessions) or store.load_profile(args.user) is not None
+    erased = store.forget_user(args.user)  # also when unknown: it ends an earlier scrub
+    if not known:
+        print(f"user {args.user!r}: no sessions and no profile in {args.store}; nothing "
+              "erased (check the id)")
+        return 0
     print(f"user {args.user!r}: {len(sessions)} sessions, {erased} turns and the profile "
           "erased")
     return 0
@@ -406,11 +466,9 @@ def _eval(args: argparse.Namespace) -> int:
     # what a caller can get wrong is said before the run, not after it
     if args.limit is not None and args.limit < 1:
         raise ConfigError("limit", f"expected a positive number of dialogues, got {args.limit}")
-    if args.out is not None and args.out.is_dir():
-        raise ConfigError("out", f"{args.out} is a folder; give a file name")
-    for name, path in (("out", args.out), ("plot", args.plot)):
-        if path is not None:
-            _check_writable(name, path if name == "plot" else path.parent)
+    _check_file("out", args.out)
+    _check_folder("plot", args.plot)
+    _check_plotting(args.plot)
     if args.extractor != "rules" and not args.llm:
         raise ConfigError("llm", f"--extractor {args.extractor} needs --llm local|URL")
     if args.llm == "local":
@@ -475,9 +533,9 @@ def _eval_docs(args: argparse.Namespace) -> int:
 
     if any(not 0 < b <= 1 for b in args.budget):
         raise ConfigError("budget", "expected shares of the tokens, above 0 and at most 1")
-    for name, path in (("out", args.out), ("plot", args.plot)):
-        if path is not None:
-            _check_writable(name, path.parent)
+    _check_file("out", args.out)
+    _check_file("plot", args.plot)
+    _check_plotting(args.plot)
     sets = _qa_sets(args.data, args.hard)
     out = _console()
     results: dict[str, dict[float, dict[str, Any]]] = {}
@@ -536,6 +594,30 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _check_file(name: str, path: Path | None) -> None:
+    """``--name FILE`` names a file that can be written (not a folder)."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise ConfigError(name, f"{path} is a folder; give a file name")
+    _check_writable(name, path.parent)
+
+
+def _check_plotting(path: Path | None) -> None:
+    """Charts need matplotlib (the eval extra)."""
+    if path is not None and importlib.util.find_spec("matplotlib") is None:
+        raise ConfigError("plot", 'charts need matplotlib: pip install "convstate[eval]"')
+
+
+def _check_folder(name: str, path: Path | None) -> None:
+    """``--name DIR`` names a folder that is there or can be made (not a file)."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise ConfigError(name, f"{path} is a file; give a folder")
+    _check_writable(name, path)
+
+
 def _check_writable(name: str, folder: Path) -> None:
     """``folder`` exists (or can be made) and takes new files."""
     existing = next((p for p in [folder, *folder.parents] if p.exists()), Path("."))
@@ -574,7 +656,7 @@ def _compress(args: argparse.Namespace) -> int:
         system, messages = messages[0].get("content"), messages[1:]
     mem = ConversationMemory("compress", store=InMemoryStore(), context_window=args.window,
                              keep_recent_turns=args.keep, state_format=args.format,
-                             system_prompt=system)
+                             system_prompt=system, model=args.model)
     mem.add_messages(messages)
     context = mem.context()
     if args.state:
@@ -622,6 +704,7 @@ def schema_files(model: type[ConversationState] = ConversationState
 
 def _schema(args: argparse.Namespace) -> int:
     model = load_model(args.model) if args.model else ConversationState
+    _check_folder("out", args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     for name, schema in schema_files(model).items():
         (args.out / name).write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n",

@@ -1,10 +1,13 @@
-"""Folding a session: plan what expires, extract it once, land it in the store, apply it.
+"""Folding a session: plan what expires, extract what is not read yet, land it in the
+store, apply it.
 
 There is one fold path, ``Compactor.steps``: a generator that plans, takes the session's
-lease, yields the batch for extraction, lands the answer (or logs the failure) and
-applies it, retrying after another writer's fold. Two small runners drive it: ``run``
-calls the extractor's ``extract``, ``arun`` its ``aextract`` and runs the store steps
-off the event loop. One fold of a memory runs at a time (``folding``).
+lease, yields the batch for extraction (none when the live state has read every turn
+already: live.py), lands the answer (or logs the failure) and applies it, retrying after
+another writer's fold. Two small runners drive it: ``run`` calls the extractor's
+``extract``, ``arun`` its ``aextract`` and runs the store steps off the event loop. One
+fold of a memory runs at a time (``folding``). A fold lets turns go from the context
+(``evicted_through``); a refresh only reads and saves.
 """
 
 from __future__ import annotations
@@ -16,14 +19,16 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .aio import in_thread
+from .delta import logged
 from .errors import ExtractionError, StoreError, VersionConflictError
 from .extract.base import Extraction
-from .fold import FoldKeys, fold_report
+from .fold import FoldKeys, FoldStats, fold_report
+from .live import STATS
 from .state import ConversationState, IndexEntry, Item
 from .store.base import CompactionRecord
 from .turns import Turn
@@ -43,31 +48,37 @@ MAX_BATCHES = 16  # folds one call may run through a backlog (the rest wait for 
 
 @dataclass(frozen=True)
 class Plan:
-    """A fold that is due: the state it starts from, the unfolded turns (with their
-    token counts) and the last turn to fold."""
+    """A fold that is due: the state it starts from (the live one, when the configured
+    extractor reads live), the turns the context has not let go (with their token
+    counts), the last turn to read and the last to let go."""
 
     state: ConversationState
     raw: list[tuple[Turn, int]]
     through: int
+    evict: int
     generation: int  # the session's, when planned: a save after an erasure is refused
 
     @property
     def batch(self) -> list[Turn]:
-        """The turns this fold reads."""
-        return [t for t, _ in self.raw if t.index <= self.through]
+        """The turns this fold reads: those up to ``through`` its state has not read."""
+        read = self.state.folded_through
+        return [t for t, _ in self.raw if read < t.index <= self.through]
 
 
 @dataclass(frozen=True)
 class FoldOutcome:
     """What a fold did: its log record, and the state it saved (None: the extraction
-    failed and the turns wait for a later fold)."""
+    failed and the turns wait for a later fold); ``live``: the saved state is the live
+    one as it was (it shares its items and dedup keys)."""
 
     record: CompactionRecord
     state: ConversationState | None
     generation: int  # the session's generation it was planned in
+    live: bool = False
 
 
 Steps = Generator[Plan, "Extraction | Exception", "CompactionRecord | None"]
+Planner = Callable[[], "Plan | None"]
 
 
 class Compactor:
@@ -94,12 +105,12 @@ class Compactor:
 
     # -- the one fold path --------------------------------------------------------------
 
-    def steps(self, force: bool, policy: WindowPolicy | None) -> Steps:
-        """Fold batch after batch while a fold is due (at most MAX_BATCHES, stopping at a
-        failure); the last record, or None when nothing was due."""
+    def steps(self, planner: Planner) -> Steps:
+        """Fold batch after batch while ``planner`` finds one due (at most MAX_BATCHES,
+        stopping at a failure); the last record, or None when nothing was due."""
         last = None
         for _ in range(MAX_BATCHES):
-            record = yield from self._fold_once(force, policy)
+            record = yield from self._fold_once(planner)
             if record is None:
                 break
             last = record
@@ -107,21 +118,21 @@ class Compactor:
                 break
         return last
 
-    def _fold_once(self, force: bool, policy: WindowPolicy | None) -> Steps:
-        """Plan, lease, yield the plan for extraction, land or log, apply; after another
-        writer's fold, reload and plan again."""
+    def _fold_once(self, planner: Planner) -> Steps:
+        """Plan, lease, yield the plan for extraction (when it has turns to read), land
+        or log, apply; after another writer's fold, reload and plan again."""
         m = self.memory
         for _ in range(_CONFLICT_RETRIES):
-            plan = self.plan(force, policy)
+            plan = planner()
             if plan is None or not m.store.acquire_lease(m.session_id, self.owner,
                                                          m.lease_ttl):
                 return None  # nothing due, or another worker is folding this session
             renewal = _RENEWALS.add(m.store, m.session_id, self.owner, m.lease_ttl)
             released = False
             try:
-                answer = yield plan
+                answer = (yield plan) if plan.batch else None
                 _RENEWALS.drop(renewal)  # before a save that may give the lease back
-                if isinstance(answer, Extraction):
+                if answer is None or isinstance(answer, Extraction):
                     outcome = self._land(plan, answer)
                     released = self.saves_releasing
                 else:
@@ -138,9 +149,9 @@ class Compactor:
             return self._apply(outcome)
         return None
 
-    def run(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+    def run(self, planner: Planner) -> CompactionRecord | None:
         """Drive the fold path with the extractor's ``extract``."""
-        m, steps = self.memory, self.steps(force, policy)
+        m, steps = self.memory, self.steps(planner)
         done, value = _step(steps, None)
         while not done:
             plan: Plan = value
@@ -152,10 +163,10 @@ class Compactor:
             done, value = _step(steps, answer)
         return value  # type: ignore[no-any-return]
 
-    async def arun(self, force: bool, policy: WindowPolicy | None) -> CompactionRecord | None:
+    async def arun(self, planner: Planner) -> CompactionRecord | None:
         """Drive the fold path with the extractor's ``aextract``; store and tokenizer
         work runs in a worker thread."""
-        m, steps = self.memory, self.steps(force, policy)
+        m, steps = self.memory, self.steps(planner)
         done, value = await in_thread(_step, steps, None)
         while not done:
             plan: Plan = value
@@ -183,7 +194,26 @@ class Compactor:
                     raise
             return None
         with self.folding:
-            return self.run(force, policy)
+            return self.run(self._planner(force, policy))
+
+    def refresh(self) -> CompactionRecord | None:
+        """Read and save every stored turn now, letting none go (``mem.refresh``)."""
+        with self.folding:
+            return self.run(self.plan_refresh)
+
+    async def arefresh(self) -> CompactionRecord | None:
+        """``refresh`` for event loops."""
+        import asyncio
+
+        while not self.folding.acquire(blocking=False):  # never block the event loop
+            await asyncio.sleep(0.005)
+        try:
+            return await self.arun(self.plan_refresh)
+        finally:
+            self.folding.release()
+
+    def _planner(self, force: bool, policy: WindowPolicy | None) -> Planner:
+        return lambda: self.plan(force, policy)
 
     async def adue(self, force: bool, policy: WindowPolicy | None = None
                    ) -> CompactionRecord | None:
@@ -198,13 +228,13 @@ class Compactor:
         while not self.folding.acquire(blocking=False):  # never block the event loop
             await asyncio.sleep(0.005)
         try:
-            return await self.arun(force, policy)
+            return await self.arun(self._planner(force, policy))
         finally:
             self.folding.release()
 
     def _in_background(self, policy: WindowPolicy | None) -> None:
         try:
-            self.run(False, policy)
+            self.run(self._planner(False, policy))
         except Exception:  # noqa: BLE001 - a background thread has no caller to raise to
             log.exception("convstate: background fold of %r failed", self.memory.session_id)
         finally:
@@ -212,7 +242,7 @@ class Compactor:
 
     async def _ain_background(self, policy: WindowPolicy | None) -> None:
         try:
-            await self.arun(False, policy)
+            await self.arun(self._planner(False, policy))
         except Exception:  # noqa: BLE001 - a background task has no caller to raise to
             log.exception("convstate: background fold of %r failed", self.memory.session_id)
         finally:
@@ -223,7 +253,7 @@ class Compactor:
         failed fold only ``force`` retries early."""
         m = self.memory
         with m._lock:
-            m._sync()
+            m._current()
             if not force and m._last < self.retry_at:
                 return None
             raw, policy, fixed = m._raw(), policy or m.policy, m.priming + m._system_tokens
@@ -234,8 +264,29 @@ class Compactor:
             if through is None:
                 return None
             # a backlog (after an outage, or a long compact) goes in window-sized batches
-            return Plan(m._state, raw, bounded_batch(slots, through, m.policy.budget),
-                        m._generation)
+            through = bounded_batch(slots, through, m.policy.budget)
+            return Plan(self._base(), raw, through, through, m._generation)
+
+    def plan_refresh(self) -> Plan | None:
+        """A fold that reads every stored turn not read by the configured extractor yet
+        (in window-sized batches) and lets none go; None when there is none."""
+        m = self.memory
+        with m._lock:
+            m._current()
+            base = self._base()
+            if m._last <= base.folded_through and base is m._reader.saved:
+                return None
+            raw = m._raw()
+            slots = [Slot(t.index, t.role, n) for t, n in raw
+                     if t.index > base.folded_through]
+            through = bounded_batch(slots, m._last, m.policy.budget) if slots else m._last
+            return Plan(base, raw, through, m._state.evicted_through, m._generation)
+
+    def _base(self) -> ConversationState:
+        """What a fold starts from: the live state when the configured extractor read
+        it, else the saved state (the rules' provisional reading is never saved)."""
+        reader = self.memory._reader
+        return reader.state if reader.own else reader.saved
 
     # -- the steps ----------------------------------------------------------------------
 
@@ -250,10 +301,17 @@ class Compactor:
                         "expires in %.0f s", m.session_id, exc, m.lease_ttl)
 
     def _record(self, plan: Plan) -> CompactionRecord:
+        """The log line of a fold: the turns it lets go (a refresh's: those it reads)."""
         m, batch = self.memory, plan.batch
-        return CompactionRecord(session_id=m.session_id, first_turn=batch[0].index,
-                                last_turn=batch[-1].index, extractor=m._extractor.name,
-                                tokens_before=m._assembler.fixed_tokens(plan.state)
+        first: int | None = None
+        last: int | None = None
+        if plan.evict > m._state.evicted_through:
+            first, last = m._state.evicted_through + 1, plan.evict
+        elif batch:
+            first, last = batch[0].index, batch[-1].index
+        return CompactionRecord(session_id=m.session_id, first_turn=first, last_turn=last,
+                                extractor=m._extractor.name,
+                                tokens_before=m._assembler.fixed_tokens(m._state)
                                 + sum(n for _, n in plan.raw))
 
     def _failed(self, plan: Plan, exc: Exception) -> FoldOutcome:
@@ -283,30 +341,41 @@ class Compactor:
                         batch[-1].index, record.error)
         return FoldOutcome(record, None, plan.generation)
 
-    def _land(self, plan: Plan, extraction: Extraction) -> FoldOutcome:
-        """Fold the extraction and save it (version-checked)."""
-        m, state = self.memory, plan.state
+    def _land(self, plan: Plan, extraction: Extraction | None) -> FoldOutcome:
+        """Fold the extraction (if the plan had turns to read) and save the state
+        (version-checked), its turns up to ``plan.evict`` let go."""
+        m, state, reader = self.memory, plan.state, self.memory._reader
         record = self._record(plan)
-        new, stats = fold_report(state, extraction.delta, {t.index: t for t in plan.batch},
-                                 self.keys)
-        new.version = state.version + 1
-        new.folded_through = plan.through
-        record.extractor = extraction.extractor
+        live = state is reader.state and reader.own
+        stats, notes = (reader.stats, list(reader.notes)) if live else (FoldStats(), [])
+        if extraction is None:
+            new = state.model_copy()  # read already: the live state, saved as it is
+        else:
+            new, more = fold_report(state, extraction.delta,
+                                    {t.index: t for t in plan.batch}, self.keys)
+            stats = _sum(stats, more)
+            notes += extraction.notes
+            record.extractor = extraction.extractor
+            record.prompt_tokens = extraction.prompt_tokens
+            record.cached_tokens = extraction.cached_tokens
+            record.completion_tokens = extraction.completion_tokens
+            record.model = extraction.model
+            record.fallback = extraction.fell_back
+            live = False
+        saved = reader.saved
+        new.version = saved.version + 1
+        new.evicted_through = max(plan.evict, saved.evicted_through)
+        new.provisional = []
         record.version = new.version
-        record.prompt_tokens = extraction.prompt_tokens
-        record.cached_tokens = extraction.cached_tokens
-        record.completion_tokens = extraction.completion_tokens
-        record.model = extraction.model
-        record.notes = "; ".join(extraction.notes) or None
-        record.fallback = extraction.fell_back
-        for name in ("added", "deduplicated", "rejected", "superseded", "updated"):
+        record.notes = "; ".join(notes + logged(stats.dropped)) or None
+        for name in STATS:
             setattr(record, name, getattr(stats, name))
         record.tokens_after = m._assembler.fixed_tokens(new) + sum(
-            n for t, n in plan.raw if t.index > plan.through)
+            n for t, n in plan.raw if t.index > new.evicted_through)
         extra: dict[str, Any] = {"release": self.owner} if self.saves_releasing else {}
-        m.store.save_state(m.session_id, new.dump(self.dumped), state.version, record,
+        m.store.save_state(m.session_id, new.dump(self.dumped), saved.version, record,
                            **extra, **self._checked(plan))
-        return FoldOutcome(record, new, plan.generation)
+        return FoldOutcome(record, new, plan.generation, live)
 
     def _checked(self, plan: Plan) -> dict[str, int]:
         """A write's ``generation`` argument, where the store takes one."""
@@ -317,14 +386,26 @@ class Compactor:
         m = self.memory
         if outcome.state is not None:
             with m._lock:  # (a state of an erased generation is never shown)
-                if outcome.state.version > m._state.version \
+                if outcome.state.version > m._reader.saved.version \
                         and outcome.generation == m._generation:
-                    m._set_state(outcome.state)
+                    reader = m._reader
+                    if outcome.live:  # the same items: their keys and index entries too
+                        m._set_saved(outcome.state, reader.keys, reader.index)
+                    else:
+                        m._set_saved(outcome.state)
             if m.user_id is not None:
                 m._promote(outcome.state, outcome.generation)
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record
+
+
+def _sum(a: FoldStats, b: FoldStats) -> FoldStats:
+    """What two folds did together."""
+    out = FoldStats(**{name: getattr(a, name) + getattr(b, name) for name in STATS})
+    out.reasons = a.reasons + b.reasons
+    out.dropped = a.dropped + b.dropped
+    return out
 
 
 def _takes(method: Any, name: str) -> bool:

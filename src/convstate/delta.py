@@ -7,9 +7,19 @@ state itself: only what the expiring turns add or change.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, get_args
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    TypeVar,
+    cast,
+    get_args,
+    get_origin,
+)
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 from .lang import language_field
@@ -32,7 +42,7 @@ from .state import ConversationState
 __all__ = ["MAX_ITEMS", "MAX_TEXT", "MAX_TURNS_CITED", "AnchorValue", "FieldValue",
            "ItemUpdate", "New", "NewAnchor", "NewDecision", "NewFact", "NewGoal",
            "NewPreference", "NewRequest", "NewSentiment", "NewTask", "StateDelta",
-           "delta_model"]
+           "admitted", "delta_model", "logged"]
 
 T = TypeVar("T")
 
@@ -148,3 +158,97 @@ def _require(names: list[str]) -> Any:
     def extra(schema: dict[str, Any]) -> None:
         schema["required"] = sorted(set(schema.get("required", [])) | set(names))
     return extra
+
+
+# -- what a fold admits -----------------------------------------------------------------
+
+
+def admitted(delta: Any, model: type[StateDelta]) -> tuple[StateDelta, list[str]]:
+    """``delta`` as a ``model`` holding only what validates, and one line per item left
+    out (which, and why).
+
+    Each item of each list, and each single value, is checked against ``model`` on its
+    own: one bad value (a 600-digit id, an unknown kind, an item that is not an object)
+    costs that value, never the rest. The fold admits every delta this way, whoever
+    made it: a delta built with ``model_construct`` (the rule extractor's), an item
+    changed after it was made, a plain dict from an extractor of your own. A list's
+    length is not checked: MAX_ITEMS bounds what a model may send in one reply, and a
+    long batch may hold more.
+    """
+    if isinstance(delta, BaseModel):
+        given: dict[str, Any] = {n: getattr(delta, n, None) for n in model.model_fields}
+    elif isinstance(delta, dict):
+        given = delta
+    else:
+        return model.model_construct(), [
+            f"the delta is a {type(delta).__name__}, not a {model.__name__}: nothing folded"]
+    values: dict[str, Any] = {}
+    dropped: list[str] = []
+    for name, (is_list, check) in _checks(model).items():
+        value = given.get(name)
+        if value is None:
+            continue
+        if not is_list:
+            try:
+                values[name] = check.validate_python(_fields(value))
+            except ValidationError as exc:
+                dropped.append(_why(name, value, exc))
+            continue
+        if not isinstance(value, list | tuple):
+            dropped.append(f"{name}: a {type(value).__name__}, not a list")
+            continue
+        kept = []
+        for k, item in enumerate(value):
+            try:
+                kept.append(check.validate_python(_fields(item)))
+            except ValidationError as exc:
+                dropped.append(_why(f"{name}[{k}]", item, exc))
+        values[name] = kept
+    return model.model_construct(**values), dropped
+
+
+MAX_LOGGED = 8  # lines about dropped items a compaction log keeps; the rest are counted
+
+
+def logged(lines: list[str]) -> list[str]:
+    """At most MAX_LOGGED of ``lines``, and how many more there were."""
+    if len(lines) <= MAX_LOGGED:
+        return lines
+    return lines[:MAX_LOGGED] + [f"and {len(lines) - MAX_LOGGED} more"]
+
+
+@cache
+def _checks(model: type[StateDelta]) -> dict[str, tuple[bool, TypeAdapter[Any]]]:
+    """Per field of ``model``: whether it is a list, and the check of one item of it (of
+    the value itself, with the field's constraints, when not a list)."""
+    out: dict[str, tuple[bool, TypeAdapter[Any]]] = {}
+    for name, info in model.model_fields.items():
+        if get_origin(info.annotation) is list:
+            out[name] = (True, TypeAdapter(get_args(info.annotation)[0]))
+        else:
+            out[name] = (False, TypeAdapter(cast(Any, Annotated)[info.annotation, info]))
+    return out
+
+
+def _fields(value: Any) -> Any:
+    """A model's field values, to validate again (pydantic takes an instance as it is,
+    however it was built or changed since); anything else as it is."""
+    return dict(value.__dict__) if isinstance(value, BaseModel) else value
+
+
+def _why(where: str, item: Any, exc: ValidationError) -> str:
+    first = exc.errors(include_url=False, include_input=False)[0]
+    loc = ".".join(str(p) for p in first["loc"])
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}{_preview(item)} dropped: {loc + ': ' if loc else ''}{first['msg']}{more}"
+
+
+def _preview(item: Any) -> str:
+    """The start of what an item says, to tell which one it was."""
+    fields = item.__dict__ if isinstance(item, BaseModel) else item
+    said = next((fields[k] for k in ("value", "text", "id") if isinstance(fields, dict)
+                 and isinstance(fields.get(k), str)), None)
+    if said is None:
+        return ""
+    short = said if len(said) <= 40 else said[:40] + "…"
+    return f" {short!r}"

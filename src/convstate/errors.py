@@ -14,7 +14,7 @@ class InvalidMessageError(ConvStateError, ValueError):
     """
 
     def __init__(self, field: str, problem: str):
-        self.field = field
+        self.field, self.problem = field, problem
         super().__init__(f"invalid message field {field!r}: {problem}")
 
 

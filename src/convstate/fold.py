@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta
+from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import Section, field_of, grouped, text_of
+from .sections import SETTLED_KEYS, SLOT_KEYS, Section, field_of, grouped, text_of
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -39,6 +39,8 @@ class FoldStats:
     superseded: int = 0
     updated: int = 0
     reasons: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # items the delta model cannot hold
+    changed: list[str] = field(default_factory=list)  # ids of the items added or changed
 
     def reject(self, why: str) -> None:
         self.rejected += 1
@@ -52,19 +54,30 @@ def fold(state: ConversationState, delta: StateDelta,
 
 
 def fold_report(state: ConversationState, delta: StateDelta,
-                sources: Mapping[int, Turn], keys: FoldKeys | None = None
-                ) -> tuple[ConversationState, FoldStats]:
-    """Like :func:`fold`, and also say what was added, deduplicated and rejected.
+                sources: Mapping[int, Turn], keys: FoldKeys | None = None,
+                provisional: bool = False) -> tuple[ConversationState, FoldStats]:
+    """Like :func:`fold`, and also say what was added, deduplicated, rejected and
+    changed.
 
     ``keys``: kept by the caller from fold to fold (the compactor keeps one), so a fold
     of the state the last one returned finds its proposals' duplicates without keying
-    every item of the state again."""
+    every item of the state again. ``provisional``: the delta is a quick reading ahead
+    of the configured extractor; the items it adds or changes are listed in the new
+    state's ``provisional``."""
+    # whoever made the delta, what its model cannot hold is left out, item by item
+    delta, dropped = admitted(delta, delta_model(type(state)))
     draft = _Draft(state)
-    known = keys.maps if keys is not None and keys.state is state else {}
-    dedup = _Keys(draft, known)
+    mine = keys is not None and keys.state is state
+    known = keys.maps if mine else {}  # type: ignore[union-attr]
+    dedup = _Keys(draft, known, keys.stale if mine else None)  # type: ignore[union-attr]
     stats = _fold_into(draft, delta, sources, dedup)
+    stats.dropped = dropped
+    stats.rejected += len(dropped)
+    stats.changed = [item.id for _, item, _ in draft.owned.values()]
+    if provisional and stats.changed:
+        draft.state.provisional = list(dict.fromkeys(state.provisional + stats.changed))
     if keys is not None:  # sections this fold did not key keep the maps they had
-        keys.state, keys.maps = draft.state, {**known, **dedup.maps}
+        keys.state, keys.maps, keys.stale = draft.state, {**known, **dedup.maps}, dedup.stale
     return draft.state, stats
 
 
@@ -76,6 +89,7 @@ class FoldKeys:
     def __init__(self) -> None:
         self.state: ConversationState | None = None
         self.maps: dict[str, dict[Any, Any]] = {}
+        self.stale: frozenset[str] | None = None  # replaced values no live anchor holds
 
 
 def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
@@ -94,11 +108,15 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
         # speaker authority: what the user said of themselves (their phone, their
         # address) only the user replaces; the assistant's values (a hotline) only the
         # assistant, a tool's (a record) only a tool: each stands next to the others
-        # (and the phone of one restaurant never replaces another's)
+        # (and the phone of one restaurant never replaces another's; what others say
+        # about no named thing may be about many: it replaces nothing)
         mine = [a for a in new.anchors if a.key in single]  # a third faster than a call each
-        groups = grouped(mine, lambda a: (a.key, a.speaker, _subject(a)))
+        groups = grouped(mine, lambda a: (a.key, a.speaker, _subject(a))
+                         if a.speaker == "user" or a.subject else None)
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
+    if settled := touched_keys & SETTLED_KEYS:
+        _settle_slots(draft, settled, stats)
     anchors = new.section("anchors")
     if anchors.cap is not None and touched_keys:
         _cap(draft, anchors, stats, touched_keys)
@@ -110,7 +128,7 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
 
     for u in delta.updates:
         _apply_update(draft, u.id, u.status, u.turn, sources, stats)
-    _fade_stale(draft, stats)
+    keys.stale = _fade_stale(draft, stats, keys.stale)
     for field_spec in specs.values():
         _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
     _fold_sentiment(new, delta, sources)
@@ -174,7 +192,7 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
             norm := normalize(getattr(i, by))) in settle else None)
         for value in sorted(groups):
             _settle(draft, spec.name, groups[value], stats, turn_field=False)
-    if spec.cap is not None:
+    if spec.cap is not None and given:  # (only what a fold adds or says again can pass it)
         _cap(draft, spec, stats)
 
 
@@ -233,7 +251,8 @@ class _Draft:
         for spec in given.sections():
             setattr(self.state, spec.name, list(getattr(given, spec.name)))
         self.state.field_log = list(given.field_log)
-        self.owned: set[int] = set()  # ids of the items that are this draft's own
+        # the items that are this draft's own, by id(): (section, item, status it had)
+        self.owned: dict[int, tuple[str, Any, str | None]] = {}
 
     def own(self, section: str, item: Any) -> Any:
         """The draft's own copy of ``item`` (of ``section``), to change in place: made at
@@ -243,14 +262,20 @@ class _Draft:
         at = self._position(items, section, item.id)
         current = items[at]
         if id(current) not in self.owned:
+            was = current.status
             current = items[at] = current.model_copy()
-            self.owned.add(id(current))
+            self.owned[id(current)] = (section, current, was)
         return current
 
     def add(self, section: str, item: Any) -> None:
         """Append a new item, the draft's own."""
         getattr(self.state, section).append(item)
-        self.owned.add(id(item))
+        self.owned[id(item)] = (section, item, None)
+
+    def status_changed(self, section: str) -> bool:
+        """Whether an item of ``section`` the state had took another status."""
+        return any(s == section and was is not None and item.status != was
+                   for s, item, was in self.owned.values())
 
     def _position(self, items: list[Any], section: str, item_id: str) -> int:
         # ids are the prefix and the position + 1 (items are never removed); a state
@@ -266,10 +291,12 @@ class _Keys:
     """The dedup keys of a section's items, built once per fold: a fold of n items over
     a state of m costs n + m, not n x m. A hit is the draft's own copy."""
 
-    def __init__(self, draft: _Draft, known: Mapping[str, dict[Any, Any]]):
+    def __init__(self, draft: _Draft, known: Mapping[str, dict[Any, Any]],
+                 stale: frozenset[str] | None = None):
         self.draft = draft
         self.known = known  # the maps of the state given, from the fold that made it
         self.maps: dict[str, dict[Any, Any]] = {}
+        self.stale = stale  # of the state given, likewise (see _fade_stale)
 
     def of(self, section: str) -> dict[Any, Any]:
         if section not in self.maps:
@@ -318,7 +345,8 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         return None
     key = anchor_key(a.key) or a.kind
     subject = a.subject.strip() if a.subject else None
-    if subject and not any(subject in t.text for t in sources.values()):
+    if subject and not any(subject in t.text for t in sources.values()) and not any(
+            o.value == subject for o in state.anchors):  # named in an earlier turn
         stats.reasons.append(f"subject {subject[:40]!r} of {key} is not verbatim: dropped")
         subject = None
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
@@ -391,27 +419,75 @@ def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,
             stats.superseded += 1
 
 
-def _fade_stale(draft: _Draft, stats: FoldStats) -> None:
+def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
+    """Of the values of ``keys`` (SETTLED_KEYS) this fold stated, one said again after
+    the value that replaced it is live again; those of SLOT_KEYS replace the older live
+    ones they may (``_replaces``)."""
+    fresh = sorted((item for s, item, _ in draft.owned.values()
+                    if s == "anchors" and item.key in keys), key=lambda a: a.last_turn)
+    if not fresh:
+        return
+    slots = keys & SLOT_KEYS
+    mine = grouped((a for a in draft.state.anchors if a.key in slots and a.status == "active"),
+                   lambda a: a.key) if slots else {}
+    for new in fresh:
+        if new.status == "superseded" and new.superseded_turn is not None \
+                and new.last_turn > new.superseded_turn:  # said again after its successor
+            new.status, new.superseded_by, new.superseded_turn = "active", None, None
+        if new.status != "active":
+            continue
+        for old in mine.get(new.key, ()):
+            old = draft.own("anchors", old)
+            if old.status == "active" and old.last_turn < new.last_turn \
+                    and _replaces(new, old):
+                old.status, old.superseded_by = "superseded", new.id
+                old.superseded_turn = new.last_turn
+                stats.superseded += 1
+
+
+def _replaces(new: Anchor, old: Anchor) -> bool:
+    """Whether ``new`` is a later value of the same thing as ``old`` that its speaker may
+    replace: the user's replaces the user's about the same subject (or either about
+    none) and what the assistant proposed (a value about no named thing, or the same
+    one); the assistant's (or a tool's) replaces its own about the same named thing
+    (what it says about no named thing may be about many: opening hours of two places)."""
+    named = bool(old.subject) and _subject(new) == _subject(old)
+    if new.speaker == "user":
+        return not new.subject or not old.subject or named if old.speaker == "user" \
+            else not old.subject or named
+    return named and old.speaker != "user"
+
+
+def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
+                ) -> frozenset[str] | None:
     """Items of a section with a ``stale`` status that quote a value since replaced
-    take that status: the block never shows a superseded value again through them."""
+    take that status: the block never shows a superseded value again through them. The
+    replaced values no live anchor holds, returned; ``known``: those of the state given
+    (a fold that took no anchor's status reads only the items it added or changed: the
+    rest were read when those values were replaced)."""
     state = draft.state
     specs = [s for s in state.sections() if s.stale is not None]
     if not specs:
-        return
-    live, replaced = set(), set()
-    for a in state.anchors:  # one pass: a long session holds thousands
-        if a.status == "active":
-            live.add(a.value)
-        elif a.status == "superseded":
-            replaced.add(a.value)
-    stale = replaced - live
-    if not stale:
-        return
-    for spec in specs:
-        for item in getattr(state, spec.name):
-            if spec.is_live(item) and any(v in text_of(item) for v in stale):
-                draft.own(spec.name, item).status = spec.stale
-                stats.updated += 1
+        return None
+    if known is None or draft.status_changed("anchors"):
+        live, replaced = set(), set()
+        for a in state.anchors:  # one pass: a long session holds thousands
+            if a.status == "active":
+                live.add(a.value)
+            elif a.status == "superseded":
+                replaced.add(a.value)
+        stale = frozenset(replaced - live)
+        read = [(spec, item) for spec in specs for item in getattr(state, spec.name)]
+    else:  # new values are active ones: they may only take a value out
+        stale = known - {item.value for s, item, was in draft.owned.values()
+                         if s == "anchors" and was is None and item.status == "active"}
+        names = {spec.name: spec for spec in specs}
+        read = [(names[s], item) for s, item, _ in list(draft.owned.values()) if s in names]
+    for spec, item in read if stale else ():
+        if spec.is_live(item) and any(v in text_of(item) for v in stale):
+            draft.own(spec.name, item).status = spec.stale
+            stats.updated += 1
+    return stale
 
 
 def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
@@ -429,12 +505,16 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
             and sources[turn].role != "assistant":
         stats.reject(f"only the assistant can complete its task {item_id}")
         return
-    if isinstance(item, Anchor) and status == "superseded" and not any(
-            o.key == item.key and o.id != item.id and o.status == "active"
-            and any(t in sources for t in o.turns) for o in state.anchors):
-        stats.reject(f"update {item_id}->superseded names no new value of {item.key!r} "
-                     "from these turns")
-        return
+    by = None
+    if isinstance(item, Anchor) and status == "superseded":
+        # a live value of the key as new as it (of these turns, or one they took up)
+        newer = [o for o in state.anchors if o.key == item.key and o.id != item.id
+                 and o.status == "active" and o.last_turn >= item.last_turn]
+        if not newer:
+            stats.reject(f"update {item_id}->superseded names no value of {item.key!r} "
+                         "as new as it")
+            return
+        by = max(newer, key=lambda o: (o.last_turn, int(o.id[1:])))
     if item.status == status:
         return
     item = draft.own(spec.name, item)
@@ -443,6 +523,7 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         item.closed_turn = turn
     if isinstance(item, Anchor):
         item.superseded_turn = turn
+        item.superseded_by = by.id if by is not None else None
     stats.updated += 1
 
 

@@ -1,6 +1,7 @@
 """Reading a JSON or JSONL file someone hands us: UTF-8, or any Unicode encoding that
 starts with a byte-order mark (UTF-16 from a Windows editor); every fault — unreadable,
-not text, not JSON, nested too deeply — a DataError naming the file, never a traceback."""
+not text, not JSON, nested too deeply, a number too long to read — a DataError naming
+the file, never a traceback."""
 
 from __future__ import annotations
 
@@ -31,13 +32,23 @@ def read_text(path: str | Path) -> str:
 
 
 def read_json(path: str | Path, lines: bool = False) -> Any:
-    """The file's JSON value (``lines``: one JSON value per non-empty line, as a list)."""
+    """The file's JSON value (``lines``: one JSON value per non-empty line, as a list; a
+    fault names the line of the file)."""
     text = read_text(path)
+    if not lines:
+        return _parsed(text, str(path))
+    return [_parsed(line, f"{path} line {number}", one_line=True)
+            for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def _parsed(text: str, where: str, one_line: bool = False) -> Any:
     try:
-        if lines:
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"{path} is not valid JSON: {exc}") from None
+        at = f"{exc.msg} (column {exc.colno})" if one_line else str(exc)
+        raise DataError(f"{where} is not valid JSON: {at}") from None
     except RecursionError:
-        raise DataError(f"{path}: JSON nested too deeply") from None
+        raise DataError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:  # valid JSON Python cannot hold: an integer of 4,300+ digits
+        raise DataError(f"{where}: a value Python cannot read ({str(exc).split(';')[0]})") \
+            from None

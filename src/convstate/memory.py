@@ -20,13 +20,15 @@ from .delta import delta_model
 from .errors import ConfigError, SessionErasedError, VersionConflictError
 from .extract import default_extractor
 from .extract.base import Extractor, as_extractor
+from .fold import FoldKeys
+from .live import LiveIndex, LiveReader
 from .lookup import Found, locate
 from .profile import Profile, promote
 from .state import ConversationState
 from .store.base import CompactionRecord, Head, Store, append_turn, changes
 from .store.sqlite import SQLiteStore
 from .tokens import Counter, count_messages, counter_for, reply_priming
-from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message
+from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message, check_messages
 from .window import (
     KEEP_RECENT_TURNS,
     TARGET_RATIO,
@@ -176,6 +178,9 @@ class ConversationMemory:
         if self.policy.min_batch is None:  # the extractor's: an LLM's fixed prompt
             self.policy = replace(self.policy, min_batch=int(
                 getattr(self.extractor, "min_batch_tokens", 0)))
+        # The live state: the saved one and every stored turn after it, read as it comes
+        # (live.py); ``_state`` is the saved one as a context shows it (``view``).
+        self._reader = LiveReader(self._extractor, self.delta_model, self.strict)
         self._state: ConversationState = self.state_model()
         # The newest turns (folded ones as far as a context could show them, then every
         # unfolded one) with their messages and token counts.
@@ -203,7 +208,7 @@ class ConversationMemory:
 
     def add_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
         """Store several messages; each is checked before any is written."""
-        checked = [check_message(m, self.max_turn_chars) for m in messages]
+        checked = check_messages(messages, self.max_turn_chars)
         return [self._append(fields) for fields in checked]
 
     def _append(self, fields: dict[str, Any]) -> Turn:
@@ -228,10 +233,23 @@ class ConversationMemory:
 
     @property
     def state(self) -> ConversationState:
-        """The folded state as of the last fold (folds happen in context()/compact())."""
+        """The state as of every stored turn (the live state, live.py): each turn read
+        once as it comes, whatever the window (by the rules, provisionally, ahead of an
+        extractor that reads in batches: see ``refresh``)."""
         with self._lock:
-            self._sync()
-            return self._state
+            self._current()
+            return self._reader.state
+
+    def refresh(self) -> CompactionRecord | None:
+        """Read every stored turn with the configured extractor now and save the state,
+        the context unchanged: for an LLM extractor, which otherwise reads its turns in
+        the batches a fold takes (until then the rules read them provisionally); for the
+        rules, the live state is saved as it is. None when there was nothing new."""
+        return self._compactor.refresh()
+
+    async def arefresh(self) -> CompactionRecord | None:
+        """``refresh`` for event loops (the extractor's async client)."""
+        return await self._compactor.arefresh()
 
     def context(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
                 query: str | None = None, document_share: float = DOCUMENT_SHARE
@@ -275,11 +293,11 @@ class ConversationMemory:
         context's raw turns hold); another ``format`` or ``lang`` renders the whole state
         within the block's budget. '' when there is nothing to say."""
         with self._lock:
-            self._sync()
-            state = self._state
+            self._current()
+            state = self._reader.state
             if format is None and lang is None:
                 return self._assembler.layout()[0]
-        return self._assembler.render_block(state, format, lang)[0]
+        return self._assembler.render_block(state, format, lang, whole=True)[0]
 
     def where(self, text: str) -> Found:
         """Where ``text`` (a value someone said, as an agent types it: a phone number in
@@ -292,11 +310,11 @@ class ConversationMemory:
         value), ``.turn`` (the latest turn that said it) and ``.value`` (as said there):
         see lookup.py. The first question a support team asks: why did the bot forget X?"""
         with self._lock:
-            self._sync()
+            self._current()
             block, raw = self._assembler.layout()
-            state = self._state
+            state, read = self._reader.state, self._reader.read_through
         return locate(text, (str(m.get("content") or "") for m in raw), block, state,
-                      self.store.turns(self.session_id), state.folded_through)
+                      self.store.turns(self.session_id), read)
 
     def state_at(self, version: int) -> ConversationState:
         """The state as saved at ``version`` (0: the empty state before any fold)."""
@@ -480,13 +498,13 @@ class ConversationMemory:
                 self._last = t.index
 
     def _raw(self) -> list[tuple[Turn, int]]:
-        """The unfolded turns and their token counts."""
-        through = self._state.folded_through
+        """The turns the context has not let go (always shown raw), and their tokens."""
+        through = self._state.evicted_through
         return [(t, n) for t, _, n in self._recent if t.index > through]
 
     def _trim(self) -> None:
-        """Forget folded turns older than any context could show (the store has them)."""
-        through, room, used = self._state.folded_through, self.policy.budget, 0
+        """Forget let-go turns older than any context could show (the store has them)."""
+        through, room, used = self._state.evicted_through, self.policy.budget, 0
         for p in range(len(self._recent) - 1, -1, -1):
             used += self._recent[p][2]
             if used > room and self._recent[p][0].index <= through:
@@ -496,10 +514,31 @@ class ConversationMemory:
                 and self._recent[0][0].index <= through:  # never results without their call
             del self._recent[0]
 
-    def _set_state(self, state: ConversationState) -> None:
+    def _set_saved(self, state: ConversationState, keys: FoldKeys | None = None,
+                   index: LiveIndex | None = None) -> None:
+        """The saved state is ``state`` now (loaded, or a fold's); the live state starts
+        from it (``keys``, ``index``: see LiveReader.reset)."""
+        self._reader.reset(state, keys, index)
         self._state = state
         self._assembler.reset()
         self._trim()
+
+    def _current(self) -> None:
+        """Catch up with the store, then read the new turns into the live state; a turn
+        that closed a saved item takes it out of the context's block."""
+        self._sync()
+        reader = self._reader
+        if self._last > reader.read_through:
+            through, new = reader.read_through, []
+            for t, _, _ in reversed(self._recent):
+                if t.index <= through:
+                    break
+                new.append(t)
+            reader.read(reversed(new), self._last)
+            view = reader.view()
+            if view is not self._state:
+                self._state = view
+                self._assembler.reset()
 
     def _validated(self, data: dict[str, Any]) -> ConversationState:
         """A saved state as this memory's model, or a clear error when the model that
@@ -525,7 +564,7 @@ class ConversationMemory:
         head = head or changes(self.store, self.session_id, 2**62, self.user_id)[0]
         data = self.store.load_state(self.session_id)
         state = self.state_model() if data is None else self._validated(data)
-        through, tail, back = state.folded_through, [], 16
+        through, tail, back = state.evicted_through, [], 16
         while through >= 0:  # the folded turns a context may show again, newest last
             tail = self.store.turns(self.session_id, after=max(through - back, -1),
                                     through=through)
@@ -537,14 +576,14 @@ class ConversationMemory:
         self._recent, self._last = [], (tail[0].index - 1 if tail else through)
         self._take(tail + self.store.turns(self.session_id, after=through))
         self._generation = head.generation
-        self._set_state(state)
+        self._set_saved(state)
         self._fresh_profile(head)
 
     def _sync(self) -> None:
         """Catch up with other writers: an erasure (a new generation), a newer state,
         turns appended elsewhere, a newer profile — all from one read."""
         head, turns = changes(self.store, self.session_id, self._last, self.user_id)
-        if head.generation != self._generation or head.version != self._state.version:
+        if head.generation != self._generation or head.version != self._reader.saved.version:
             self._reload(head)
         else:
             self._take(turns)

@@ -73,6 +73,6 @@ def _as_state(state: ConversationState | dict[str, Any] | str,
     try:
         data = json.loads(state) if isinstance(state, str) else state
         return model.model_validate(data)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, RecursionError) as exc:
         raise ConfigError("state", f"not a state that compress() returned: "
                           f"{str(exc).splitlines()[0]}") from None

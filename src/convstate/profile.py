@@ -284,10 +284,14 @@ def fade(profile: Profile, now: datetime) -> Profile:
     return profile
 
 
-def shown(profile: Profile, state: ConversationState) -> list[ProfileItem]:
-    """The profile's items a session's block shows: live ones, less what the session
-    already holds (the same value) or holds newer (another value of a single kind)."""
+def shown(profile: Profile, state: ConversationState, session_id: str | None = None
+          ) -> list[ProfileItem]:
+    """The profile's items the block of session ``session_id`` shows: live ones said in
+    an earlier session (not those only this session said: they are its own, not earlier
+    conversations'), less what the session already holds (the same value) or holds newer
+    (another value of a single kind)."""
     own = {(a.kind, norm(a.value)) for a in state.active_anchors()}
     own_kinds = {a.kind for a in state.active_anchors() if a.speaker == "user"}
     return [i for i in profile.live() if (i.kind, norm(i.value)) not in own
-            and not (i.kind in SINGLE_KINDS and i.kind in own_kinds)]
+            and not (i.kind in SINGLE_KINDS and i.kind in own_kinds)
+            and any(s.session_id != session_id for s in i.sources)]

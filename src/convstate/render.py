@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from .fields import describe
 from .lang import pack
 from .registry import FORMATS
-from .sections import grouped
+from .sections import ANCHORS, grouped
 from .state import Anchor, ConversationState, OpenTask
 from .tokens import Counter, TokenCounter
 
@@ -39,7 +39,8 @@ def block_words(lang: str) -> Mapping[str, str]:
 # Importance of a row (higher stays longer); each section's spec ranks its items.
 RANK_FIELD = 100.0  # your own fields
 RANK_USER_ANCHOR = 85.0  # at or above: kept whatever the budget, unless keep_anchors=False
-RANK_SENTIMENT = 78.0  # the mood: above every commitment, below the exact values
+RANK_SENTIMENT = 78.0  # a bad mood: above every commitment, below the exact values
+RANK_CALM = 45.0  # a neutral or good mood ("thanks!"): what the bot need not act on
 # A key's newest KEPT_PER_KEY values the user stated rank as exact values; older ones (a
 # session that has named dozens of orders) take their chance with the facts, so what a
 # block must keep stays bounded however long the session (every value stays in the state).
@@ -49,6 +50,10 @@ RANK_OLDER_VALUE = 55.0
 # raw turns leave: an earlier short turn shown whole is worth more than a line quoted from
 # it (where turns are long, every row comes first: layout.lines_first).
 RANK_BEFORE_RAW = 60.0
+# A key's values that later ones replaced: shown marked as such (the history a bot may
+# need: "the customer changed their number"), ranked as they were (their age puts them
+# after the values that replaced them); a key's newest few.
+KEPT_REPLACED = 4
 
 
 class Row(NamedTuple):
@@ -321,13 +326,19 @@ def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
     return hi
 
 
-def block_rows(state: ConversationState, lang: str) -> list[Row]:
-    """The rows a block of ``state`` shows, in block order, each with its rank."""
+def block_rows(state: ConversationState, lang: str, through: int | None = None
+               ) -> list[Row]:
+    """The rows a block of ``state`` shows, in block order, each with its rank; with
+    ``through``, as of that turn: of the items first stated by then, each at the last
+    turn by then that stated it (``said_by``), and the mood if read by then (a context's
+    block: later turns are raw, and carry what they say and how)."""
     words = block_words(lang)
     specs = state.custom_fields()
     anchor_labels = {s.anchor_key: s.label_for(lang) for s in specs.values()
                      if s.shape in ("anchor", "anchor_list") and (s.label or s.description)}
-    last = max(state.folded_through, 0) + 1
+    # ranks hold a row's age in [0, 1): as of what was let go for a context's block (not
+    # of when its state was saved), as of what was read for a whole state's
+    last = max(through if through is not None else state.folded_through, 0) + 1
 
     def by_turn(item: Any) -> tuple[int, str]:
         return (item.first_turn, item.id)
@@ -336,20 +347,23 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     # row is made (every fold ranks every row again, the state's age being in the rank)
     rows: list[tuple[Any, ...]] = []
     position = dict(_POSITION)
+    upto = through if through is not None else 1 << 62
     for spec in state.sections():
         position[spec.name] = spec.position
         live, rank_of = spec.live, spec.rank
-        for it in sorted((it for it in getattr(state, spec.name) if it.status == live),
-                         key=by_turn):
-            rank = rank_of(it) + (it.last_turn or 0) / last  # in [0, 1): newer first
+        for it in sorted((it for it in getattr(state, spec.name)
+                          if it.status == live and it.first_turn <= upto), key=by_turn):
+            turn = it.last_turn if it.last_turn <= upto else said_by(it, upto)
+            rank = rank_of(it) + turn / last  # in [0, 1): newer first
             if isinstance(it, Anchor):
                 rows.append((spec.name, anchor_labels.get(it.key, it.key), it.value,
-                             it.speaker, it.last_turn, it.kind, rank, it.subject))
+                             it.speaker, turn, it.kind, rank, it.subject))
             elif isinstance(it, OpenTask):
                 rows.append((spec.name, words[it.owner], it.text, it.speaker,
-                             it.last_turn, it.owner, rank, None))
+                             turn, it.owner, rank, None))
             else:
-                rows.append((spec.name, "", it.text, it.speaker, it.last_turn, "", rank, None))
+                rows.append((spec.name, "", it.text, it.speaker, turn, "", rank, None))
+    rows += _replaced_rows(state, anchor_labels, words, upto, last)  # (ranked as anchors)
     for name, field in specs.items():
         value = getattr(state, name)
         if field.shape not in ("anchor", "anchor_list") and value not in (None, []):
@@ -358,9 +372,9 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
     for e in state.conflicts():
         rows.append(("fields", specs[e.field].label_for(lang) if e.field in specs
                      else e.field, e.value, None, None, words["conflict"], RANK_FIELD, None))
-    if s := state.sentiment:  # a reading of the mood, not a quote: never left to raw turns
-        rows.append(("sentiment", s.label, s.reason, None, None,
-                     f"{s.score:+.2f}, {s.trend}", RANK_SENTIMENT, None))
+    if (s := state.sentiment) and s.turn <= upto:  # a reading of the mood: once let go
+        rows.append(("sentiment", s.label, s.reason, None, None, f"{s.score:+.2f}, {s.trend}",
+                     RANK_SENTIMENT if s.label == "negative" else RANK_CALM, None))
     # exact values (fields rank above): a key's newest KEPT_PER_KEY keep their rank
     exact = [k for k, r in enumerate(rows) if RANK_USER_ANCHOR <= r[6] < RANK_FIELD]
     taken: dict[tuple[str, str], int] = {}
@@ -375,6 +389,31 @@ def block_rows(state: ConversationState, lang: str) -> list[Row]:
         rows[k] = (*r[:6], RANK_OLDER_VALUE + (r[4] or 0) / last, r[7])
     made = list(map(Row._make, rows))  # tuple.__new__ in C: 0.10 us a row, Row(*r) 0.16
     return sorted(made, key=lambda r: position[r.section])  # stable: turn order within
+
+
+def _replaced_rows(state: ConversationState, labels: Mapping[str, str],
+                   words: Mapping[str, str], upto: int, last: int) -> list[tuple[Any, ...]]:
+    """The rows of a key's newest ``KEPT_REPLACED`` replaced values (first stated by
+    ``upto``), labelled as replaced, ranked as anchors."""
+    old = sorted((a for a in state.anchors if a.status == "superseded" and a.first_turn <= upto),
+                 key=lambda a: -a.last_turn)
+    taken: dict[str, int] = {}
+    rows = []
+    for a in old:
+        taken[a.key] = n = taken.get(a.key, 0) + 1
+        if n <= KEPT_REPLACED:
+            turn = a.last_turn if a.last_turn <= upto else said_by(a, upto)
+            rows.append(("anchors", f"{labels.get(a.key, a.key)} ({words['replaced']})",
+                         a.value, a.speaker, turn, a.kind,
+                         ANCHORS.rank(a) + turn / last, a.subject))
+    return rows[::-1]
+
+
+def said_by(item: Any, through: int) -> int:
+    """The last turn at or before ``through`` that stated ``item`` (of the turns it keeps:
+    its first and its latest)."""
+    turn: int = max((t for t in item.turns if t <= through), default=item.first_turn)
+    return turn
 
 
 def _labels(state_model: type[ConversationState], lang: str) -> dict[str, str]:

@@ -39,6 +39,7 @@ ANCHOR_KINDS: tuple[str, ...] = get_args(AnchorKind)
 MAX_TURNS_CITED = 8
 MAX_ITEMS = 40
 MAX_TEXT = 500
+MAX_SUBJECT = 120
 
 
 # An item's provenance stays bounded however often it is said again: the first turns
@@ -238,7 +239,7 @@ class NewAnchor(New):
     key: str = Field(min_length=1, max_length=64,
                      description="e.g. order_id, phone, budget, constraint.")
     value: str = Field(min_length=1, max_length=MAX_TEXT)
-    subject: str | None = Field(default=None, max_length=120)
+    subject: str | None = Field(default=None, max_length=MAX_SUBJECT)
 
 
 # Exact values come first: those that identify the customer or the case and the user's
@@ -252,6 +253,16 @@ def _anchor_rank(a: Anchor) -> float:
     if a.speaker == "user":
         return 90.0 if a.kind in IDENTIFYING else 85.0
     return 80.0 if a.kind in IDENTIFYING else 72.0
+
+
+# Keys whose values a conversation settles on: one current value per thing at a time (an
+# appointment's time, a trip's date). A later turn's value replaces the earlier ones of
+# the same thing (fold.py); values said in one turn stand together ("from the 3rd to the
+# 5th"), and the user who takes up the assistant's proposal replaces theirs with it.
+SLOT_KEYS = frozenset({"date", "time"})
+# ... and the values a user asks for that a proposal they take up settles: the price, the
+# rating, how long (a range asked for, the value found)
+SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating"}
 
 
 # A key's newest values, at most this many, are live; older ones (a session that has named

@@ -27,7 +27,6 @@ from .errors import ConfigError, ConvStateError, StoreError
 from .extract import Extractor
 from .memory import ConversationMemory
 from .registry import FORMATS
-from .state import ConversationState
 from .store.base import Store
 from .window import MIN_WINDOW
 
@@ -148,8 +147,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         body = await _read(request, max_body)
         try:
             data = json.loads(body)
-        except ValueError as exc:
-            raise HTTPError(400, "body", f"not JSON: {exc}") from None
+        except ValueError as exc:  # or a number Python cannot hold (4,300+ digits)
+            raise HTTPError(400, "body", f"not JSON: {str(exc).split(';')[0]}") from None
+        except RecursionError:
+            raise HTTPError(400, "body", "JSON nested too deeply") from None
         messages = data if isinstance(data, list) else [data]
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
@@ -167,11 +168,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                 "tokens": mem.tokens(messages), "messages": messages}
 
     @app.get("/v1/sessions/{session_id}/state", dependencies=auth)
-    def state(session_id: Session) -> dict[str, Any]:
-        """The folded state as JSON (404 for a session with no turns)."""
+    def state(session_id: Session, window: Window = None) -> dict[str, Any]:
+        """The state as of every stored turn, as JSON (404 for a session with no turns)."""
         _known(store, session_id)
-        data = store.load_state(session_id)
-        return data if data is not None else ConversationState().model_dump(mode="json")
+        return memory(session_id, sized(window)).state.model_dump(mode="json")
 
     @app.get("/v1/sessions/{session_id}/block", dependencies=auth)
     def block(session_id: Session, window: Window = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .errors import FieldTypeError
 from .fields import FieldSpec, analyze, describe
@@ -64,6 +64,15 @@ class IndexEntry(BaseModel):
     status: str
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
     turn: int | None = Field(default=None, description="The last turn that stated it.")
+    speaker: str | None = Field(default=None, description="Who stated it first.")
+
+
+def index_entry(section: str, item: Any) -> IndexEntry:
+    """The index entry of a live ``item`` of ``section``."""
+    text = f"{item.key}={item.value}" if isinstance(item, Anchor) else field_of(item, "text")
+    return IndexEntry(id=item.id, section=section, text=text[:80], status=item.status,
+                      owner=field_of(item, "owner"), turn=item.last_turn,
+                      speaker=item.speaker)
 
 
 class FieldEvent(BaseModel):
@@ -101,12 +110,18 @@ class StateDiff(BaseModel):
 class ConversationState(BaseModel):
     """Goals, preferences, decisions, open tasks, anchors and sentiment of a conversation.
 
-    ``folded_through`` is the watermark: every turn with an index at or below it has been
-    folded, exactly once. ``version`` counts saved states.
+    Two watermarks: ``folded_through``, every turn with an index at or below it has been
+    read by the extractor and folded in, exactly once; ``evicted_through`` (never past
+    it), the turns at or below it may leave the context (the block stands in for them),
+    those after it are always shown raw. ``version`` counts saved states.
+    ``provisional``: the ids of the items that a quick reading (the rules) added or
+    changed ahead of the configured extractor (an LLM, which reads turns in batches);
+    they are replaced when it reads their turns.
     """
 
     version: int = 0
     folded_through: int = -1
+    evicted_through: int = -1
     language: str | None = language_field()
     # sections, in the order lookups and an extractor's index list them
     anchors: Annotated[list[Anchor], ANCHORS] = Field(default_factory=list)
@@ -122,9 +137,24 @@ class ConversationState(BaseModel):
     sentiment: Sentiment | None = None
     field_log: list[FieldEvent] = Field(
         default_factory=list, description="Values your own fields took, and conflicts.")
+    provisional: list[str] = Field(default_factory=list, description=(
+        "Ids of items read ahead of the configured extractor, by the rules."))
 
     __convstate_fields__: ClassVar[dict[str, FieldSpec] | None] = None
     __convstate_sections__: ClassVar[tuple[Section, ...] | None] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_watermark_before(cls, data: Any) -> Any:
+        # a state saved before the watermarks were two had let go what it had folded
+        if isinstance(data, dict) and "evicted_through" not in data \
+                and "folded_through" in data:
+            data = {**data, "evicted_through": data["folded_through"]}
+        return data
+
+    def is_provisional(self, item: Item) -> bool:
+        """Whether ``item`` was read ahead of the configured extractor (see above)."""
+        return item.id in self.provisional
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -228,12 +258,7 @@ class ConversationState(BaseModel):
                 if item.status == alive:
                     hit = known.get(id(item)) if known else None
                     if hit is None or hit[0] is not item:
-                        text = f"{item.key}={item.value}" if isinstance(item, Anchor) \
-                            else item.text
-                        hit = (item, IndexEntry(id=item.id, section=spec.name,
-                                                text=text[:80], status=item.status,
-                                                owner=field_of(item, "owner"),
-                                                turn=item.last_turn))
+                        hit = (item, index_entry(spec.name, item))
                     fresh[id(item)] = hit
         if known is not None:
             known.clear()

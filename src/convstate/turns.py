@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -13,6 +14,10 @@ from .errors import InvalidMessageError, TurnTooLargeError
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "developer", "user", "assistant", "tool")
 DEFAULT_MAX_TURN_CHARS = 2_000_000
+# How deep the JSON of a content part or a tool call may nest: real ones nest 2-5 levels
+# ({"type": "image_url", "image_url": {"url": ...}}). A part 250 levels deep was stored,
+# then failed every context that held it (pydantic's serializer stops near there).
+MAX_NESTING = 32
 FIELDS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
 # What the OpenAI SDK puts on a reply besides the message itself: dropped when stored
 # (a refusal's text becomes the content when there is none).
@@ -106,6 +111,11 @@ def check_message(
         if role != "assistant":
             raise InvalidMessageError("tool_calls", "only an assistant turn can call tools")
         _check_tool_calls(tool_calls)
+    for field, values in (("content", parts), ("tool_calls", tool_calls)):
+        for i, value in enumerate(values or []):
+            if _nests_deeper(value, MAX_NESTING):
+                raise InvalidMessageError(f"{field}[{i}]", f"nested deeper than {MAX_NESTING} "
+                                          "levels")
     if content is None and not tool_calls:
         raise InvalidMessageError("content", "missing (only an assistant tool call may omit it)")
     if role == "tool" and not isinstance(msg.get("tool_call_id"), str):
@@ -127,6 +137,27 @@ def check_message(
         "tool_calls": tool_calls,
         "tool_call_id": msg.get("tool_call_id"),
     }
+
+
+def check_messages(messages: Any, max_chars: int = DEFAULT_MAX_TURN_CHARS
+                   ) -> list[dict[str, Any]]:
+    """``check_message`` of each message of a list, a fault naming the message's index
+    among several (``messages[3].role``); anything but a list (one message, say) is
+    refused whole."""
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Iterable):
+        one = " (one message goes to add_message)" if isinstance(messages, Mapping) else ""
+        raise InvalidMessageError("messages", f"expected a list of messages, got "
+                                  f"{type(messages).__name__}{one}")
+    messages = list(messages)
+    checked = []
+    for k, msg in enumerate(messages):
+        try:
+            checked.append(check_message(msg, max_chars))
+        except InvalidMessageError as exc:
+            if len(messages) == 1:
+                raise
+            raise type(exc)(f"messages[{k}].{exc.field}", exc.problem) from None
+    return checked
 
 
 def _check_tool_calls(tool_calls: Any) -> None:
@@ -160,10 +191,26 @@ def _parts_text(parts: list[Any]) -> str:
     return content_text(parts)
 
 
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether dicts and lists nest deeper than ``limit`` levels in ``value`` (walked
+    without recursion: any depth, even a structure that holds itself, is measured)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else \
+            node if isinstance(node, list | tuple) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def _as_json(value: list[Any], field: str = "tool_calls") -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidMessageError(field, f"not JSON: {exc}") from None
 
 

@@ -70,6 +70,8 @@ def _save(plt: Any, fig: Any, ax: Any, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
+    if not path.suffix:  # matplotlib would add it: say the file it writes
+        path = path.with_suffix(".png")
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path

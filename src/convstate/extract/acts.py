@@ -9,6 +9,7 @@ from typing import Literal
 
 Agent = Literal["speaker", "other"] | None
 HAN = re.compile(r"[\u3400-\u9fff]")
+HAN_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,10 @@ extractor needs nothing else from the turns before.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..delta import ItemUpdate, NewAnchor, NewTask, StateDelta
@@ -53,7 +55,9 @@ SHAPES: dict[str, re.Pattern[str]] = {
         # en: a street number and capitalized words, to the end of the sentence
         r"\b\d{1,6}[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?(?=[.;!?\n]|$)"
         # zh: a clause naming a place (a road, a number, a district...), after a filler
-        r"|(?:^|(?<=[，。,;；!！?？\s]))(?:好的|好|嗯|是的|对)?[，,\s]*(?:我的)?(?:地址)?"
+        # (a gap of 8 at most: each place in a long one is a start, and each would
+        # scan the rest of it; a start nearer the address finds the same address)
+        r"|(?:^|(?<=[，。,;；!！?？\s]))(?:好的|好|嗯|是的|对)?[，,\s]{0,8}(?:我的)?(?:地址)?"
         r"(?:是|在|为|寄到|送到)?"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"[\u4e00-\u9fff][^，。,;；!！?？\n\s]{4,59})"),
@@ -164,8 +168,8 @@ def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
     a ``wanted`` kind, in the order the kinds are wanted, one per kind: not inside a
     value the patterns found (but a phone read by its shape alone may be an id asked
     for), nor after a cue of another kind in their clause."""
-    held = [(m.start(), m.end()) for a in found if a.kind not in ("phone", "name")
-            for m in re.finditer(re.escape(a.value), text)]
+    held = _Spans(m.span() for v in {a.value for a in found if a.kind not in ("phone", "name")}
+                  for m in re.finditer(re.escape(v), text))
     phones = {a.value for a in found if a.kind == "phone"}
     out: list[tuple[AnchorKind, int, int]] = []
     for kind in wanted:
@@ -176,8 +180,7 @@ def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
             g = m.lastindex or 0  # the zh address is its group
             start, end = m.span(g)
             value = text[start:end]
-            if any(s < end and start < e for s, e in held) or \
-                    any(s < end and start < e for _, s, e in out):
+            if held.overlap(start, end) or any(s < end and start < e for _, s, e in out):
                 continue
             if kind == "phone" and not 7 <= len(_DIGITS.findall(value)) <= 15:
                 continue
@@ -191,6 +194,21 @@ def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
             out.append((kind, start, end))
             break
     return out
+
+
+class _Spans:
+    """Spans of a text, to ask whether one overlaps a given stretch in log time (a turn
+    may hold thousands of values, and be read against thousands of shapes)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]):
+        ordered = sorted(spans)
+        self.starts = [s for s, _ in ordered]
+        self.reach = list(itertools.accumulate((e for _, e in ordered), max))
+
+    def overlap(self, start: int, end: int) -> bool:
+        """Whether a span starts before ``end`` and ends after ``start``."""
+        k = bisect.bisect_left(self.starts, end)  # the spans that start before ``end``
+        return k > 0 and self.reach[k - 1] > start
 
 
 def _cued_otherwise(text: str, at: int, kind: str) -> bool:

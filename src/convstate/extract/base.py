@@ -41,6 +41,9 @@ class Extractor(Protocol):
     ``index`` lists existing items by id so an extractor can resolve or supersede them.
     ``delta_model`` is the delta of the session's state model (``delta_model(RefundCase)``
     for a state with fields of your own): an extractor fills what it can of it.
+    An extractor with ``live = True`` is cheap enough to read every turn as it comes
+    (the rules); any other reads the turns a fold takes, in batches, and the rules read
+    ahead of it provisionally (live.py).
     Raising ``ExtractionError`` (a known failure: a timeout, a refused request) means the
     turns stay unfolded and are retried at a later fold; any other exception is a bug,
     logged with its traceback (and raised by a ``strict`` memory).
@@ -61,6 +64,7 @@ class BaseExtractor:
     """Defaults for an extractor: write ``name`` and ``extract``, get the async half."""
 
     name = "extractor"
+    live = False  # True: cheap enough to read every turn as it comes (live.py)
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:
@@ -80,6 +84,7 @@ class _Completed(BaseExtractor):
 
     def __init__(self, inner: Any):
         self.inner, self.name = inner, inner.name
+        self.live = bool(getattr(inner, "live", False))
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:

@@ -19,7 +19,7 @@ from ..lang import Cues
 from ..lang.acts import expressive
 from ..lang.zh import PACK as ZH
 from ..normalize import normalize
-from ..sections import NewAnchor, NewFact
+from ..sections import MAX_TEXT, NewAnchor, NewFact
 from ..turns import Turn
 
 _I = re.IGNORECASE
@@ -41,7 +41,7 @@ _NOT_PROSE = re.compile(r"\|.*\||`|^\s*#|^\s*[-=*_]{3,}")  # a table row, code, 
 # "2、准备材料：..." (a number may start an item mid-line, a bullet only a line).
 _LIST_HEAD = re.compile(r"(?:(?:^|(?<=\s))\d{1,2}[.)、]|^[ \t]*[-*•])[ \t]*\**"
                         r"([^:：*\n]{2,60}?)\**[ \t]*[:：]", re.M)
-_ITEM_NUMBER = re.compile(r"\s*\d{1,2}[.)、]?$")
+_ITEM_NUMBER = re.compile(r"(?<!\s)\s*\d{1,2}[.)、]?$")  # tried once per run of spaces
 OUTLINE_IMPORTANCE = 0.25  # below what people state about themselves and exact values
 _ZH_LETTER = re.compile(ZH.letters)
 
@@ -72,9 +72,18 @@ def outline(turn: Turn) -> list[NewFact]:
     # four words or eight characters of Chinese: "It depends." leads nowhere
     says = len(lead.split()) >= 4 or len(_ZH_LETTER.findall(lead)) >= 8
     parts = ([lead] if says and len(lead) <= MAX_CHARS else []) + (
-        [" · ".join(heads)] if len(heads) >= 2 else [])
+        [_joined(heads)] if len(heads) >= 2 else [])
     return [NewFact(text=p, importance=OUTLINE_IMPORTANCE, turns=[turn.index])
             for p in parts]
+
+
+def _joined(heads: list[str]) -> str:
+    """The heads joined with ' · ', as many whole ones as a fact holds (MAX_TEXT); a cut
+    list ends with '…'."""
+    out = " · ".join(heads)
+    if len(out) <= MAX_TEXT:
+        return out
+    return out[:MAX_TEXT - 1].rsplit(" · ", 1)[0] + "…"
 
 
 def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]

@@ -63,7 +63,7 @@ def names_a_kind(text: str) -> bool:
 # "please provide", "请提供", "麻烦您告诉"), or a need of the user's value ("I'd need your
 # phone number", "需要您的手机号").
 _ASKS = re.compile(
-    r"[?？]|[吗呢]\s*[。.]?\s*$|多少|是什么|哪个"
+    r"[?？]|[吗呢]\s*+[。.]?\s*+$|多少|是什么|哪个"  # possessive: linear in a gap
     r"|请(?:您|你)?(?:再)?(?:提供|告诉|输入|发|留|报|确认|核对|说|上传|拍)"
     r"|麻烦(?:您|你)?(?:提供|告诉|发|留|报|说|上传|拍)"
     r"|(?:需要|要)(?:您|你)(?:的|提供)"

@@ -45,6 +45,10 @@ C = Cues()
 Reading = Literal["chosen", "refused"] | None
 _CLAUSE = re.compile(r"[^，,;；]+")
 REACH = 60  # characters before a verb searched for its subject and adverbs
+# A clause longer than this is a paragraph, not a choice (as for the rule extractor's
+# other sections, rules.MAX_CLAUSE): each mention in it is read against all the words
+# before it, so a long one cost its length squared.
+MAX_CLAUSE = 160
 # Quotation marks that open and close a quote (ASCII double quotes alternate; a single
 # quote opens after a space and closes before one: "don't" neither opens nor closes).
 _OPEN = re.compile(r"[“「『]|(?:^|(?<=[\s(:]))['‘](?=\S)")
@@ -52,12 +56,13 @@ _CLOSE = re.compile(r"[”」』]|(?<=\S)['’](?=[\s.,;:!?)]|$)")
 
 
 def clauses(text: str) -> Iterator[tuple[str, bool]]:
-    """The clauses of ``text``, verbatim, each with whether it asks a question."""
+    """The clauses of ``text`` (of at most MAX_CLAUSE characters), verbatim, each with
+    whether it asks a question."""
     for sentence in sentences(text):
         in_question = bool(C.question.search(sentence))
         for m in _CLAUSE.finditer(sentence):
             clause = m.group(0).strip()
-            if clause:
+            if clause and len(clause) <= MAX_CLAUSE:
                 yield clause, question(clause, in_question)
 
 

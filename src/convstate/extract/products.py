@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .names import _NOT_NAMES, _opens_sentence
+from .names import _NOT_NAMES, WORD, _opens_sentence
 
 # -- English ---------------------------------------------------------------------------
 
@@ -79,7 +79,7 @@ _ZH_GENERIC = re.compile(
 def english_products(text: str) -> Iterator[tuple[int, int]]:
     """Spans of English product names (the name and its head) in ``text``."""
     for m in EN_PRODUCT.finditer(text):
-        words = [(m.start(1) + w.start(), w.group()) for w in re.finditer(r"\S+", m.group(1))]
+        words = [(m.start(1) + w.start(), w.group()) for w in WORD.finditer(m.group(1))]
         for k in range(len(words) - 1, -1, -1):  # "The", "My", "Actually I": not the name
             if words[k][1].lower().rstrip(".,") in _NOT_NAMES | _EN_NOT_NAMING:
                 words = words[k + 1:]

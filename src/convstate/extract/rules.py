@@ -7,7 +7,10 @@ an LLM extractor understands those better (HybridExtractor keeps these anchors).
 
 from __future__ import annotations
 
+import itertools
 import re
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,15 +29,23 @@ from ..delta import (
     StateDelta,
 )
 from ..lang import Cues, detect_language
-from ..lang.acts import expressive
+from ..lang.acts import expressive, masked_out
 from ..lang.en import NUMBER_WORDS as _EN_NUM
 from ..lang.zh import NUMBER_WORDS as _ZH_NUM
 from ..normalize import normalize
 from ..registry import LANGUAGES
-from ..sections import BUILT_IN, FACTS, AnchorKind, text_of
+from ..sections import (
+    BUILT_IN,
+    FACTS,
+    MAX_LIVE_PER_KEY,
+    MAX_SUBJECT,
+    MAX_TEXT,
+    AnchorKind,
+    text_of,
+)
 from ..state import IndexEntry
 from ..turns import Turn
-from .acts import Act
+from .acts import HAN_RUN, Act
 from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
@@ -42,6 +53,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
+from .settle import corrected, proposed_instead
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -49,29 +61,52 @@ _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
            r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
 _LANGS = r"(English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean)"
 _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
+# Linear time on any text: a pattern is tried at most once per run of the characters it
+# starts with (a look-behind), whitespace is taken whole (possessive: a split of it
+# between two quantifiers is tried once), and a look-ahead or a number scans a bounded
+# stretch. Normal text matches as before; a run of 50,000 digits costs no more than 50,000
+# letters (benchmarks/bench_adversarial.py).
+_ID_LETTERS = 32  # letters an id may have before its first digit ("SR-", "ORDER-")
+_NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last digit
+_ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}}(?![A-Za-z0-9])"
+_TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
+
+_NUMERIC: set[re.Pattern[str]] = set()
+_DIGIT = re.compile(r"\d")
+
+
+def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """Mark ``pattern`` as one that no match of holds without a digit (each alternative
+    needs one): it is not run on a turn that has none (most turns)."""
+    _NUMERIC.add(pattern)
+    return pattern
+
 
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
 ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
-    ("email", "email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
+    ("email", "email", re.compile(  # a local part from where its run starts (one try a
+        # run), or of at most 64 characters (right after another match)
+        r"(?:(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+|[A-Za-z0-9._%+-]{1,64})"
+        r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
     ("tracking_number", "tracking_number", re.compile(
-        r"(?:快递单号|运单号|物流单号|tracking\s*(?:number|no\.?|#)?)\s*(?:是|为|:|：|#|\s)*"
-        r"([A-Z0-9][A-Z0-9-]{7,})", _I), 1),
+        r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
+        rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
-    ("ticket_id", "ticket_id", TICKET_ID, 1),  # 投诉单号: a ticket, before any 单号
-    ("order_id", "order_id", re.compile(
-        r"(?:订单号|订单编号|单号|订单|order\s*(?:number|no\.?|id|#)?)"
-        r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
-        r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I), 1),
+    ("ticket_id", "ticket_id", _numeric(TICKET_ID), 1),  # 投诉单号: a ticket, before any 单号
+    ("order_id", "order_id", _numeric(re.compile(
+        r"(?:订单号|订单编号|单号|订单|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?)"
+        r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
+        rf"({_ORDER_ID})", _I)), 1),
     ("account", "account", re.compile(
-        r"(?:账号|账户|会员号|用户名)\s*(?:是|为|:|：|#|\s)*([A-Za-z0-9_.-]{4,})"
-        r"|\b(?:account|user\s?name|user\s?id)\s*(?:number|no\.?|id|#)?\s*(?:is|:|#|\s)\s*"
+        r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
+        r"|\b(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
         r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
-    ("phone", "phone", re.compile(
+    ("phone", "phone", _numeric(re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         r"|(?:\+1[-\s]?)?\(\d{3}\)\s?\d{3}-\d{4}(?!\d)"
         r"|(?<![\d-])(?:\+1[-\s]?)?\d{3}-\d{3}-\d{4}(?!\d)"
@@ -79,7 +114,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?<![\d-])0\d{2,3}-?\d{7,8}(?![\d-])"
         # a local number with no area code, named as a phone number by its cue
         r"|(?<=电话是)\d{7,8}(?![\d-])|(?<=电话为)\d{7,8}(?![\d-])|(?<=电话：)\d{7,8}(?![\d-])"
-        r"|(?<=电话:)\d{7,8}(?![\d-])|(?<=号码是)\d{7,8}(?![\d-])"), 0),
+        r"|(?<=电话:)\d{7,8}(?![\d-])|(?<=号码是)\d{7,8}(?![\d-])")), 0),
     ("date", "date", re.compile(
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
@@ -98,26 +133,27 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", re.compile(  # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I), 0),
-    ("other", "rating", re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
-        r"(?:rating|rated|评分|评价|得分)\s*(?:of|is|:|：|是|为)?\s*(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
-        _I), 1),
-    ("time", "time", re.compile(
+    ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
+        r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
+        _I)), 1),
+    ("time", "time", _numeric(re.compile(
         r"(?<![\d:])\d{1,2}:\d{2}(?:\s*[-~至到]\s*\d{1,2}:\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d:])"
         r"|\b\d{1,2}\s?[ap]\.?m\.?"
-        r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I), 0),
+        r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I)), 0),
     ("amount", "amount", re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
-        r"|\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
+        rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
         r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?"
         rf"|{_ZH_NUM}{{1,8}}(?:元|块钱|块|美元)(?:以上|以下|左右)?"
         r"|免费(?!的?(?:停车|wifi|WiFi|取消|退换|咨询))", _I), 0),  # a price of nothing
     ("other", "duration", re.compile(
-        r"\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
-        r"|\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
+        r"(?<!\d)\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)"
+        r"(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
+        r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)"), 0),
-    ("other", "rating", re.compile(r"\d(?:\.\d)?分(?:以上|以下)?"), 0),
+    ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
     ("address", "address", re.compile(
-        r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*"
+        r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"(?![和与跟及或吗呢吧])[^，。,;；!！?？\n\s]{4,60})"
@@ -130,6 +166,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
         r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS, _I), 0),
 ]
+# The values a cue names may be a list: "orders: SR-1, SR-2 and SR-3", "单号分别是A、B和C".
+# Each listed value is one of the same form as the first (letters, digits and the rest
+# in the same order: a phone number after an order id is not another order id).
+_LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以及|和|及|与|或)\s*+"
+LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
+          "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
 _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
@@ -139,8 +181,15 @@ _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more
 # positive "满意" / "happy".
 C = Cues()
 _CLAUSE = re.compile(r"[^，,]+(?:[，,]+)?")
-MAX_ANCHORS_PER_TURN = 64  # the rest of a turn's values are counted in the fold's log
+# A turn gives at most as many values as the state keeps live of one key: a pasted list
+# of 100 order numbers is taken whole, and what a longer text holds past this is named
+# in the fold's log.
+MAX_ANCHORS_PER_TURN = MAX_LIVE_PER_KEY
 MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
+# A turn's clauses read for tasks, goals, decisions...: a message that says more is a
+# pasted text (a long chat's pasted pages have ~130); past it, what one clause costs
+# (a completion is compared with every open task) would grow with the turn's length.
+MAX_CLAUSES_PER_TURN = 256
 _TRAILING = "，。,.;；!！、:：…~～ "
 
 
@@ -155,6 +204,7 @@ class RuleExtractor(BaseExtractor):
     """Offline, deterministic extractor for Chinese and English conversations."""
 
     name = "rules"
+    live = True  # cheap enough to read every turn as it comes (live.py)
 
     def extract(self, turns: Sequence[Turn], index: Sequence[IndexEntry],
                 delta_model: type[StateDelta] = StateDelta) -> Extraction:
@@ -166,33 +216,43 @@ class RuleExtractor(BaseExtractor):
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
         open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
         open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
-        notes = []
-        asked: list[str] = []  # the names in the user turn just before
+        notes: list[str] = []
+        asked = _asked_before(turns, index)  # the names in the user turn just before
         asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
-            anchors = asks.answer(turn, find_anchors(turn), delta)
+            anchors = find_anchors(turn, notes)
+            if len(anchors) > MAX_ANCHORS_PER_TURN:  # before the answers look through them
+                left = anchors[MAX_ANCHORS_PER_TURN:]
+                kinds = ", ".join(f"{k} {n}" for k, n in Counter(a.key for a in left).items())
+                notes.append(f"turn #{turn.index}: {len(left)} values past the first "
+                             f"{MAX_ANCHORS_PER_TURN} not taken ({kinds}), from "
+                             f"{left[0].value[:40]!r} on")
+                anchors = anchors[:MAX_ANCHORS_PER_TURN]
+            anchors = asks.answer(turn, anchors, delta)
             if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
                 for a in anchors:
                     if a.subject is None and a.kind != "name" and _tied(a, turn.role):
                         a.subject = asked[0]
-            asked = [a.value for a in anchors if a.kind == "name"] \
-                if turn.role == "user" else asked
-            if len(anchors) > MAX_ANCHORS_PER_TURN:  # a pasted list is not what was said
-                notes.append(f"turn #{turn.index}: {len(anchors) - MAX_ANCHORS_PER_TURN} "
-                             f"values past the first {MAX_ANCHORS_PER_TURN} not taken")
-                anchors = anchors[:MAX_ANCHORS_PER_TURN]
+            asked = [a.value for a in anchors if a.kind == "name"
+                     and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
             delta.anchors.extend(anchors)
             before = _sizes(delta)
-            for clause in _clauses([turn]):
+            clauses = _clauses([turn])
+            for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
                 self._clause(clause, delta, open_tasks)
+            if unread := sum(1 for _ in clauses):
+                notes.append(f"turn #{turn.index}: {unread} clauses past the first "
+                             f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             asks.ask(turn, anchors, delta)
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
+                delta.updates += corrected(turn, anchors, index)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
+                delta.updates += proposed_instead(turn, anchors, index)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
@@ -245,6 +305,18 @@ def _sizes(delta: StateDelta) -> dict[str, int]:
     return {name: len(getattr(delta, name)) for name in _TEXT_SECTIONS}
 
 
+def _asked_before(turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[str]:
+    """The names stated in the latest turn before these turns that stated anything (the
+    user's question, when turns are read one at a time as they come: it is in the
+    state's index by then)."""
+    if not turns or turns[0].role == "user":
+        return []
+    said = [(e, e.turn) for e in index if e.turn is not None and e.turn < turns[0].index]
+    latest = max((turn for _, turn in said), default=None)
+    return [e.text.split("=", 1)[1] for e, turn in said
+            if turn == latest and e.section == "anchors" and e.text.startswith("names=")]
+
+
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
     """What the clauses of one turn gave other sections (a constraint, a goal...)."""
     return [text_of(item) for name, n in before.items()
@@ -252,43 +324,93 @@ def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
             if name != "anchors" or item.kind in ("constraint", "negative_constraint")]
 
 
-def find_anchors(turn: Turn) -> list[NewAnchor]:
-    """Every pattern anchor in one turn, each value a verbatim slice of the turn's text."""
+def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
+    """Every pattern anchor in one turn, each value a verbatim slice of the turn's text.
+
+    A value longer than the state holds (MAX_TEXT) is not taken, and its characters are
+    claimed all the same (no looser pattern takes a piece of it); ``notes`` gets a line
+    saying so."""
     text = turn.text
     masked = text
     found: list[tuple[int, NewAnchor]] = []
+    too_long: list[str] = []
+    digits = _DIGIT.search(text) is not None
     for kind, key, pattern, group in ANCHOR_PATTERNS:
+        if not digits and pattern in _NUMERIC:
+            continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
+        claimed: list[tuple[int, int]] = []  # in order, never overlapping
         for m in pattern.finditer(masked):
             if group < 0:  # alternatives: the first capture group that took part
                 group_at = next(g for g in range(1, len(m.groups()) + 1) if m.group(g))
             else:
                 group_at = group
-            start, end = m.span(group_at)
-            value = text[start:end].strip().rstrip(".")
-            if not value or "\0" in masked[start:end]:  # overlaps an earlier anchor
-                continue
-            if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
-                key_here = "budget"
-            else:
-                key_here = key
-            found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
-                                           turns=[turn.index])))
-            masked = masked[:start] + "\0" * (end - start) + masked[end:]
+            spans = [m.span(group_at)]
+            if key in LISTED:  # and the values listed after it
+                spans += _listed(masked, LISTED[key], *spans[0])
+            for start, end in spans:
+                value = text[start:end].strip().rstrip(".")
+                if not value or "\0" in masked[start:end] or (
+                        claimed and start < claimed[-1][1]):  # overlaps an earlier anchor
+                    continue
+                claimed.append((start, end))
+                if len(value) > MAX_TEXT:
+                    too_long.append(key)
+                    continue
+                if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
+                    key_here = "budget"
+                else:
+                    key_here = key
+                found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
+                                               turns=[turn.index])))
+        masked = _masked(masked, claimed)
     # a tool's record is data; a kind of place the user names is what they ask for
     products = find_products(masked) if turn.role != "tool" else []
-    for start, end in products:
-        masked = masked[:start] + "\0" * (end - start) + masked[end:]
+    masked = _masked(masked, products)
     names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
+    too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
+    names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
+    products = [(s, e) for s, e in products if e - s <= MAX_TEXT]
+    stops = [m.start() for m in _BREAK_AT.finditer(text)]
     for start, anchor in found:  # a value is about the nearest name before it, if any
         if _tied(anchor, turn.role):
-            anchor.subject = _nearest(text, sorted(names + products), start)
+            anchor.subject = _nearest(text, sorted(names + products), start, stops)
     for spans, key in ((products, "product"), (names, "names")):
         for start, end in spans:
             found.append((start, NewAnchor(kind="name", key=key, value=text[start:end],
                                            turns=[turn.index])))
+    if too_long and notes is not None:
+        notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
+                     f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+def _listed(text: str, more: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of the values listed right after ``text[start:end]``, each of its form."""
+    form = _form(text[start:end])
+    out = []
+    while (m := more.match(text, end)) and _form(m.group(1)) == form:
+        start, end = m.span(1)
+        out.append((start, end))
+    return out
+
+
+def _form(value: str) -> str:
+    """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
+    return re.sub(r"[^\W\d_]+", "A", re.sub(r"\d+", "9", value))
+
+
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of the (ordered, disjoint) ``spans`` blanked out with NULs."""
+    if not spans:
+        return text
+    pieces, at = [], 0
+    for start, end in spans:
+        pieces += [text[at:start], "\0" * (end - start)]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 # Kinds whose values describe a named thing (True), or do so unless the user states
@@ -296,19 +418,27 @@ def find_anchors(turn: Turn) -> list[NewAnchor]:
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
          "address": False, "email": False}
 _BREAK = re.compile(r"[。！？!?；;\n]|\.\s")
+_BREAK_AT = re.compile(f"(?=(?:{_BREAK.pattern}))")  # every place one starts
 
 
 def _tied(anchor: NewAnchor, role: str) -> bool:
     return _TIED.get(anchor.kind, False) or (anchor.kind in _TIED and role != "user")
 
 
-def _nearest(text: str, names: list[tuple[int, int]], at: int) -> str | None:
-    """The name closest before ``at`` in the same sentence, verbatim."""
-    before = [(s, e) for s, e in names if e <= at and not _BREAK.search(text, e, at)]
+def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
+             ) -> str | None:
+    """The name closest before ``at`` in the same sentence, verbatim, if it names
+    nothing longer than a subject may be. ``stops``: where each _BREAK match of ``text``
+    starts, in order."""
+    before = [(s, e) for s, e in names if e <= at]
     if not before:
         return None
     s, e = max(before, key=lambda n: n[1])
-    return text[s:e]
+    # a break between the name and ``at`` (the first one after the name ends first)
+    k = bisect_left(stops, e)
+    if k < len(stops) and (m := _BREAK.match(text, stops[k])) and m.end() <= at:
+        return None
+    return text[s:e] if e - s <= MAX_SUBJECT else None
 
 
 def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
@@ -474,6 +604,12 @@ def _asked_in(question: str, version: int) -> frozenset[str]:
     return frozenset(k for k in _ASKABLE if getattr(C, f"asked_{k}").search(question))
 
 
+_EN_WORD = re.compile(r"[A-Za-z]{3,}")
+# a word holding a digit (a number or a code counts two words), tried where its run of
+# letters and digits starts (from each of its characters, a long run without one was quadratic)
+_WITH_DIGIT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]*\d[A-Za-z0-9]*")
+
+
 def _substantive(text: str) -> bool:
     """Says something: clauses that are no question (but may propose: "How about X?") and
     no "let me check", with two content words in all besides acknowledgments (a Chinese
@@ -488,9 +624,8 @@ def _substantive(text: str) -> bool:
                         C.question.search(clause) or C.asks.search(clause)):
                     continue
                 said = C.acknowledgment.sub(" ", C.proposal.sub(" ", clause))
-                words += len(re.findall(r"[A-Za-z]{3,}", said)) + \
-                    2 * len(re.findall(r"[A-Za-z0-9]*\d[A-Za-z0-9]*", said)) + \
-                    len(re.findall(r"[\u3400-\u9fff]", said)) / 2
+                words += len(_EN_WORD.findall(said)) + 2 * len(_WITH_DIGIT.findall(said)) + \
+                    sum(map(len, HAN_RUN.findall(said))) / 2
     return words >= 2
 
 
@@ -510,8 +645,9 @@ def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
         if turn.role != "user" or not turn.content:
             continue
         text = turn.content
-        neg = C.sentiment_neg.findall(text)
-        pos = C.sentiment_pos.findall(C.sentiment_neg.sub(" ", text))
+        negative, rest = masked_out(C.sentiment_neg, text)
+        neg = [m.group(0) for m in negative]
+        pos = C.sentiment_pos.findall(rest)
         if not neg and not pos:
             continue
         boost = 1 + 0.5 * min(len(C.intense.findall(text)), 2)

@@ -52,6 +52,7 @@ _SUBCLAUSE = re.compile(
     r"\s+(?:and|but|so|then)\s+(?=(?:[\w'’-]+\s+){0,3}?(?:(?:will|shall|has|have|had|is|are"
     r"|was|were|do|does|did|can|could)(?:n['’]t)?|won['’]t|\w+['’](?:ll|ve|s|re))\b)",
     re.IGNORECASE)
+_COORDINATOR = re.compile(r"^(?:and|but|so|then)\s+", re.IGNORECASE)
 
 
 @dataclass
@@ -133,8 +134,7 @@ def _split(text: str) -> list[str]:
         return [text]
     cuts = [0, *starts, len(text)]
     parts = [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
-    return [re.sub(r"^(?:and|but|so|then)\s+", "", p, flags=re.IGNORECASE)
-            for p in parts if p]
+    return [_COORDINATOR.sub("", p) for p in parts if p]
 
 
 _Grammar = English | Chinese

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .acts import HAN, Act, Agent, alternation, groups, words
+from .acts import HAN, HAN_RUN, Act, Agent, alternation, groups, words
 
 
 class Chinese:
@@ -21,6 +21,9 @@ class Chinese:
         r"(?:半|\d{1,2}分?)?(?:之前|以前|前|左右)?"
         r"|今天|明天|后天|今晚|明早|当天|本周|下周|之后|以后|随后|上午|下午|晚上|中午|早上"
         r"|稍后|待会儿?|等会儿?|回头|晚点")
+    ASPECT = re.compile(r"^(?:[了着完好]|过(?![去来]))+")  # what may follow a verb
+    MODAL_END = re.compile(r"(?:会|将|要|想|能|可以|得|需要)$")  # a future or a wish before it
+    PLEASE = re.compile(r"(?:请您?|麻烦您?|能否|可以)?")  # what opens a request
 
     def __init__(self, table: Mapping[str, str]) -> None:
         self.classes: dict[str, str] = {}
@@ -49,6 +52,7 @@ class Chinese:
         self.adverbs = alternation(table["adverbs"])
         self.benefactive = alternation(table["benefactives"])
         self.ack = alternation(table["acknowledgements"])
+        self.acks = re.compile(f"^(?:{self.ack.pattern})+")
         self.ends = alternation(table["object_ends"])
         self.function = alternation(table["function_words"])
         self.degree = alternation(table["degree"])
@@ -81,7 +85,7 @@ class Chinese:
         """Content terms of object text: its character pairs (a lone character alone)."""
         out: set[str] = set()
         for part in parts:
-            for run in re.findall(r"[\u3400-\u9fff]+", self.function.sub(" ", part)):
+            for run in HAN_RUN.findall(self.function.sub(" ", part)):
                 out.update([run] if len(run) == 1 else
                            [run[i:i + 2] for i in range(len(run) - 1)])
         return frozenset(out)
@@ -90,7 +94,7 @@ class Chinese:
         """(subject, topic before it) of the text before a marker, times and adverbs
         left out; ("", topic) when no subject is said."""
         rest = self.TIME.sub("", prefix)
-        rest = re.sub(r"^(?:" + self.ack.pattern + r")+", "", rest)
+        rest = self.acks.sub("", rest)
         while (m := self.trailing.search(rest)) and m.group(0):
             rest = rest[:m.start()]  # 我这边一定, 我给您: the subject is before
         m = self.subject_end.search(rest)
@@ -124,7 +128,7 @@ class Chinese:
         tail = text[len(verb):]
         if tail.startswith(("一下", verb)):  # 查一下, 看看: done now
             return None
-        tail = re.sub(r"^(?:[了着完好]|过(?![去来]))+", "", tail)  # 联系过您了: aspect
+        tail = self.ASPECT.sub("", tail)  # 联系过您了: aspect
         verbs = {self.classes.get(verb, verb)}
         if self.to_you.match(tail) and verb not in self.classes:
             verbs.add(self.transfer)  # 拍给你: the photo goes to you, a sending
@@ -219,7 +223,7 @@ class Chinese:
         wish (会发, 要发)."""
         before = text[:verb.start()]
         return not (self.negated.search(before)
-                    or re.search(r"(?:会|将|要|想|能|可以|得|需要)$", before))
+                    or self.MODAL_END.search(before))
 
     def reported(self, phrase: tuple[frozenset[str], str, str], before: str) -> Act:
         """The act of a report: its verb phrase, and the text before it (who, what)."""
@@ -243,7 +247,7 @@ class Chinese:
         found = self.promise(text, "assistant")
         if found is not None:
             return found
-        m = re.match(r"(?:请您?|麻烦您?|能否|可以)?", text)  # 请您拍一张照片上传
+        m = self.PLEASE.match(text)  # 请您拍一张照片上传
         phrase = self.verb_phrase(text[m.end() if m else 0:], known_only=True)
         if phrase is None:
             return None

@@ -1,107 +1,53 @@
-"""LangChain: a middleware for ``langchain.agents.create_agent`` and a chat message history
-for ``RunnableWithMessageHistory`` (``pip install convstate[langchain]``).
+"""LangChain: a middleware for ``langchain.agents.create_agent`` (``pip install
+convstate[langchain]``), and a chat message history for ``RunnableWithMessageHistory``
+(``langchain-core`` alone).
 
-    agent = create_agent(model, tools, system_prompt=PROMPT,
+    agent = create_agent(model, tools, system_prompt=PROMPT, checkpointer=InMemorySaver(),
                          middleware=[ConvstateMiddleware(lambda thread: ConversationMemory(
                              thread, store="support.db", context_window=8192,
                              system_prompt=PROMPT))])
     agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "order-889"}})
 
-The agent keeps its own message list; before each model call the middleware stores the
-messages the memory has not seen yet and gives the model convstate's context instead:
-the agent's system prompt untouched, the state block, the raw turns that fit. Give the
-memory the same system prompt, so its budget counts it.
+Before each model call the middleware stores the messages the memory has not seen yet
+(told by message id) and gives the model convstate's context instead of the agent's list:
+the agent's system prompt untouched, the state block, the raw turns that fit. The
+agent's own list is cut to the current exchange, so a checkpointer does not keep a second
+copy of the conversation. Give the memory the same system prompt, so its budget counts it.
+
+    chain = ConvstateRunnableWithMessageHistory(
+        prompt | model, lambda session: ConvstateChatHistory(ConversationMemory(
+            session, store="support.db", context_window=8192, system_prompt=PROMPT)),
+        input_messages_key="question", history_messages_key="history")
+
+``ConvstateRunnableWithMessageHistory`` takes ``RunnableWithMessageHistory``'s arguments
+and stores the input before it asks for the context, so the context counts it: no call
+passes the budget. LangChain's own class reads the history before it sees the input, so
+with it a call can pass the budget by the input's size.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.history import RunnableWithMessageHistory
 
 from ..adapters import from_langchain, to_langchain
-from ..errors import ConfigError
 from ..memory import ConversationMemory
 
-MemoryFor = Callable[[str], ConversationMemory]
+if TYPE_CHECKING:
+    from .langchain_middleware import ConvstateMiddleware as ConvstateMiddleware
+
+__all__ = ["ConvstateChatHistory", "ConvstateMiddleware", "ConvstateRunnableWithMessageHistory"]
 
 
-class ConvstateMiddleware(AgentMiddleware):
-    """Gives an agent's model convstate's context and stores the agent's turns.
-
-    ``memory`` is one ``ConversationMemory``, or a function from a thread id (the
-    ``thread_id`` of the run's config, else ``"default"``) to the memory of that thread
-    (called once per thread; the middleware keeps them).
-    """
-
-    def __init__(self, memory: ConversationMemory | MemoryFor):
-        super().__init__()
-        self._memory_for = memory if callable(memory) and not isinstance(
-            memory, ConversationMemory) else None
-        self._single = memory if isinstance(memory, ConversationMemory) else None
-        if self._single is None and self._memory_for is None:
-            raise ConfigError("memory", "expected a ConversationMemory or a function from "
-                              "a thread id to one")
-        self._memories: dict[str, ConversationMemory] = {}
-
-    def memory(self, thread_id: str | None = None) -> ConversationMemory:
-        """The memory of a thread (of the running one when not given)."""
-        if self._single is not None:
-            return self._single
-        thread = thread_id or _thread_id()
-        if thread not in self._memories:
-            assert self._memory_for is not None
-            self._memories[thread] = self._memory_for(thread)
-        return self._memories[thread]
-
-    def wrap_model_call(self, request: ModelRequest,
-                        handler: Callable[[ModelRequest], ModelResponse]
-                        ) -> Any:
-        mem = self.memory()
-        mem.add_messages(_unseen(mem, request.messages))
-        return handler(request.override(messages=_model_messages(mem, mem.context())))
-
-    async def awrap_model_call(
-            self, request: ModelRequest,
-            handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> Any:
-        mem = self.memory()
-        await mem.aadd_messages(_unseen(mem, request.messages))
-        return await handler(request.override(
-            messages=_model_messages(mem, await mem.acontext())))
-
-    def after_agent(self, state: Any, runtime: Any) -> None:
-        """Store the agent's last answer (no model call follows it)."""
-        mem = self.memory()
-        mem.add_messages(_unseen(mem, state["messages"]))
-        return None
-
-
-def _thread_id() -> str:
-    try:
-        from langgraph.config import get_config
-        thread = get_config().get("configurable", {}).get("thread_id")
-    except RuntimeError:  # called outside a run
-        thread = None
-    return str(thread) if thread is not None else "default"
-
-
-def _unseen(mem: ConversationMemory, messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """The agent's messages the memory has not stored yet (the list only grows)."""
-    stored = mem.store.turn_count(mem.session_id)
-    if stored > len(messages):
-        raise ConfigError("memory", f"session {mem.session_id!r} holds {stored} turns but "
-                          f"the agent's thread has {len(messages)} messages: give each "
-                          "thread its own session")
-    return from_langchain(list(messages[stored:])) if stored < len(messages) else []
-
-
-def _model_messages(mem: ConversationMemory, context: list[dict[str, Any]]) -> list[Any]:
+def model_messages(mem: ConversationMemory, context: list[dict[str, Any]]) -> list[Any]:
     """The context as LangChain messages, without the memory's own system prompt (the
-    request carries the agent's)."""
+    request carries the caller's)."""
     if mem.system_prompt is not None and context and context[0]["role"] == "system":
         context = context[1:]
     return list(to_langchain(context))
@@ -118,12 +64,85 @@ class ConvstateChatHistory(BaseChatMessageHistory):
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         """The context, as LangChain messages."""
-        return _model_messages(self.memory, self.memory.context())
+        return model_messages(self.memory, self.memory.context())
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Store the messages as turns."""
         self.memory.add_messages(from_langchain(list(messages)))
 
+    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        """Store the messages as turns."""
+        await self.memory.aadd_messages(from_langchain(list(messages)))
+
     def clear(self) -> None:
         """Erase the session from the store (turns, states, log), as a privacy request."""
         self.memory.erase()
+
+
+class ConvstateRunnableWithMessageHistory(RunnableWithMessageHistory):
+    """``RunnableWithMessageHistory`` that counts the input: with a
+    ``ConvstateChatHistory`` the input is stored first and the history is the context
+    that ends with it (less the input itself, which the runnable is given as usual), so
+    history and input together stay within the memory's budget. Any other history is
+    served as LangChain's class serves it."""
+
+    def _enter_history(self, value: Any, config: RunnableConfig) -> list[BaseMessage]:
+        hist = config["configurable"]["message_history"]
+        if not isinstance(hist, ConvstateChatHistory):
+            return super()._enter_history(value, config)
+        given = self._input(value)
+        hist.add_messages(given)
+        return self._history(hist.messages, given)
+
+    async def _aenter_history(self, value: Any, config: RunnableConfig) -> list[BaseMessage]:
+        hist = config["configurable"]["message_history"]
+        if not isinstance(hist, ConvstateChatHistory):
+            return await super()._aenter_history(value, config)
+        given = self._input(value)
+        await hist.aadd_messages(given)
+        mem = hist.memory
+        return self._history(model_messages(mem, await mem.acontext()), given)
+
+    def _exit_history(self, run: Any, config: RunnableConfig) -> None:
+        hist = config["configurable"]["message_history"]
+        if not isinstance(hist, ConvstateChatHistory):
+            return super()._exit_history(run, config)
+        hist.add_messages(self._output(run))  # the input is stored already
+
+    async def _aexit_history(self, run: Any, config: RunnableConfig) -> None:
+        hist = config["configurable"]["message_history"]
+        if not isinstance(hist, ConvstateChatHistory):
+            return await super()._aexit_history(run, config)
+        await hist.aadd_messages(self._output(run))
+
+    def _input(self, value: Any) -> list[BaseMessage]:
+        return list(self._get_input_messages(
+            value[self.input_messages_key] if self.input_messages_key else value))
+
+    def _output(self, run: Any) -> list[BaseMessage]:
+        from langchain_core.load import load
+
+        with warnings.catch_warnings():  # LangChain's own class reads them so (a beta API)
+            warnings.filterwarnings("ignore", message="The function `load` is in beta")
+            outputs = load(run.outputs, allowed_objects="messages")
+        return list(self._get_output_messages(outputs))
+
+    def _history(self, context: list[BaseMessage], given: list[BaseMessage]
+                 ) -> list[BaseMessage]:
+        """The context for the runnable: with a history key, less the input at its end
+        (the prompt puts the input after the history); else all of it, input included."""
+        if not self.history_messages_key:
+            return context
+        n = len(given)
+        return context[:-n] if n and len(context) >= n else context
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ConvstateMiddleware":  # the agents package loads only when asked for
+        try:
+            from .langchain_middleware import ConvstateMiddleware
+        except ImportError as exc:
+            raise ImportError(f"ConvstateMiddleware needs LangChain's agents: pip install "
+                              f'"convstate[langchain]" ({exc})') from None
+        return ConvstateMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

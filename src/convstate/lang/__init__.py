@@ -14,6 +14,7 @@ import re
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic import Field
@@ -90,11 +91,19 @@ def detect_language(text: str) -> str | None:
     """The pack whose letters weigh most in ``text`` (ties: the pack registered first);
     None when no pack's letters occur."""
     best, best_score = None, 0.0
-    for p in _packs():
-        score = len(re.findall(p.letters, text)) * p.weight
+    for p, runs in _letter_runs(LANGUAGES.version):
+        score = sum(map(len, runs.findall(text))) * p.weight
         if score > best_score:
             best, best_score = p.code, score
     return best
+
+
+@lru_cache(maxsize=4)
+def _letter_runs(version: int) -> list[tuple[LanguagePack, re.Pattern[str]]]:
+    """Each pack with a pattern of runs of its letters: a letter is one character, and
+    counting runs' lengths spares a match object per letter."""
+    del version  # the cache key: rebuilt when a pack is registered
+    return [(p, re.compile(f"(?:{p.letters})+")) for p in _packs()]
 
 
 def language_field(description: str = "The conversation's language.") -> Any:

@@ -69,13 +69,26 @@ def directive(text: str) -> bool:
 def feeling(text: str) -> bool:
     """A sentiment word that is the clause's predicate: after who feels it or what is
     judged (and adverbs), before nothing but what it is about and particles."""
-    negative = list(C.sentiment_neg.finditer(text))
-    masked = C.sentiment_neg.sub(lambda m: " " * len(m.group(0)), text)
+    negative, masked = masked_out(C.sentiment_neg, text, keep_length=True)
     for m in [*negative, *C.sentiment_pos.finditer(masked)]:
         if C.feeling_head.search(text[max(0, m.start() - REACH):m.start()]) \
                 and C.feeling_tail.search(text[m.end():]):
             return True
     return False
+
+
+def masked_out(pattern: re.Pattern[str], text: str, keep_length: bool = False
+               ) -> tuple[list[re.Match[str]], str]:
+    """The matches of ``pattern`` in ``text``, and ``text`` with each replaced by a space
+    (by as many as it is long, with ``keep_length``): one scan, not findall's and sub's."""
+    found = list(pattern.finditer(text))
+    parts: list[str] = []
+    at = 0
+    for m in found:
+        parts += (text[at:m.start()], " " * (m.end() - m.start()) if keep_length else " ")
+        at = m.end()
+    parts.append(text[at:])
+    return found, "".join(parts)
 
 
 def standing(text: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import ConfigError
 from ..registry import STORES
 from .base import CompactionRecord, Store
 from .sqlite import InMemoryStore, SQLiteStore
@@ -24,7 +25,10 @@ def open_store(target: str, readonly: bool = False) -> Store:
 def _postgres(target: str, readonly: bool) -> Store:
     from .postgres import PostgresStore
 
-    return PostgresStore(target)
+    try:
+        return PostgresStore(target, readonly=readonly)
+    except ImportError as exc:  # a URL names the store: the missing extra is a setting's
+        raise ConfigError("store", f"a postgresql:// store needs psycopg: {exc}") from None
 
 
 STORES.register("sqlite", lambda target, readonly: SQLiteStore(target, readonly=readonly))

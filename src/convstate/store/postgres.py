@@ -40,9 +40,11 @@ class PostgresStore(SQLStore):
                       blob="BYTEA", lock="pg_advisory_xact_lock(hashtext({p}))")
 
     def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8,
-                 timeout: float = 5.0):
+                 timeout: float = 5.0, readonly: bool = False):
         """``timeout``: seconds to wait for a connection (and to connect) before a
-        StoreError, so an unreachable server fails fast, not after the pool's 30 s."""
+        StoreError, so an unreachable server fails fast, not after the pool's 30 s, and
+        in one line (one connection is tried before the pool opens). ``readonly``: for
+        looking, the tables are neither created nor migrated."""
         try:
             import psycopg
             from psycopg_pool import ConnectionPool, PoolTimeout
@@ -52,10 +54,17 @@ class PostgresStore(SQLStore):
         self.dsn = dsn
         self._errors = (psycopg.Error, PoolTimeout)
         self._lock_timeout = psycopg.errors.LockNotAvailable
+        connect_timeout = max(1, round(timeout))
+        try:  # the pool would retry in the background, logging each failure
+            psycopg.connect(dsn, connect_timeout=connect_timeout).close()
+        except psycopg.Error as exc:
+            raise self._failed("connect to", exc) from None
         self._pool = ConnectionPool(dsn, min_size=min_size, max_size=max_size, open=True,
                                     timeout=timeout,
                                     kwargs={"autocommit": True,
-                                            "connect_timeout": max(1, round(timeout))})
+                                            "connect_timeout": connect_timeout})
+        if readonly:
+            return
         try:
             self.migrate()
         except StoreError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -11,7 +12,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import StoreError
+from ..errors import ConfigError, StoreError
 from .migrations import Dialect
 from .sql import SQLStore
 
@@ -37,13 +38,11 @@ class SQLiteStore(SQLStore):
         self._busy = busy_timeout
         self._lock = threading.RLock()
         self._file: tuple[int, int] | None = None
+        if self.path != ":memory:" and Path(self.path).is_dir():
+            raise ConfigError("store", f"{self.path} is a folder: give a SQLite file (in it, "
+                              f"say {Path(self.path) / 'convstate.db'})")
         if readonly:  # for looking: never creates, migrates or changes the file
-            uri = Path(self.path).absolute().as_uri() + "?mode=ro"
-            try:
-                self._db = sqlite3.connect(uri, uri=True, timeout=busy_timeout,
-                                           isolation_level=None, check_same_thread=False)
-            except sqlite3.Error as exc:
-                raise self._failed("open", exc) from exc
+            self._db = self._look()
             return
         try:
             self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None,
@@ -56,6 +55,33 @@ class SQLiteStore(SQLStore):
             raise self._failed("open", exc) from exc
         self._file = self._identity()
         self.migrate()
+
+    def _look(self) -> sqlite3.Connection:
+        """A read-only connection. Reading a WAL database needs its -shm file, which
+        SQLite makes beside it: in a folder this process cannot write, the file is opened
+        as immutable instead (nothing can change it there but its owner)."""
+        uri = Path(self.path).absolute().as_uri()
+        try:
+            return self._opened(uri + "?mode=ro")
+        except sqlite3.OperationalError as exc:
+            if _writable(Path(self.path).absolute().parent):
+                raise self._failed("open", exc) from exc
+            try:
+                return self._opened(uri + "?immutable=1")
+            except sqlite3.Error:
+                raise self._failed("open", exc) from exc
+        except sqlite3.Error as exc:
+            raise self._failed("open", exc) from exc
+
+    def _opened(self, uri: str) -> sqlite3.Connection:
+        db = sqlite3.connect(uri, uri=True, timeout=self._busy, isolation_level=None,
+                             check_same_thread=False)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opens the file
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
 
     def _identity(self) -> tuple[int, int] | None:
         """The file's device and inode (None in memory): what a replaced file changes."""
@@ -140,11 +166,42 @@ class SQLiteStore(SQLStore):
 
     def _failed(self, what: str, exc: sqlite3.Error) -> StoreError:
         rolled_back = "; nothing was half-written" if what == "write" else ""
-        return StoreError(f"cannot {what} the SQLite store {self.path}: {exc}{rolled_back}")
+        why = self._why() if what == "open" and self.path != ":memory:" else ""
+        return StoreError(f"cannot {what} the SQLite store {self.path}: {exc}{rolled_back}"
+                          f"{why}")
+
+    def _why(self) -> str:
+        """Why a file cannot be opened, when its place says: a missing or read-only
+        folder, a read-only file."""
+        path = Path(self.path).absolute()
+        folder = path.parent
+        if not folder.is_dir():
+            return f" (the folder {folder} does not exist)"
+        if _writable(folder):
+            if path.exists() and not os.access(path, os.W_OK):
+                return " (the file is read-only: open it where you can write it, or only " \
+                       "look: convstate inspect)"
+            return ""
+        if not path.exists():
+            return (f" (the folder {folder} is read-only: a new store needs a folder you can "
+                    "write; give another path)")
+        return (f" (its folder {folder} is read-only, and SQLite writes the -wal and -shm "
+                "files beside the database: copy it to a folder you can write to change it; "
+                "convstate inspect only looks, and works where it is)")
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _writable(folder: Path) -> bool:
+    """Whether a file can be made in ``folder`` (tried: permissions, a read-only mount or
+    an immutable folder all say no, even to root)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
 
 
 def _holders(path: str) -> list[str]:

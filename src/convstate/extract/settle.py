@@ -1,0 +1,92 @@
+"""What a proposal settles: when the assistant says that what was asked for cannot be had
+as asked ("Unfortunately 11:30 is taken. Would 11 am work?", 没有合适的景点，南宫地热博览园
+门票70元), the values it proposes instead replace the user's earlier ones of the same key
+that they do not satisfy — a time, a date, a price outside the range asked for. A value
+the proposal satisfies (a rating above the least asked for) stays the user's, and what
+was asked for, said back ("no restaurant rated 4.5 or more"), is no offer.
+
+A requirement is read as a bound when it says one: a range ("100-150元", "$20 to $40"),
+"at least"/"X以上", "at most"/"under"/"X以下"; a value satisfies it when its number is
+within. Any other requirement is satisfied only by the same value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..delta import ItemUpdate, NewAnchor
+from ..lang import Cues
+from ..normalize import normalize
+from ..sections import SETTLED_KEYS
+from ..state import IndexEntry
+from ..turns import Turn
+
+C = Cues()
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
+
+
+def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+                     ) -> list[ItemUpdate]:
+    """The updates that an assistant turn saying it cannot meet a request, and proposing
+    values instead, makes to the user's earlier values (see the module's rule)."""
+    if turn.role == "user" or not turn.content or not C.unavailable.search(turn.content):
+        return []
+    offered: dict[str, list[str]] = {}
+    for a in anchors:
+        if a.key in SETTLED_KEYS:
+            offered.setdefault(a.key, []).append(a.value)
+    mine = [(e, *e.text.partition("=")[::2]) for e in index
+            if e.section == "anchors" and e.speaker == "user" and e.text.partition("=")[0]
+            in offered]
+    said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
+    out = []
+    for e, key, value in mine:
+        instead = [v for v in offered[key] if normalize(v) not in said]
+        if instead and not any(satisfies(value, v) for v in instead):
+            out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
+    return out
+
+
+def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+              ) -> list[ItemUpdate]:
+    """The updates a user's correction makes ("No, share it with Carol", 不是周五，改成
+    周六): the values of the keys it states anew that the turn before said (a read-back,
+    a proposal) are replaced, and the user's own earlier ones equal to them."""
+    if turn.role != "user" or not turn.content or not C.corrects.search(turn.content):
+        return []
+    new: dict[str, set[str]] = {}
+    for a in anchors:
+        new.setdefault(a.key, set()).add(normalize(a.value))
+    entries = [(e, *e.text.partition("=")[::2]) for e in index if e.section == "anchors"
+               and e.text.partition("=")[0] in new]
+    wrong = {(key, normalize(value)) for e, key, value in entries
+             if e.turn == turn.index - 1 and normalize(value) not in new[key]}
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
+            in entries if (key, normalize(value)) in wrong]
+
+
+def satisfies(required: str, value: str) -> bool:
+    """Whether ``value`` meets ``required`` (a bound, or the same value)."""
+    number = _NUMBER.search(value)
+    bound = _bound(required)
+    if bound is None or number is None:
+        return normalize(required) == normalize(value)
+    low, high = bound
+    return low <= float(number.group(0)) <= high
+
+
+def _bound(required: str) -> tuple[float, float] | None:
+    """The interval a requirement asks for, when it says one."""
+    if m := _RANGE.search(required):
+        return float(m.group(1)), float(m.group(2))
+    number = _NUMBER.search(required)
+    if number is None:
+        return None
+    n = float(number.group(0))
+    if C.at_least.search(required):
+        return n, float("inf")
+    if C.at_most.search(required):
+        return float("-inf"), n
+    return None

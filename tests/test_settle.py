@@ -1,0 +1,91 @@
+"""Replaced values are superseded for the same thing, in the state, its block and
+``active_anchors()``; the old one stays in history (zh and en)."""
+
+from __future__ import annotations
+
+import pytest
+
+from convstate import ConversationMemory, InMemoryStore
+from convstate.extract.settle import satisfies
+
+
+def said(*turns: tuple[str, str]) -> ConversationMemory:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
+    for role, text in turns:
+        mem.add(role, text)
+        mem.context()
+    return mem
+
+
+def active(mem: ConversationMemory, key: str) -> list[str]:
+    return [a.value for a in mem.state.active_anchors() if a.key == key]
+
+
+def test_a_later_time_of_the_same_thing_replaces_the_earlier() -> None:
+    mem = said(("user", "Book a table at Chez Panisse at 7 pm on March 3rd."),
+               ("assistant", "Sure, a table at Chez Panisse at 7 pm on March 3rd?"),
+               ("user", "Actually, make it 8 pm."))
+    assert active(mem, "time") == ["8 pm"]
+    assert active(mem, "date") == ["March 3rd"]  # the date was not replaced
+    history = mem.state.history("time")
+    assert [(h.value, h.status) for h in history] == [("7 pm", "superseded"),
+                                                      ("8 pm", "active")]
+    lines = mem.render("text").splitlines()  # the whole state's block: 7 pm as history
+    assert '- time: "8 pm"' in lines and any(line.endswith('(replaced): "7 pm"')
+                                             for line in lines)
+
+
+def test_values_said_in_one_turn_stand_together() -> None:
+    mem = said(("user", "I need a hotel from March 3rd to March 5th."))
+    assert active(mem, "date") == ["March 3rd", "March 5th"]
+
+
+def test_the_times_of_two_named_places_do_not_replace_each_other() -> None:
+    mem = said(("user", "全聚德几点开门？"), ("assistant", "全聚德的营业时间是10:00-22:00。"),
+               ("user", "那便宜坊呢？"), ("assistant", "便宜坊的营业时间是11:00-21:00。"))
+    assert sorted(active(mem, "time")) == ["10:00-22:00", "11:00-21:00"]
+
+
+@pytest.mark.parametrize("turns, key, left, gone", [
+    ([("user", "Please book me an appointment at 11:30 am on March 1st."),
+      ("assistant", "Unfortunately I was not able to book 11:30 am. Would 11 am work?"),
+      ("user", "Yes, that works.")], "time", ["11 am"], "11:30 am"),
+    ([("user", "推荐一家评分4.5分以上，人均消费100-150元的餐馆。"),
+      ("assistant", "抱歉，没有符合要求的餐馆，推荐小吊梨汤，人均消费85元，评分4.6分。")],
+     "amount", ["85元"], "100-150元"),
+])
+def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, left, gone
+                                                                   ) -> None:
+    mem = said(*turns)
+    assert active(mem, key) == left
+    assert any(h.value == gone and h.status == "superseded"
+               for h in mem.state.history(key))
+
+
+def test_a_requirement_the_proposal_meets_stays() -> None:
+    mem = said(("user", "推荐一家评分4.5分以上，人均消费100-150元的餐馆。"),
+               ("assistant", "抱歉，没有符合要求的餐馆，推荐小吊梨汤，人均消费85元，评分4.6分。"))
+    ratings = {h.value: h.status for h in mem.state.history("rating")}
+    assert ratings["4.5分以上"] == "active"  # 4.6 meets it: still what the user asked for
+
+
+def test_a_correction_replaces_what_was_said_back() -> None:
+    mem = said(("user", "Share my location with Douglas."),
+               ("assistant", "You want to share 1 Vivian Street with Douglas, right?"),
+               ("user", "No, share it with Nancy."))
+    names = {h.value: h.status for h in mem.state.history("names")}
+    assert names["Douglas"] == "superseded" and names["Nancy"] == "active"
+
+
+def test_a_value_said_again_after_its_replacement_is_current_again() -> None:
+    mem = said(("user", "5 pm please."), ("user", "No, 6 pm."), ("user", "Sorry, 5 pm after all."))
+    assert active(mem, "time") == ["5 pm"]
+
+
+@pytest.mark.parametrize("required, value, ok", [
+    ("100-150元", "85元", False), ("100-150元", "120元", True), ("4.5分以上", "4.6分", True),
+    ("4.5分以上", "4分", False), ("under $50", "$42", True), ("at least 4 stars", "3", False),
+    ("11:30 am", "11 am", False), ("March 1st", "March 1st", True),
+])
+def test_satisfies_reads_a_bound_or_asks_for_the_same_value(required, value, ok) -> None:
+    assert satisfies(required, value) is ok
