@@ -278,24 +278,6 @@ def test_a_title_repeating_the_question_gives_way() -> None:
     assert "12小时" in out.text, out.text
 
 
-def test_the_page_about_what_the_question_names_keeps_its_opening() -> None:
-    # the question names "Kaiser Ventures"; its page says who founded it in its second
-    # sentence, in words the question does not use, while other pages match its words
-    docs = ["Henry John Kaiser was an American industrialist who became known as the "
-            "father of modern American shipbuilding.",
-            "Edgar Kaiser Sr. was an American industrialist and the chairman of Kaiser "
-            "Aluminum.",
-            "Kaiser Ventures (formerly Kaiser Steel) corporation is headquartered in "
-            "Ontario, California. It was founded by Henry J. Kaiser to provide steel plate "
-            "for shipbuilding.",
-            "Nutri Ventures Corporation is a Portuguese TV series producer.",
-            "John Roach founded a major American shipbuilding firm in 1864."]
-    out = compress_documents("Kaiser Ventures corporation was founded by an American "
-                             "industrialist who became known as the father of modern "
-                             "American shipbuilding?", docs, 70, counter=COUNTER)
-    assert "founded by Henry J. Kaiser" in out.text, out.text
-
-
 def test_what_several_pages_say_outranks_one_pages_aside() -> None:
     # two lines of the first page match the question alike (the shorter better, for
     # BM25); the other pages say what the longer one says, in its words: it is kept

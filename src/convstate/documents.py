@@ -18,15 +18,17 @@ written, within an exact token budget:
    again its own score or a share of the best (a page says what it is about first: the
    lead); a sentence that asks a question, or says nothing the question does not,
    counts half (a page restating the question answers none of it). Names in the best
-   sentences are looked for too (a bridge: "the group that made X" is answered where
-   the group's name appears), and so are those of the opening of a page about what the
-   question names (it opens with that name), whose lead gains too.
+   sentences are looked for in the other documents too (a bridge: "the group that made
+   X" is answered where the group's name appears, on another page), and so are those of
+   the opening of a page about what the question names (it opens with that name), whose
+   lead gains too.
 3. The best sentences are taken while the whole output fits the budget: a kept
    sentence's neighbours gain, and the one after it in its paragraph more where the
    document matches well (an answer runs on: the steps after "to fix it:"); repeated
    sentences (the same text in two documents) are kept once, a near copy of a kept
-   sentence waits, and a question term already kept counts half as much in the next
-   sentence (so the budget is not spent on a page repeating the question). When the
+   sentence waits, and a question term already kept from a document counts half as
+   much in its next sentence (so the budget is not spent on a page repeating the
+   question). When the
    output, counted whole, is still over (the estimate leaves out the spacing inside a
    run), the weakest sentence at either end of a run goes: a run is not split.
 4. The output lists each document that kept something, most relevant first, as
@@ -73,9 +75,11 @@ CONTINUE_BONUS, STRONG_MATCH = 0.2, 0.7
 # (its value halved once): a page copied by another site is kept once, and the budget
 # goes on to what else the documents say.
 NEAR_COPY, NEAR_COPY_WEIGHT, NEAR_COPY_MIN = 0.7, 0.5, 5
-# A question term counts this much less each time a kept sentence already holds it: a
-# page repeating the question (a search result's title, an SEO page) is kept once, and
-# the rest of the budget goes to what else the documents say.
+# A question term counts this much less each time a kept sentence of the same document
+# already holds it: a page repeating the question (a search result's title, an SEO
+# page) is kept once, and the rest of the budget goes to what else it says. Not across
+# documents: when the pages are on the same subject, the first kept match is often
+# another page's, and the answering sentence would lose the very terms that find it.
 TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
 # A page about what the question names (it opens with a name of two words or more, or a
@@ -226,9 +230,11 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     parts = [sent_bm25.parts(q, k) for k in range(len(units))]
     raw = [sum(p.values()) for p in parts]
     about = _about(query, docs)
-    extra = _feedback(docs, units, raw, q, about)
-    if extra:  # a bridge: what the best sentences name, looked for elsewhere
-        raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
+    named = _feedback(docs, units, raw, q, about)
+    if named:  # a bridge: what the best sentences name, looked for in the other pages
+        looked = [[t for e, ts in named.items() if e != d for t in ts] for d in range(len(docs))]
+        raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(looked[units[k][0]], k)
+               for k, r in enumerate(raw)]
     best = max(raw) or 1.0
     asks_number, asked = bool(_ASKS_NUMBER.search(query)), set(q)
     if len(docs) > 1:  # the words the pages share: each term's documents, less its own
@@ -282,10 +288,12 @@ def _about(query: str, docs: list[tuple[str, str]]) -> set[int]:
 
 
 def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
-              raw: list[float], query: list[str], about: set[int]) -> list[str]:
+              raw: list[float], query: list[str], about: set[int]) -> dict[int, list[str]]:
     """Names in the best-matching sentences, and in the first sentences of the pages
-    ``about`` what the question names, that the question does not use: a question about
-    X "that was formed by whom" is answered where X's name for the group appears."""
+    ``about`` what the question names, that the question does not use, by the document
+    they come from: a question about X "that was formed by whom" is answered where X's
+    name for the group appears, on another page (a page's names found on the page itself
+    would only raise the page that holds them, the right one or not)."""
     top = sorted(range(len(units)), key=lambda k: -raw[k])[:FEEDBACK_SENTENCES]
     opened: Counter[int] = Counter()
     for k, (d, _, _) in enumerate(units):
@@ -293,12 +301,12 @@ def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
         if d in about and opened[d] <= ABOUT_SENTENCES and k not in top:
             top.append(k)
     asked = set(query)
-    names = []
+    names: dict[int, list[str]] = {}
     for k in top:
         d, s, e = units[k]
         for name in _NAME.findall(docs[d][1][s:e]):
-            names += [t for t in terms(name) if t not in asked]
-    return names
+            names.setdefault(d, []).extend(t for t in terms(name) if t not in asked)
+    return {d: ts for d, ts in names.items() if ts}
 
 
 def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
@@ -315,7 +323,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
     chosen: set[int] = set()
     seen: set[str] = set()
     headed: set[int] = set()
-    covered: Counter[str] = Counter()
+    covered: Counter[tuple[int, str]] = Counter()  # (document, question term) kept
     kept_terms: set[str] = set()  # the chosen ones': most sentences are no copy of any
     waited: set[int] = set()
     well = STRONG_MATCH * max(scores)  # a document with a sentence this good matches well
@@ -329,7 +337,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
                    and units[j][0] == d)
         after = k - 1 in chosen and units[k - 1][0] == d and d in strong and not ends[k - 1]
         return (scores[k] + ADJACENT_BONUS * best * near + CONTINUE_BONUS * best * after
-                - sum(c * (1 - TERM_DECAY ** covered[t]) for t, c in parts[k].items()))
+                - sum(c * (1 - TERM_DECAY ** covered[d, t]) for t, c in parts[k].items()))
 
     heap = [(-score, k) for k, score in enumerate(scores)]
     heapq.heapify(heap)
@@ -364,7 +372,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
             continue
         chosen.add(k)
         kept_terms |= sets[k]
-        covered.update(parts[k].keys())
+        covered.update((d, t) for t in parts[k])
         seen.add(key)
         headed.add(d)
         used += cost
