@@ -14,10 +14,10 @@ written, within an exact token budget:
    that names the subject), plus a share of the best score for being in the words the
    other documents use too (what several pages say), plus a little for an early
    document (the retriever's order), plus a bonus when the question asks for a number
-   or a date and the sentence has one, plus, for a document's first sentence, half
-   again its own score or a share of the best (a page says what it is about first: the
-   lead); a sentence that asks a question, or says nothing the question does not,
-   counts half (a page restating the question answers none of it). Names in the best
+   or a date and the sentence has one, plus, for a document's first sentence, a share
+   of the best (a page says what it is about first: the lead); a sentence that asks a
+   question, or says nothing the question does not, counts half (a page restating the
+   question answers none of it). Names in the best
    sentences are looked for in the other documents too (a bridge: "the group that made
    X" is answered where the group's name appears, on another page), and so are those of
    the opening of a page about what the question names (it opens with that name), whose
@@ -60,11 +60,10 @@ NEIGHBOUR_WEIGHT = 0.25  # ... and of its neighbours'
 # long" holds one (a policy page's "3 working days" over its lead).
 VALUE_BONUS = 0.5
 RANK_WEIGHT = 0.2  # of the best score, over the document's rank (the retriever's order)
-# A document's first sentence counts its own match with the question this much more,
-# or this share of the best score whatever it matches, whichever is more: a retrieved
-# page (a Q&A thread, a search result) answers first, often in words the question does
-# not use. Not both: a policy page's lead would then outrank its answering sentence.
-LEAD_WEIGHT, LEAD_PRIOR = 0.5, 0.4
+# A document's first sentence gains this share of the best score whatever it matches:
+# a retrieved page (a Q&A thread, a search result) answers first, often in words the
+# question does not use.
+LEAD_PRIOR = 0.4
 ADJACENT_BONUS = 0.2  # of the best score, for the neighbour of a kept sentence
 # ... and this much more for the sentence right after a kept one in its paragraph, in a
 # document whose best sentence scores at least STRONG_MATCH of the best: an answer runs
@@ -250,8 +249,7 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if asks_number and _NUMBER.search(docs[d][1][s:e]):
             score += VALUE_BONUS * best
         if s == 0:  # the lead
-            score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best) + ABOUT_BONUS * best * (
-                d in about)
+            score += LEAD_PRIOR * best + ABOUT_BONUS * best * (d in about)
         if _ASKING.search(docs[d][1][s:e]):
             score *= ASKING_WEIGHT  # a question, not its answer
         elif parts[k] and asked.issuperset(sent_terms[k]):
