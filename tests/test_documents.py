@@ -276,14 +276,3 @@ def test_a_title_repeating_the_question_gives_way() -> None:
     doc = "干粽叶泡多长时间\n干粽叶一般泡12小时左右，用沸水煮10分钟也可以。"
     out = compress_documents("干粽叶泡多长时间", [doc], 36, counter=COUNTER)
     assert "12小时" in out.text, out.text
-
-
-def test_what_several_pages_say_outranks_one_pages_aside() -> None:
-    # two lines of the first page match the question alike (the shorter better, for
-    # BM25); the other pages say what the longer one says, in its words: it is kept
-    docs = ["常见问题\n手机解绑请到营业厅，周末也开门。\n"
-            "手机解绑需要登录账户安全中心，更改手机号并验证短信即可完成。",
-            "登录账户安全中心，点更改手机号，收到验证短信后就完成了。",
-            "进入安全中心更改手机号，验证短信通过即可。"]
-    out = compress_documents("手机解绑", docs, 40, counter=COUNTER)
-    assert "账户安全中心" in out.text and "营业厅" not in out.text, out.text

@@ -11,26 +11,23 @@ written, within an exact token budget:
    characters and character pairs), plus a share of its document's own BM25 score (the
    document that matches the question holds the answer more often than a stray sentence
    elsewhere), plus a share of its neighbours' (an answer often follows the sentence
-   that names the subject), plus a share of the best score for being in the words the
-   other documents use too (what several pages say), plus a little for an early
-   document (the retriever's order), plus a bonus when the question asks for a number
-   or a date and the sentence has one, plus, for a document's first sentence, a share
-   of the best (a page says what it is about first: the lead); a sentence that asks a
-   question, or says nothing the question does not, counts half (a page restating the
-   question answers none of it). Names in the best
-   sentences are looked for in the other documents too (a bridge: "the group that made
-   X" is answered where the group's name appears, on another page), and so are those of
-   the opening of a page about what the question names (it opens with that name), whose
-   lead gains too.
+   that names the subject), plus a little for an early document (the retriever's
+   order), plus a bonus when the question asks for a number or a date and the sentence
+   has one, plus, for a document's first sentence, a share of the best (a page says
+   what it is about first: the lead); a sentence that asks a question, or says nothing
+   the question does not, counts half (a page restating the question answers none of
+   it). Names in the best sentences are looked for in the other documents too (a
+   bridge: "the group that made X" is answered where the group's name appears, on
+   another page).
 3. The best sentences are taken while the whole output fits the budget: a kept
    sentence's neighbours gain, and the one after it in its paragraph more where the
    document matches well (an answer runs on: the steps after "to fix it:"); repeated
    sentences (the same text in two documents) are kept once, a near copy of a kept
    sentence waits, and a question term already kept from a document counts half as
    much in its next sentence (so the budget is not spent on a page repeating the
-   question). When the
-   output, counted whole, is still over (the estimate leaves out the spacing inside a
-   run), the weakest sentence at either end of a run goes: a run is not split.
+   question). When the output, counted whole, is still over (the estimate leaves out
+   the spacing inside a run), the weakest sentence at either end of a run goes: a run
+   is not split.
 4. The output lists each document that kept something, most relevant first, as
    ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
    two documents give different numbers after the same words, a line says so (a
@@ -81,22 +78,10 @@ NEAR_COPY, NEAR_COPY_WEIGHT, NEAR_COPY_MIN = 0.7, 0.5, 5
 # another page's, and the answering sentence would lose the very terms that find it.
 TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
-# A page about what the question names (it opens with a name of two words or more, or a
-# 《title》, that the question uses: a page on X starts with X) names the question's
-# second hop ("the arena where X played"): the names of its first ABOUT_SENTENCES
-# sentences are looked for too, and its lead gains ABOUT_BONUS of the best score.
-ABOUT_SENTENCES, ABOUT_BONUS = 2, 0.3
 # A sentence that asks (ends in ? or ？), or says nothing the question does not (every
 # term of it is the question's), counts this share: a page restating the question (a
 # thread's title, "What is X?") matches every word of it and answers none.
 ASKING_WEIGHT = RESTATING_WEIGHT = 0.5
-# A sentence in the words the other documents use too, beyond the question's, gains up
-# to CENTROID_WEIGHT of the best score: what several retrieved pages say is the answer
-# more often than one page's aside (the centroid of multi-document summaries). Its
-# terms' shares of the other documents that hold them, summed over its own terms or
-# CENTROID_TERMS, whichever is more: a short line's few shared words are not a long
-# sentence's many. Single Chinese characters are left out (every page holds them).
-CENTROID_WEIGHT, CENTROID_TERMS = 0.6, 12
 GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
@@ -228,19 +213,13 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     sent_bm25 = _BM25(sent_terms)
     parts = [sent_bm25.parts(q, k) for k in range(len(units))]
     raw = [sum(p.values()) for p in parts]
-    about = _about(query, docs)
-    named = _feedback(docs, units, raw, q, about)
+    named = _feedback(docs, units, raw, q)
     if named:  # a bridge: what the best sentences name, looked for in the other pages
         looked = [[t for e, ts in named.items() if e != d for t in ts] for d in range(len(docs))]
         raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(looked[units[k][0]], k)
                for k, r in enumerate(raw)]
     best = max(raw) or 1.0
     asks_number, asked = bool(_ASKS_NUMBER.search(query)), set(q)
-    if len(docs) > 1:  # the words the pages share: each term's documents, less its own
-        for k, tf in enumerate(sent_bm25.tfs):
-            own = {t for t in tf if len(t) > 1 or t.isascii()} - asked
-            shared = (sum(doc_bm25.df(t) for t in own) - len(own)) / (len(docs) - 1)
-            raw[k] += CENTROID_WEIGHT * best * shared / max(len(own), CENTROID_TERMS)
     scores = []
     for k, (d, s, e) in enumerate(units):
         near = [raw[j] for j in (k - 1, k + 1) if 0 <= j < len(units) and units[j][0] == d]
@@ -249,7 +228,7 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if asks_number and _NUMBER.search(docs[d][1][s:e]):
             score += VALUE_BONUS * best
         if s == 0:  # the lead
-            score += LEAD_PRIOR * best + ABOUT_BONUS * best * (d in about)
+            score += LEAD_PRIOR * best
         if _ASKING.search(docs[d][1][s:e]):
             score *= ASKING_WEIGHT  # a question, not its answer
         elif parts[k] and asked.issuperset(sent_terms[k]):
@@ -273,31 +252,13 @@ def _edges(units: list[tuple[int, int, int]], chosen: set[int]) -> list[int]:
     return [k for k in chosen if not (inside(k - 1, k) and inside(k + 1, k))]
 
 
-def _about(query: str, docs: list[tuple[str, str]]) -> set[int]:
-    """The documents that open with a name the question uses (two words or more, or a
-    《title》): pages about what it asks of."""
-    out = set()
-    for d, (_, text) in enumerate(docs):
-        name = _NAME.match(text.lstrip())
-        if name and (" " in name.group() or name.group().startswith("《")) and re.search(
-                rf"(?<!\w){re.escape(name.group())}(?!\w)", query, re.I):
-            out.add(d)
-    return out
-
-
 def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
-              raw: list[float], query: list[str], about: set[int]) -> dict[int, list[str]]:
-    """Names in the best-matching sentences, and in the first sentences of the pages
-    ``about`` what the question names, that the question does not use, by the document
-    they come from: a question about X "that was formed by whom" is answered where X's
+              raw: list[float], query: list[str]) -> dict[int, list[str]]:
+    """Names in the best-matching sentences that the question does not use, by the
+    document they come from: a question about X "that was formed by whom" is answered where X's
     name for the group appears, on another page (a page's names found on the page itself
     would only raise the page that holds them, the right one or not)."""
     top = sorted(range(len(units)), key=lambda k: -raw[k])[:FEEDBACK_SENTENCES]
-    opened: Counter[int] = Counter()
-    for k, (d, _, _) in enumerate(units):
-        opened[d] += 1
-        if d in about and opened[d] <= ABOUT_SENTENCES and k not in top:
-            top.append(k)
     asked = set(query)
     names: dict[int, list[str]] = {}
     for k in top:
