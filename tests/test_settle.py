@@ -77,6 +77,16 @@ def test_a_correction_replaces_what_was_said_back() -> None:
     assert names["Douglas"] == "superseded" and names["Nancy"] == "active"
 
 
+def test_a_contrast_is_no_correction() -> None:
+    """"instead of X" / "rather than X" say what is not wanted, not that the turn before
+    was wrong: what it named stays."""
+    mem = said(("user", "Which frameworks can I use?"),
+               ("assistant", "You could use TensorFlow Lite or Dialogflow."),
+               ("user", "We use Rasa instead of a generic chatbot, rather than Watson."))
+    names = {h.value: h.status for h in mem.state.history("names")}
+    assert names["TensorFlow Lite"] == names["Dialogflow"] == "active"
+
+
 def test_a_value_said_again_after_its_replacement_is_current_again() -> None:
     mem = said(("user", "5 pm please."), ("user", "No, 6 pm."), ("user", "Sorry, 5 pm after all."))
     assert active(mem, "time") == ["5 pm"]

@@ -50,5 +50,6 @@ def _parsed(text: str, where: str, one_line: bool = False) -> Any:
     except RecursionError:
         raise DataError(f"{where}: JSON nested too deeply") from None
     except ValueError as exc:  # valid JSON Python cannot hold: an integer of 4,300+ digits
-        raise DataError(f"{where}: a value Python cannot read ({str(exc).split(';')[0]})") \
+        raise DataError(f"{where}: a value Python cannot read, a number too long "
+                        f"({str(exc).split(':')[0]})") \
             from None

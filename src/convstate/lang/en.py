@@ -208,8 +208,9 @@ PACK = LanguagePack(
         "at_most": r"\b(?:at most|or less|or under|or below|under|below|less than|up to"
                    r"|no more than|maximum|within)\b",
         # a user correcting what was just said back ("No, share it with Carol", "I made a
-        # mistake", "actually 5pm")
-        "corrects": r"^\W*(?:no|nope|nah)\b|\b(?:actually|instead|rather|changed? my mind"
+        # mistake", "actually 5pm"); "instead of X" and "rather than X" only contrast
+        "corrects": r"^\W*(?:no|nope|nah)\b|\b(?:actually|instead(?!\s+of\b)"
+                    r"|rather(?!\s+than\b)|changed? my mind"
                     r"|my (?:bad|mistake)|made a mistake|correction|wrong)\b",
         "polar_answer": r"^(?:yes|yeah|yep|no|nope|sure|of course|certainly|absolutely"
                         r"|it is|it does|they do|there is|there are)\b",
