@@ -276,3 +276,17 @@ def test_a_title_repeating_the_question_gives_way() -> None:
     doc = "干粽叶泡多长时间\n干粽叶一般泡12小时左右，用沸水煮10分钟也可以。"
     out = compress_documents("干粽叶泡多长时间", [doc], 36, counter=COUNTER)
     assert "12小时" in out.text, out.text
+
+
+def test_the_names_of_a_best_sentence_are_looked_for_on_the_other_pages() -> None:
+    # the distractor's second sentence matches the question and is full of names; looked
+    # for on its own page they raised its lead above the answer on the other page
+    docs = ["The Social Chapter is a chapter of the Treaty of Amsterdam on Social Policy. "
+            "The Social Chapter was drafted by the Rhine Council and the European Trade "
+            "Union Confederation (ETUC).",
+            "The Upper Rhine formed a border between France and Germany for centuries. "
+            "The Confederation of the Rhine was established by Napoleon in 1806."]
+    out = compress_documents("Who established the Confederation of the Rhine?", docs, 30,
+                             counter=COUNTER)
+    assert out.text == ("[d2] The Confederation of the Rhine was established by Napoleon "
+                        "in 1806."), out.text
