@@ -290,3 +290,16 @@ def test_the_names_of_a_best_sentence_are_looked_for_on_the_other_pages() -> Non
                              counter=COUNTER)
     assert out.text == ("[d2] The Confederation of the Rhine was established by Napoleon "
                         "in 1806."), out.text
+
+
+def test_a_question_term_kept_from_one_page_still_counts_on_another() -> None:
+    # a distractor on the same subject is kept first, with every word of the question;
+    # the answering sentence on another page keeps the weight of those words
+    docs = ["The Confederation of Rhine Shippers was established in Basel.",
+            "Barges carry coal and grain.",
+            "Napoleon reshaped the map of Germany. "
+            "The Confederation of the Rhine was established by Napoleon in 1806."]
+    out = compress_documents("Who established the Confederation of the Rhine?", docs, 40,
+                             counter=COUNTER)
+    assert "[d3] The Confederation of the Rhine was established by Napoleon" in out.text, \
+        out.text
