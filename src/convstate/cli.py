@@ -212,6 +212,9 @@ def _parser() -> argparse.ArgumentParser:
     ed.add_argument("--budget", type=float, nargs="+", default=[0.25],
                     help="share(s) of each instance's tokens (e.g. 0.25 0.5)")
     ed.add_argument("--limit", type=int, default=None, help="only the first K instances")
+    ed.add_argument("--hard", type=Path, default=None, metavar="DIR",
+                    help="also measure the file of the same name in DIR (the hard-distractor "
+                         "variants benchmarks/build_hard_distractors.py writes), beside it")
     ed.add_argument("--out", type=Path, default=None, help="write results JSON here")
     ed.add_argument("--plot", type=Path, default=None, metavar="FILE",
                     help="write a PNG chart of retention by budget")
@@ -549,25 +552,35 @@ def _eval_docs(args: argparse.Namespace) -> int:
     _check_file("out", args.out)
     _check_file("plot", args.plot)
     _check_plotting(args.plot)
+    sets = _qa_sets(args.data, args.hard)
     out = _console()
     results: dict[str, dict[float, dict[str, Any]]] = {}
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   console=out) as progress:
-        for path in args.data:
+        for name, path in sets:
             data = load_qa(path, args.limit)
             for ratio in args.budget:
-                task = progress.add_task(f"{path.stem} @{ratio:.0%}", total=len(data))
-                results.setdefault(path.stem, {})[ratio] = evaluate_documents(
+                task = progress.add_task(f"{name} @{ratio:.0%}", total=len(data))
+                results.setdefault(name, {})[ratio] = evaluate_documents(
                     data, ratio, progress=partial(_advance, progress, task))
-    table = Table(title="answer retention (answer verbatim in what is kept)")
-    for col in ("set", "budget", *METHODS, "ms", "ms/1k"):
+    table = Table(title="answer retention (an answer verbatim in the gold document's kept "
+                  "text; anywhere: in the whole output)")
+    for col in ("set", "budget", "convstate", "95% CI", "anywhere", *METHODS[1:], "ms",
+                "ms/1k"):
         table.add_column(col, justify="left" if col == "set" else "right", no_wrap=True)
     for name, runs in results.items():
         for ratio, r in runs.items():
-            table.add_row(name[:18], f"{ratio:.0%}", *[
-                f"{r['methods'][m]['answer_retention']:.3f}" for m in METHODS],
-                f"{r['ms_per_instance']:.1f}", f"{r['ms_per_1k_tokens']['median']:.1f}")
+            ours = r["methods"]["convstate"]
+            table.add_row(name[:25], f"{ratio:.0%}", _share(ours["answer_retention"]),
+                          "-" if ours["ci95"] is None else "{:.3f}-{:.3f}".format(*ours["ci95"]),
+                          _share(ours["answer_anywhere"]), *[
+                              _share(r["methods"][m]["answer_retention"]) for m in METHODS[1:]],
+                          f"{r['ms_per_instance']:.1f}", f"{r['ms_per_1k_tokens']['median']:.1f}")
     out.print(table)
+    if any(r["over_budget"] for runs in results.values() for r in runs.values()):
+        out.print("[red]over the budget:[/red] " + ", ".join(
+            f"{n} @{k:.0%} ({r['over_budget']})" for n, runs in results.items()
+            for k, r in runs.items() if r["over_budget"]))
     if args.out:
         args.out.write_text(json.dumps({n: {str(k): v for k, v in runs.items()}
                                         for n, runs in results.items()}, indent=1), "utf-8")
@@ -577,6 +590,24 @@ def _eval_docs(args: argparse.Namespace) -> int:
 
         out.print(f"chart: {retention_by_budget(results, args.plot)}")
     return 0
+
+
+def _qa_sets(files: list[Path], hard: Path | None) -> list[tuple[str, Path]]:
+    """Each QA file by its stem, followed by its variant of the same name in ``hard``."""
+    if hard is not None and not hard.is_dir():
+        raise ConfigError("hard", f"{hard} is not a folder")
+    sets = []
+    for path in files:
+        sets.append((path.stem, path))
+        if hard is not None and (hard / path.name).is_file():
+            sets.append((f"{path.stem} (hard)", hard / path.name))
+    if hard is not None and len(sets) == len(files):
+        raise ConfigError("hard", f"{hard} holds none of {', '.join(p.name for p in files)}")
+    return sets
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _check_file(name: str, path: Path | None) -> None:

@@ -11,24 +11,23 @@ written, within an exact token budget:
    characters and character pairs), plus a share of its document's own BM25 score (the
    document that matches the question holds the answer more often than a stray sentence
    elsewhere), plus a share of its neighbours' (an answer often follows the sentence
-   that names the subject), plus a share of the best score for being in the words the
-   other documents use too (what several pages say), plus a little for an early
-   document (the retriever's order), plus a bonus when the question asks for a number
-   or a date and the sentence has one, plus, for a document's first sentence, half
-   again its own score or a share of the best (a page says what it is about first: the
-   lead); a sentence that asks a question, or says nothing the question does not,
-   counts half (a page restating the question answers none of it). Names in the best
-   sentences are looked for too (a bridge: "the group that made X" is answered where
-   the group's name appears), and so are those of the opening of a page about what the
-   question names (it opens with that name), whose lead gains too.
+   that names the subject), plus a little for an early document (the retriever's
+   order), plus a bonus when the question asks for a number or a date and the sentence
+   has one, plus, for a document's first sentence, a share of the best (a page says
+   what it is about first: the lead); a sentence that asks a question, or says nothing
+   the question does not, counts half (a page restating the question answers none of
+   it). Names in the best sentences are looked for in the other documents too (a
+   bridge: "the group that made X" is answered where the group's name appears, on
+   another page).
 3. The best sentences are taken while the whole output fits the budget: a kept
    sentence's neighbours gain, and the one after it in its paragraph more where the
    document matches well (an answer runs on: the steps after "to fix it:"); repeated
    sentences (the same text in two documents) are kept once, a near copy of a kept
-   sentence waits, and a question term already kept counts half as much in the next
-   sentence (so the budget is not spent on a page repeating the question). When the
-   output, counted whole, is still over (the estimate leaves out the spacing inside a
-   run), the weakest sentence at either end of a run goes: a run is not split.
+   sentence waits, and a question term already kept from a document counts half as
+   much in its next sentence (so the budget is not spent on a page repeating the
+   question). When the output, counted whole, is still over (the estimate leaves out
+   the spacing inside a run), the weakest sentence at either end of a run goes: a run
+   is not split.
 4. The output lists each document that kept something, most relevant first, as
    ``[id] text``, runs of kept sentences joined as written and gaps marked ``…``; when
    two documents give different numbers after the same words, a line says so (a
@@ -58,11 +57,10 @@ NEIGHBOUR_WEIGHT = 0.25  # ... and of its neighbours'
 # long" holds one (a policy page's "3 working days" over its lead).
 VALUE_BONUS = 0.5
 RANK_WEIGHT = 0.2  # of the best score, over the document's rank (the retriever's order)
-# A document's first sentence counts its own match with the question this much more,
-# or this share of the best score whatever it matches, whichever is more: a retrieved
-# page (a Q&A thread, a search result) answers first, often in words the question does
-# not use. Not both: a policy page's lead would then outrank its answering sentence.
-LEAD_WEIGHT, LEAD_PRIOR = 0.5, 0.4
+# A document's first sentence gains this share of the best score whatever it matches:
+# a retrieved page (a Q&A thread, a search result) answers first, often in words the
+# question does not use.
+LEAD_PRIOR = 0.4
 ADJACENT_BONUS = 0.2  # of the best score, for the neighbour of a kept sentence
 # ... and this much more for the sentence right after a kept one in its paragraph, in a
 # document whose best sentence scores at least STRONG_MATCH of the best: an answer runs
@@ -73,27 +71,17 @@ CONTINUE_BONUS, STRONG_MATCH = 0.2, 0.7
 # (its value halved once): a page copied by another site is kept once, and the budget
 # goes on to what else the documents say.
 NEAR_COPY, NEAR_COPY_WEIGHT, NEAR_COPY_MIN = 0.7, 0.5, 5
-# A question term counts this much less each time a kept sentence already holds it: a
-# page repeating the question (a search result's title, an SEO page) is kept once, and
-# the rest of the budget goes to what else the documents say.
+# A question term counts this much less each time a kept sentence of the same document
+# already holds it: a page repeating the question (a search result's title, an SEO
+# page) is kept once, and the rest of the budget goes to what else it says. Not across
+# documents: when the pages are on the same subject, the first kept match is often
+# another page's, and the answering sentence would lose the very terms that find it.
 TERM_DECAY = 0.5
 FEEDBACK_SENTENCES, FEEDBACK_WEIGHT = 2, 0.5  # names of the best sentences, looked for
-# A page about what the question names (it opens with a name of two words or more, or a
-# 《title》, that the question uses: a page on X starts with X) names the question's
-# second hop ("the arena where X played"): the names of its first ABOUT_SENTENCES
-# sentences are looked for too, and its lead gains ABOUT_BONUS of the best score.
-ABOUT_SENTENCES, ABOUT_BONUS = 2, 0.3
 # A sentence that asks (ends in ? or ？), or says nothing the question does not (every
 # term of it is the question's), counts this share: a page restating the question (a
 # thread's title, "What is X?") matches every word of it and answers none.
-ASKING_WEIGHT = 0.5
-# A sentence in the words the other documents use too, beyond the question's, gains up
-# to CENTROID_WEIGHT of the best score: what several retrieved pages say is the answer
-# more often than one page's aside (the centroid of multi-document summaries). Its
-# terms' shares of the other documents that hold them, summed over its own terms or
-# CENTROID_TERMS, whichever is more: a short line's few shared words are not a long
-# sentence's many. Single Chinese characters are left out (every page holds them).
-CENTROID_WEIGHT, CENTROID_TERMS = 0.6, 12
+ASKING_WEIGHT = RESTATING_WEIGHT = 0.5
 GAP = " … "
 
 _SENTENCE = re.compile(r".+?(?:[。！？；!?]+[」』”’\"')）]*|[.!?]+[\"')\]]*(?=\s)|\n|$)\s*",
@@ -102,6 +90,7 @@ _MARKER = re.compile(r"(?<![\w.])\d{1,2}\.[ \t]*\Z")  # a step's "2. ", at a spa
 _ASKING = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _EN_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _EN_STOP = frozenset("""a an the of to in on at for by with from and or but is are was were be
 been being do does did what which who whom whose when where why how that this these those it
 its as into than then there their they he she his her him we you your i me my our not no yes
@@ -137,16 +126,10 @@ class CompressedDocuments:
 def terms(text: str) -> list[str]:
     """What BM25 matches on: lower-case English words (stop words out), Chinese
     characters and pairs of adjacent characters (function characters out)."""
-    low = text.lower()
-    out = [w for w in _EN_WORD.findall(low) if w not in _EN_STOP]
-    han = [c if _CJK.match(c) else " " for c in text]
-    for k, c in enumerate(han):
-        if c == " ":
-            continue
-        if c not in _ZH_STOP:
-            out.append(c)
-        if k + 1 < len(han) and han[k + 1] != " ":
-            out.append(c + han[k + 1])
+    out = [w for w in _EN_WORD.findall(text.lower()) if w not in _EN_STOP]
+    for run in _CJK_RUN.findall(text):
+        out += [c for c in run if c not in _ZH_STOP]
+        out += [run[k:k + 2] for k in range(len(run) - 1)]
     return out
 
 
@@ -168,9 +151,17 @@ class _BM25:
         self.tfs = [Counter(d) for d in docs]
         self.lens = [len(d) for d in docs]
         self.avg = (sum(self.lens) / len(docs)) if docs else 0.0
-        self.df: Counter[str] = Counter(t for tf in self.tfs for t in tf)  # texts holding t
-        n = len(docs)
-        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in self.df.items()}
+        self._idf: dict[str, float] = {}  # of the terms asked for only: most are never asked
+
+    def idf(self, term: str) -> float:
+        if term not in self._idf:
+            f, n = self.df(term), len(self.tfs)
+            self._idf[term] = math.log(1 + (n - f + 0.5) / (f + 0.5)) if f else 0.0
+        return self._idf[term]
+
+    def df(self, term: str) -> int:
+        """How many texts hold ``term``."""
+        return sum(term in tf for tf in self.tfs)
 
     def score(self, query: list[str], k: int) -> float:
         return sum(self.parts(query, k).values())
@@ -178,7 +169,7 @@ class _BM25:
     def parts(self, query: list[str], k: int) -> dict[str, float]:
         """Each query term's share of document ``k``'s score."""
         tf, norm = self.tfs[k], _K1 * (1 - _B + _B * self.lens[k] / (self.avg or 1))
-        return {t: self.idf.get(t, 0.0) * tf[t] * (_K1 + 1) / (tf[t] + norm)
+        return {t: self.idf(t) * tf[t] * (_K1 + 1) / (tf[t] + norm)
                 for t in set(query) if t in tf}
 
 
@@ -213,23 +204,22 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
     if not units or budget == 0:
         return CompressedDocuments("", 0)
     q = terms(query)
-    doc_bm25 = _BM25([terms(text) for _, text in docs])
-    doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
     sent_terms = [terms(docs[d][1][s:e]) for d, s, e in units]
+    doc_terms: list[list[str]] = [[] for _ in docs]  # a document's terms are its sentences'
+    for (d, _, _), t in zip(units, sent_terms, strict=True):
+        doc_terms[d] += t
+    doc_bm25 = _BM25(doc_terms)
+    doc_score = [doc_bm25.score(q, d) for d in range(len(docs))]
     sent_bm25 = _BM25(sent_terms)
     parts = [sent_bm25.parts(q, k) for k in range(len(units))]
     raw = [sum(p.values()) for p in parts]
-    about = _about(query, docs)
-    extra = _feedback(docs, units, raw, q, about)
-    if extra:  # a bridge: what the best sentences name, looked for elsewhere
-        raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(extra, k) for k, r in enumerate(raw)]
+    named = _feedback(docs, units, raw, q)
+    if named:  # a bridge: what the best sentences name, looked for in the other pages
+        looked = [[t for e, ts in named.items() if e != d for t in ts] for d in range(len(docs))]
+        raw = [r + FEEDBACK_WEIGHT * sent_bm25.score(looked[units[k][0]], k)
+               for k, r in enumerate(raw)]
     best = max(raw) or 1.0
     asks_number, asked = bool(_ASKS_NUMBER.search(query)), set(q)
-    if len(docs) > 1:  # the words the pages share: each term's documents, less its own
-        for k, tf in enumerate(sent_bm25.tfs):
-            own = {t for t in tf if len(t) > 1 or t.isascii()} - asked
-            shared = (sum(doc_bm25.df[t] for t in own) - len(own)) / (len(docs) - 1)
-            raw[k] += CENTROID_WEIGHT * best * shared / max(len(own), CENTROID_TERMS)
     scores = []
     for k, (d, s, e) in enumerate(units):
         near = [raw[j] for j in (k - 1, k + 1) if 0 <= j < len(units) and units[j][0] == d]
@@ -238,10 +228,11 @@ def _extractive(query: str, docs: list[tuple[str, str]], budget: int,
         if asks_number and _NUMBER.search(docs[d][1][s:e]):
             score += VALUE_BONUS * best
         if s == 0:  # the lead
-            score += max(LEAD_WEIGHT * raw[k], LEAD_PRIOR * best) + ABOUT_BONUS * best * (
-                d in about)
-        if _ASKING.search(docs[d][1][s:e]) or (parts[k] and asked.issuperset(sent_terms[k])):
-            score *= ASKING_WEIGHT  # a question, or the question again: not its answer
+            score += LEAD_PRIOR * best
+        if _ASKING.search(docs[d][1][s:e]):
+            score *= ASKING_WEIGHT  # a question, not its answer
+        elif parts[k] and asked.issuperset(sent_terms[k]):
+            score *= RESTATING_WEIGHT  # the question again
         scores.append(score)
     chosen = _fill(docs, units, scores, parts, [set(t) for t in sent_terms], best,
                    budget, counter)
@@ -261,36 +252,20 @@ def _edges(units: list[tuple[int, int, int]], chosen: set[int]) -> list[int]:
     return [k for k in chosen if not (inside(k - 1, k) and inside(k + 1, k))]
 
 
-def _about(query: str, docs: list[tuple[str, str]]) -> set[int]:
-    """The documents that open with a name the question uses (two words or more, or a
-    《title》): pages about what it asks of."""
-    out = set()
-    for d, (_, text) in enumerate(docs):
-        name = _NAME.match(text.lstrip())
-        if name and (" " in name.group() or name.group().startswith("《")) and re.search(
-                rf"(?<!\w){re.escape(name.group())}(?!\w)", query, re.I):
-            out.add(d)
-    return out
-
-
 def _feedback(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
-              raw: list[float], query: list[str], about: set[int]) -> list[str]:
-    """Names in the best-matching sentences, and in the first sentences of the pages
-    ``about`` what the question names, that the question does not use: a question about
-    X "that was formed by whom" is answered where X's name for the group appears."""
+              raw: list[float], query: list[str]) -> dict[int, list[str]]:
+    """Names in the best-matching sentences that the question does not use, by the
+    document they come from: a question about X "that was formed by whom" is answered where X's
+    name for the group appears, on another page (a page's names found on the page itself
+    would only raise the page that holds them, the right one or not)."""
     top = sorted(range(len(units)), key=lambda k: -raw[k])[:FEEDBACK_SENTENCES]
-    opened: Counter[int] = Counter()
-    for k, (d, _, _) in enumerate(units):
-        opened[d] += 1
-        if d in about and opened[d] <= ABOUT_SENTENCES and k not in top:
-            top.append(k)
     asked = set(query)
-    names = []
+    names: dict[int, list[str]] = {}
     for k in top:
         d, s, e = units[k]
         for name in _NAME.findall(docs[d][1][s:e]):
-            names += [t for t in terms(name) if t not in asked]
-    return names
+            names.setdefault(d, []).extend(t for t in terms(name) if t not in asked)
+    return {d: ts for d, ts in names.items() if ts}
 
 
 def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
@@ -307,7 +282,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
     chosen: set[int] = set()
     seen: set[str] = set()
     headed: set[int] = set()
-    covered: Counter[str] = Counter()
+    covered: Counter[tuple[int, str]] = Counter()  # (document, question term) kept
     kept_terms: set[str] = set()  # the chosen ones': most sentences are no copy of any
     waited: set[int] = set()
     well = STRONG_MATCH * max(scores)  # a document with a sentence this good matches well
@@ -321,7 +296,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
                    and units[j][0] == d)
         after = k - 1 in chosen and units[k - 1][0] == d and d in strong and not ends[k - 1]
         return (scores[k] + ADJACENT_BONUS * best * near + CONTINUE_BONUS * best * after
-                - sum(c * (1 - TERM_DECAY ** covered[t]) for t, c in parts[k].items()))
+                - sum(c * (1 - TERM_DECAY ** covered[d, t]) for t, c in parts[k].items()))
 
     heap = [(-score, k) for k, score in enumerate(scores)]
     heapq.heapify(heap)
@@ -356,7 +331,7 @@ def _fill(docs: list[tuple[str, str]], units: list[tuple[int, int, int]],
             continue
         chosen.add(k)
         kept_terms |= sets[k]
-        covered.update(parts[k].keys())
+        covered.update((d, t) for t in parts[k])
         seen.add(key)
         headed.add(d)
         used += cost

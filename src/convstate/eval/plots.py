@@ -39,7 +39,10 @@ def retention_by_budget(results: dict[str, dict[float, dict[str, Any]]], path: P
     for ax, (name, runs) in zip(axes[0], results.items(), strict=True):
         ratios = sorted(runs)
         for method in runs[ratios[0]]["methods"]:
-            ys = [runs[r]["methods"][method]["answer_retention"] for r in ratios]
+            # in the gold document; anywhere in the output when the set names none
+            ys = [runs[r]["methods"][method]["answer_retention"]
+                  if runs[r]["methods"][method]["answer_retention"] is not None
+                  else runs[r]["methods"][method]["answer_anywhere"] for r in ratios]
             ax.plot([f"{r:.0%}" for r in ratios], ys, marker="o", label=method)
         ax.set(title=name, xlabel="budget", ylim=(0, 1.02))
     axes[0][0].set_ylabel("answer retention")
