@@ -270,7 +270,7 @@ SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating"}
 # the rows a fold ranks nor the index an extractor reads; live again when said again. The
 # block ranks a key's newest KEPT_PER_KEY (render) as exact values and the older with the
 # facts, so a window of a few thousand tokens shows far fewer; at 64 the long chats of
-# benchmarks/eval_matrix.py lost values at window 8192 (RESULTS.md, stop 36).
+# benchmarks/eval_matrix.py lost values at window 8192 (docs/experiments.md, stop 36).
 MAX_LIVE_PER_KEY = 256
 
 ANCHORS = Section(
