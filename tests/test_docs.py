@@ -1,5 +1,5 @@
 """Every example in README.md, the docs site's pages and examples/ runs and says what it
-claims; the CLI reference is current."""
+claims; the CLI reference is current; the version is the same everywhere."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,15 @@ def test_cli_reference_is_current() -> None:
         sys.path.remove(str(ROOT / "docs"))
     assert (ROOT / "docs" / "cli.md").read_text("utf-8") == cli_reference.render(), (
         "docs/cli.md is stale: run python docs/cli_reference.py")
+
+
+def test_one_version_everywhere() -> None:
+    import convstate
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    released = re.search(r"^## \[(\d+\.\d+\.\d+)\]", (ROOT / "CHANGELOG.md").read_text("utf-8"),
+                         re.M)
+    assert released and convstate.__version__ == meta == released.group(1)
 
 
 def test_readme_stays_short_and_points_into_the_docs() -> None:
