@@ -81,7 +81,9 @@ PRINTS: dict[str, list[str]] = {
     "docs/quickstart.md": ["SR-20240315-889", "I don't want an exchange"],
     "docs/integrations.md": ["Never promise a refund date. ['user', 'assistant']", "\n14\n",
                              "[policy] Card refunds arrive within 5 business days.\n"],
-    "docs/customer-service.md": ['From earlier conversations:\n- phone: "13912345678"'],
+    "docs/customer-service.md": [
+        "['I will send you a return label']\n['What is your order number']\n[] BX-7741-2290",
+        'From earlier conversations:\n- phone: "13912345678"', "after erase: [] nowhere"],
     "docs/extending.md": ["['I want to complain: order SR-7 came broken.'] open"],
     "docs/operations.md": ["backup: SR-20240315-889"],
 }
