@@ -270,7 +270,7 @@ def test_the_log_counts_the_whole_block_within_a_percent(orders) -> None:
     mem.compact(keep_recent_turns=0)
     a = mem._assembler
     exact = a.render_block(mem.state)[1]  # the whole block, drawn and counted
-    estimated = a.fixed_tokens() - mem.priming - mem._system_tokens
+    estimated = a.fixed_tokens() - mem.priming - mem._view.system_tokens
     assert mem.compactions()[-1].tokens_after == a.fixed_tokens()  # nothing unfolded
     if orders == 6:  # the block is within its cap: counted
         assert 0 < estimated == exact < mem.state_budget - 100
@@ -288,7 +288,7 @@ def test_a_block_leaves_out_only_what_the_turns_it_is_given_hold() -> None:
     mem.compact(keep_recent_turns=0)
     mem.add("user", "还是那个：订单号 DD1000001，3月2日下的单")
     a = mem._assembler
-    entries = [(t.index, msg, n) for t, msg, n in mem._recent]
+    entries = [(t.index, msg, n) for t, msg, n in mem._view.recent]
     assert "DD1000001" not in a.render_block(mem.state, shown=entries[-1:])[0]
     before_it = a.render_block(mem.state, shown=entries[-2:-1])[0]
     assert "DD1000001" in before_it and "DD1000000" in before_it

@@ -8,11 +8,12 @@ and blocks per shown range.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
+from .errors import ConfigError
 from .layout import RowCosts, first_shown, lines_first, next_start, recent_start
-from .profile import PROFILE_SHARE, shown
+from .profile import PROFILE_SHARE, Profile, shown
 from .registry import LANGUAGES
 from .render import (
     RANK_BEFORE_RAW,
@@ -25,10 +26,8 @@ from .render import (
 )
 from .state import ConversationState
 from .tokens import Counter, TokenCounter, lines_of, message_tokens
-from .window import Entry, cut_entry, fit_raw
-
-if TYPE_CHECKING:
-    from .memory import ConversationMemory
+from .turns import Turn
+from .window import Entry, WindowPolicy, cut_entry, fit_raw
 
 MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
 _LAYOUT_TRIES = 4
@@ -72,14 +71,34 @@ class _CountMemo:
         return self.counter.message(msg)
 
 
-class Assembler:
-    """Builds the contexts of one ConversationMemory from its cached view."""
+class View(Protocol):
+    """What the assembler reads of a session's cached view (view.py's SessionView)."""
 
-    def __init__(self, memory: ConversationMemory):
-        self.memory = memory
+    session_id: str
+    counter: Counter
+    policy: WindowPolicy
+    priming: int
+    system_prompt: str | None
+    system_tokens: int
+    state_format: str
+    lang: str | None
+    state_budget: int
+    redact: Callable[[str], str] | None
+    state: ConversationState  # the saved state as a context shows it
+    recent: list[tuple[Turn, dict[str, Any], int]]
+    profile: Profile | None
+
+    def system_message(self) -> dict[str, Any]: ...
+
+
+class Assembler:
+    """Builds the contexts of one session from its cached view."""
+
+    def __init__(self, view: View):
+        self.view = view
         # token counts of values and block drafts: a value counts the same in every
         # state, so they outlive a fold (bounded)
-        self._counts = _CountMemo(memory.counter)
+        self._counts = _CountMemo(view.counter)
         # the block rows of the last state drafted, whatever the state changes since:
         # that state itself, and its version, the language and the profile's version
         self._rows: tuple[ConversationState, tuple[int, str, int | None],
@@ -100,13 +119,13 @@ class Assembler:
         turns hold verbatim, and its cost as a system message ('' for nothing to say).
         ``keep_from``: rows ranked at least this are never dropped (the block may then
         pass ``budget``)."""
-        mem = self.memory
+        v = self.view
         key = (state.version, budget, shown[0][0] if shown else None,
                shown[-1][0] if shown else None, keep_from)
-        if state is mem._state and key in self._blocks:
+        if state is v.state and key in self._blocks:
             return self._blocks[key]
         out = self.render_block(state, budget=budget, shown=shown, keep_from=keep_from)
-        if state is mem._state:
+        if state is v.state:
             if len(self._blocks) >= _BLOCK_CACHE:  # one entry per shown range: bounded
                 self._blocks.clear()  # even when no fold comes to reset it
             self._blocks[key] = out
@@ -120,27 +139,27 @@ class Assembler:
         less the values the ``shown`` raw turns hold (for the memory's state, when they
         run to its newest turn, as a context's do, those found as the turns came); of
         the items let go (``rows_of``), or with ``whole``, of every item."""
-        mem = self.memory
-        budget = mem.state_budget if budget is None else budget
+        v = self.view
+        budget = v.state_budget if budget is None else budget
         if budget <= MESSAGE_OVERHEAD or (state.is_empty() and not self.profile_rows(state)):
             return "", 0
-        lang = lang or mem.lang or state.language or (
-            mem._profile.language if mem._profile else None) or "en"
+        lang = lang or v.lang or state.language or (
+            v.profile.language if v.profile else None) or "en"
         rows = self.rows_of(state, lang) if lang in LANGUAGES and not whole else None
         held = None  # noted once per turn: for the memory's state and its newest turns
-        if rows is not None and shown and mem._recent and state is mem._state \
-                and shown[-1][0] == mem._recent[-1][0].index:
+        if rows is not None and shown and v.recent and state is v.state \
+                and shown[-1][0] == v.recent[-1][0].index:
             held = self._held(rows, shown[0][0])
         text, _ = render_dropping(
-            state, format or mem.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
+            state, format or v.state_format, lang, budget=budget - MESSAGE_OVERHEAD,
             counter=self._counts,
             keep_anchors=False, keep_from=keep_from,
             shown_from=shown[0][0] if shown else None,
             shown_texts=[] if held is not None else
             [str(msg.get("content") or "") for _, msg, _ in shown or []],
             rows=rows, held=held)
-        if mem.redact is not None:  # the model sees masked values; the store keeps all
-            text = mem.redact(text)
+        if v.redact is not None:  # the model sees masked values; the store keeps all
+            text = v.redact(text)
         return text, self._counts.message({"role": "system", "content": text}) if text else 0
 
     def _held(self, rows: RankedRows, since: int) -> set[int]:
@@ -148,7 +167,7 @@ class Assembler:
         hold: every context shows a run of the newest turns, so ``rows`` note each turn
         once, as it comes (a new state's rows note the recent turns on first use)."""
         new = []
-        for t, msg, _ in reversed(self.memory._recent):
+        for t, msg, _ in reversed(self.view.recent):
             if t.index <= rows.noted:
                 break
             new.append((t.index, str(msg.get("content") or "")))
@@ -160,8 +179,8 @@ class Assembler:
         before its ``evicted_through``), built once per state and language: a fold
         drafts its new state's block before the memory has it, and the contexts after
         use the same rows."""
-        mem = self.memory
-        key = (state.version, lang, mem._profile.version if mem._profile else None)
+        v = self.view
+        key = (state.version, lang, v.profile.version if v.profile else None)
         cached = self._rows
         if cached is None or cached[0] is not state or cached[1] != key:
             rows = block_rows(state, lang, through=state.evicted_through)
@@ -171,12 +190,12 @@ class Assembler:
     def profile_rows(self, state: ConversationState) -> list[Row]:
         """The user's profile items this session's block shows, last, most important
         first, within ``PROFILE_SHARE`` of the block's budget."""
-        mem = self.memory
-        if mem._profile is None:
+        v = self.view
+        if v.profile is None:
             return []
-        rows, room = [], PROFILE_SHARE * mem.state_budget
-        for item in shown(mem._profile, state, mem.session_id):
-            room -= mem.counter.count(item.value) + 4
+        rows, room = [], PROFILE_SHARE * v.state_budget
+        for item in shown(v.profile, state, v.session_id):
+            room -= v.counter.count(item.value) + 4
             if room < 0:
                 break
             rows.append(Row("profile", item.kind, item.value, "user", None, item.kind,
@@ -190,7 +209,7 @@ class Assembler:
         ``RANK_BEFORE_RAW`` or more); the mean tokens of a row ranked lower (None: no
         such row); and the tokens of the block's title and headers. Of ``state`` (the
         memory's by default)."""
-        return self._costs_of(state or self.memory._state)[1:4]
+        return self._costs_of(state or self.view.state)[1:4]
 
     def whole_tokens(self, state: ConversationState) -> int:
         """About, the tokens of ``state``'s whole block within its cap: counted where it
@@ -198,27 +217,27 @@ class Assembler:
         cap (a cut block is short of it by the part of a row that does not fit). Drawing
         and searching a large state's block to count it would cost a fold more than all
         else it does."""
-        return min(self.memory.state_budget, self._costs_of(state)[4])
+        return min(self.view.state_budget, self._costs_of(state)[4])
 
     def _costs_of(self, state: ConversationState) -> tuple[RankedRows, dict[bool, RowCosts],
                                                           float | None, int, int]:
         """``row_costs`` and the whole block's estimate, once per rows (``rows_of``)."""
-        mem = self.memory
-        lang = mem.lang or state.language or "en"
+        v = self.view
+        lang = v.lang or state.language or "en"
         ranked, cached = self.rows_of(state, lang), self._costs
         if cached is None or cached[0] is not ranked:  # other rows: another state,
             rows = ranked.rows  # version, language or profile
             costs = [self._counts.count(f"{r.value}") + 3 for r in rows]
-            overhead = mem.counter.count(block_words(lang)["title"]) + 6 * len(
+            overhead = v.counter.count(block_words(lang)["title"]) + 6 * len(
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
             # calibrated on a draft of the block's first rows, up to twice its cap (the
             # whole block when it is within that): a cost bounded by the cap
             sample, estimate = 0, 0
-            while sample < len(rows) and (estimate + costs[sample] <= 2 * mem.state_budget
+            while sample < len(rows) and (estimate + costs[sample] <= 2 * v.state_budget
                                           or not sample):
                 estimate += costs[sample]
                 sample += 1
-            draft = draw_rows(state, rows[:sample], mem.state_format, lang)
+            draft = draw_rows(state, rows[:sample], v.state_format, lang)
             drafted = self._counts.message({"role": "system", "content": draft}) - overhead
             if drafted > 0 and estimate > 0:
                 costs = [max(1, round(n * drafted / estimate)) for n in costs]
@@ -235,30 +254,30 @@ class Assembler:
     def layout(self, reserved: int = 0) -> tuple[str, list[dict[str, Any]]]:
         """The block and the raw messages of the context (see layout.py), in the budget
         less ``reserved`` tokens (another system block's)."""
-        mem = self.memory
-        state = mem._state
-        room = mem.policy.budget - mem.priming - mem._system_tokens - reserved
-        entries: list[Entry] = [(t.index, msg, n) for t, msg, n in mem._recent]
+        v = self.view
+        state = v.state
+        room = v.policy.budget - v.priming - v.system_tokens - reserved
+        entries: list[Entry] = [(t.index, msg, n) for t, msg, n in v.recent]
         # shown raw whatever the block: every unfolded turn, and the last
         # keep_recent_turns user turns (the conversation as it stands)
         unfolded_at = next((p for p, e in enumerate(entries) if e[0] > state.evicted_through),
                            len(entries))
-        first = min(unfolded_at, recent_start(entries, mem.policy.keep_recent_turns))
-        if sum(e[2] for e in entries[first:]) > room or mem.redact is not None:
+        first = min(unfolded_at, recent_start(entries, v.policy.keep_recent_turns))
+        if sum(e[2] for e in entries[first:]) > room or v.redact is not None:
             # the recent floor alone does not fit: the block gets room; with redaction,
             # what was folded reaches the model only masked, in the block
             first = unfolded_at
         p, first_lines = first, False
-        if mem.redact is None:
+        if v.redact is None:
             rows, line, overhead = self.row_costs()
             first_lines = lines_first(entries[:first], line)
             p = first_shown(entries, first, room, rows[first_lines], overhead,
-                            mem.state_budget)
+                            v.state_budget)
         for _ in range(_LAYOUT_TRIES):  # the estimate may be off: check, show fewer
             if p >= first:
                 break
             raw = sum(e[2] for e in entries[p:])
-            budget = min(mem.state_budget, room - raw)
+            budget = min(v.state_budget, room - raw)
             # the rows that come before raw turns, whole; the rest in the room left (when
             # every row comes first, the estimate gave them the room: the block fits it)
             text, tokens = self.block_at(state, budget, entries[p:],
@@ -272,36 +291,56 @@ class Assembler:
                 p = q
         shown = entries[first:]
         raw = sum(e[2] for e in shown)
-        text, tokens = self.block_at(state, min(mem.state_budget, room - raw), shown)
-        if raw + tokens <= room and mem.redact is None:
+        text, tokens = self.block_at(state, min(v.state_budget, room - raw), shown)
+        if raw + tokens <= room and v.redact is None:
             return text, self.filled(entries, first, room - raw - tokens)
-        return text, fit_raw(shown, room - tokens, mem.counter).messages
+        return text, fit_raw(shown, room - tokens, v.counter).messages
 
     def filled(self, entries: list[Entry], p: int, left: int) -> list[dict[str, Any]]:
         """The turns from ``p`` on, and in the ``left`` tokens of room, the start of the
         turn before them, cut visibly (its values are in the block or the store)."""
-        mem = self.memory
-        part = cut_entry(entries[p - 1], left, mem.counter) \
+        v = self.view
+        part = cut_entry(entries[p - 1], left, v.counter) \
             if p > 0 and left >= _MIN_PART else None
         return ([part[1]] if part else []) + [msg for _, msg, _ in entries[p:]]
 
     def fixed_tokens(self, state: ConversationState | None = None) -> int:
         """About, the tokens of a context but its raw turns, with the whole block (see
         ``whole_tokens``): what the compaction log says a fold's context costs."""
-        mem = self.memory
-        block = self.whole_tokens(state or mem._state) \
-            if mem.state_budget > MESSAGE_OVERHEAD else 0
-        return mem.priming + mem._system_tokens + block
+        v = self.view
+        block = self.whole_tokens(state or v.state) \
+            if v.state_budget > MESSAGE_OVERHEAD else 0
+        return v.priming + v.system_tokens + block
 
     def assemble(self, documents: dict[str, Any] | None = None, reserved: int = 0
                  ) -> list[dict[str, Any]]:
         """[system prompt] + [documents] + [state block] + raw turns; the documents'
         message costs ``reserved`` tokens of the budget."""
-        mem = self.memory
-        head = [mem._system_message()] if mem.system_prompt is not None else []
+        v = self.view
+        head = [v.system_message()] if v.system_prompt is not None else []
         if documents is not None:
             head.append(documents)
         block, raw = self.layout(reserved)
         if block:
             head.append({"role": "system", "content": block})
         return head + raw
+
+    def documents_message(self, documents: Sequence[str | Mapping[str, Any]],
+                          query: str | None, share: float
+                          ) -> tuple[dict[str, Any] | None, int]:
+        """The ``documents`` compressed for ``query`` (default: the last user turn) into
+        one system message of at most ``share`` of the budget, and its cost."""
+        if not isinstance(share, int | float) or not 0 < share < 1:
+            raise ConfigError("document_share", "expected a share of the budget, in (0, 1)")
+        v = self.view
+        if query is None:
+            users = [t for t, _, _ in v.recent if t.role == "user"]
+            query = users[-1].text if users else ""
+        budget = int(v.policy.budget * share) - MESSAGE_OVERHEAD
+        from .documents import compress_documents  # its BM25 is only needed here
+
+        text = compress_documents(query, documents, max(budget, 0), counter=v.counter).text
+        if not text:
+            return None, 0
+        message = {"role": "system", "content": text}
+        return message, v.counter.message(message)

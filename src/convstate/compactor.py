@@ -20,24 +20,23 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Generator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .aio import in_thread
-from .delta import logged
+from .delta import StateDelta, logged
 from .errors import ExtractionError, StoreError, VersionConflictError
-from .extract.base import Extraction
+from .extract.base import Extraction, Extractor
 from .fold import FoldKeys, FoldStats, fold_report
-from .live import STATS
+from .live import STATS, LiveIndex, LiveReader
 from .state import ConversationState, IndexEntry, Item
-from .store.base import CompactionRecord
+from .store.base import CompactionRecord, Store
 from .turns import Turn
 from .window import Slot, WindowPolicy, bounded_batch, plan_expiry
 
 if TYPE_CHECKING:
     import asyncio
-
-    from .memory import ConversationMemory
 
 log = logging.getLogger("convstate")
 
@@ -81,11 +80,56 @@ Steps = Generator[Plan, "Extraction | Exception", "CompactionRecord | None"]
 Planner = Callable[[], "Plan | None"]
 
 
-class Compactor:
-    """Runs the folds of one ConversationMemory (its store, extractor and cached view)."""
+class Costs(Protocol):
+    """What the compactor asks the assembler: a context's fixed cost for a state."""
 
-    def __init__(self, memory: ConversationMemory):
-        self.memory = memory
+    def fixed_tokens(self, state: ConversationState | None = None) -> int: ...
+
+
+class FoldView(Protocol):
+    """What the compactor reads and changes of a session's cached view (view.py's
+    SessionView): its store, settings, live reader and saved state, under ``lock``."""
+
+    session_id: str
+    user_id: str | None
+    store: Store
+    extractor: Extractor
+    delta_model: type[StateDelta]
+    policy: WindowPolicy
+    priming: int
+    system_tokens: int
+    strict: bool
+    background: bool
+    lease_ttl: float
+    on_fold: Callable[[CompactionRecord], None] | None
+    reader: LiveReader
+    state: ConversationState
+    last: int
+    generation: int
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+
+    @property
+    def assembler(self) -> Costs: ...
+
+    def current(self) -> None: ...
+
+    def raw(self) -> list[tuple[Turn, int]]: ...
+
+    def set_saved(self, state: ConversationState, keys: FoldKeys | None = None,
+                  index: LiveIndex | None = None) -> None: ...
+
+    def promote(self, state: ConversationState, generation: int) -> None: ...
+
+    def reload_locked(self) -> None: ...
+
+
+class Compactor:
+    """Runs the folds of one session (its store, extractor and cached view)."""
+
+    def __init__(self, view: FoldView):
+        self.view = view
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         # one fold of this memory at a time, from plan to landing, so no turn is planned
         # twice; a plain Lock, not an RLock: an async fold may release it from a thread
@@ -94,9 +138,9 @@ class Compactor:
         self.worker: threading.Thread | None = None
         self.task: asyncio.Task[None] | None = None
         # whether the store's save gives the fold lease back in its own transaction
-        self.saves_releasing = _takes(memory.store.save_state, "release")
+        self.saves_releasing = _takes(view.store.save_state, "release")
         # whether the store refuses a save or log line planned before an erasure
-        self.checks_generation = _takes(memory.store.save_state, "generation")
+        self.checks_generation = _takes(view.store.save_state, "generation")
         # the last index's entries, by item: the next fold's state shares most items
         self.entries: dict[int, tuple[Item, IndexEntry]] = {}
         # and the last saved state's item dicts (ConversationState.dump), likewise
@@ -121,7 +165,7 @@ class Compactor:
     def _fold_once(self, planner: Planner) -> Steps:
         """Plan, lease, yield the plan for extraction (when it has turns to read), land
         or log, apply; after another writer's fold, reload and plan again."""
-        m = self.memory
+        m = self.view
         for _ in range(_CONFLICT_RETRIES):
             plan = planner()
             if plan is None or not m.store.acquire_lease(m.session_id, self.owner,
@@ -140,7 +184,7 @@ class Compactor:
             except VersionConflictError:
                 log.info("convstate: session %r was folded by another writer; reloading",
                          m.session_id)
-                m._reload_locked()
+                m.reload_locked()
                 continue
             finally:
                 _RENEWALS.drop(renewal)
@@ -151,12 +195,12 @@ class Compactor:
 
     def run(self, planner: Planner) -> CompactionRecord | None:
         """Drive the fold path with the extractor's ``extract``."""
-        m, steps = self.memory, self.steps(planner)
+        m, steps = self.view, self.steps(planner)
         done, value = _step(steps, None)
         while not done:
             plan: Plan = value
             try:  # outside any store transaction: an extractor may be slow
-                answer: Extraction | Exception = m._extractor.extract(
+                answer: Extraction | Exception = m.extractor.extract(
                     plan.batch, plan.state.index(self.entries), m.delta_model)
             except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
                 answer = exc
@@ -166,12 +210,12 @@ class Compactor:
     async def arun(self, planner: Planner) -> CompactionRecord | None:
         """Drive the fold path with the extractor's ``aextract``; store and tokenizer
         work runs in a worker thread."""
-        m, steps = self.memory, self.steps(planner)
+        m, steps = self.view, self.steps(planner)
         done, value = await in_thread(_step, steps, None)
         while not done:
             plan: Plan = value
             try:
-                answer: Extraction | Exception = await m._extractor.aextract(
+                answer: Extraction | Exception = await m.extractor.aextract(
                     plan.batch, plan.state.index(self.entries), m.delta_model)
             except Exception as exc:  # noqa: BLE001 - the fold path tells a failure from a bug
                 answer = exc
@@ -183,7 +227,7 @@ class Compactor:
     def due(self, force: bool, policy: WindowPolicy | None = None) -> CompactionRecord | None:
         """Fold what the window expires: now, or (``background``) in a thread. A caller
         waits for a fold in flight (in the background, it goes on without waiting)."""
-        if self.memory.background and not force:
+        if self.view.background and not force:
             if self.plan(False, policy) is not None and self.folding.acquire(blocking=False):
                 try:
                     self.worker = threading.Thread(target=self._in_background,
@@ -220,7 +264,7 @@ class Compactor:
         """``due`` for event loops; ``background`` folds in a task."""
         import asyncio  # only async callers load it (see aio.py)
 
-        if self.memory.background and not force:
+        if self.view.background and not force:
             plan = await in_thread(self.plan, False, policy)
             if plan is not None and self.folding.acquire(blocking=False):
                 self.task = asyncio.create_task(self._ain_background(policy))
@@ -236,7 +280,7 @@ class Compactor:
         try:
             self.run(self._planner(False, policy))
         except Exception:  # noqa: BLE001 - a background thread has no caller to raise to
-            log.exception("convstate: background fold of %r failed", self.memory.session_id)
+            log.exception("convstate: background fold of %r failed", self.view.session_id)
         finally:
             self.folding.release()
 
@@ -244,19 +288,19 @@ class Compactor:
         try:
             await self.arun(self._planner(False, policy))
         except Exception:  # noqa: BLE001 - a background task has no caller to raise to
-            log.exception("convstate: background fold of %r failed", self.memory.session_id)
+            log.exception("convstate: background fold of %r failed", self.view.session_id)
         finally:
             self.folding.release()
 
     def plan(self, force: bool, policy: WindowPolicy | None) -> Plan | None:
         """The fold that is due, if any. Reads the store first (other writers); after a
         failed fold only ``force`` retries early."""
-        m = self.memory
-        with m._lock:
-            m._current()
-            if not force and m._last < self.retry_at:
+        m = self.view
+        with m.lock:
+            m.current()
+            if not force and m.last < self.retry_at:
                 return None
-            raw, policy, fixed = m._raw(), policy or m.policy, m.priming + m._system_tokens
+            raw, policy, fixed = m.raw(), policy or m.policy, m.priming + m.system_tokens
             if not force and not policy.due(fixed + sum(n for _, n in raw)):
                 return None  # most turns: decided before the window's slots are built
             slots = [Slot(t.index, t.role, n) for t, n in raw]
@@ -265,27 +309,27 @@ class Compactor:
                 return None
             # a backlog (after an outage, or a long compact) goes in window-sized batches
             through = bounded_batch(slots, through, m.policy.budget)
-            return Plan(self._base(), raw, through, through, m._generation)
+            return Plan(self._base(), raw, through, through, m.generation)
 
     def plan_refresh(self) -> Plan | None:
         """A fold that reads every stored turn not read by the configured extractor yet
         (in window-sized batches) and lets none go; None when there is none."""
-        m = self.memory
-        with m._lock:
-            m._current()
+        m = self.view
+        with m.lock:
+            m.current()
             base = self._base()
-            if m._last <= base.folded_through and base is m._reader.saved:
+            if m.last <= base.folded_through and base is m.reader.saved:
                 return None
-            raw = m._raw()
+            raw = m.raw()
             slots = [Slot(t.index, t.role, n) for t, n in raw
                      if t.index > base.folded_through]
-            through = bounded_batch(slots, m._last, m.policy.budget) if slots else m._last
-            return Plan(base, raw, through, m._state.evicted_through, m._generation)
+            through = bounded_batch(slots, m.last, m.policy.budget) if slots else m.last
+            return Plan(base, raw, through, m.state.evicted_through, m.generation)
 
     def _base(self) -> ConversationState:
         """What a fold starts from: the live state when the configured extractor read
         it, else the saved state (the rules' provisional reading is never saved)."""
-        reader = self.memory._reader
+        reader = self.view.reader
         return reader.state if reader.own else reader.saved
 
     # -- the steps ----------------------------------------------------------------------
@@ -293,7 +337,7 @@ class Compactor:
     def _release(self) -> None:
         """Give the fold lease back; if the store cannot take even that, the lease
         expires by itself (the error that stopped the fold is the one raised)."""
-        m = self.memory
+        m = self.view
         try:
             m.store.release_lease(m.session_id, self.owner)
         except StoreError as exc:
@@ -302,27 +346,27 @@ class Compactor:
 
     def _record(self, plan: Plan) -> CompactionRecord:
         """The log line of a fold: the turns it lets go (a refresh's: those it reads)."""
-        m, batch = self.memory, plan.batch
+        m, batch = self.view, plan.batch
         first: int | None = None
         last: int | None = None
-        if plan.evict > m._state.evicted_through:
-            first, last = m._state.evicted_through + 1, plan.evict
+        if plan.evict > m.state.evicted_through:
+            first, last = m.state.evicted_through + 1, plan.evict
         elif batch:
             first, last = batch[0].index, batch[-1].index
         return CompactionRecord(session_id=m.session_id, first_turn=first, last_turn=last,
-                                extractor=m._extractor.name,
-                                tokens_before=m._assembler.fixed_tokens(m._state)
+                                extractor=m.extractor.name,
+                                tokens_before=m.assembler.fixed_tokens(m.state)
                                 + sum(n for _, n in plan.raw))
 
     def _failed(self, plan: Plan, exc: Exception) -> FoldOutcome:
         """Log a failed extraction; the turns stay unfolded, retried after an exchange.
         A known failure (ExtractionError) is a warning; anything else is a bug in the
         extractor: logged at ERROR with its traceback, and raised by a strict memory."""
-        m, batch = self.memory, plan.batch
+        m, batch = self.view, plan.batch
         bug = not isinstance(exc, ExtractionError)
         if bug:
             log.error("convstate: extractor %r raised a %s folding turns %d-%d",
-                      m._extractor.name, type(exc).__name__, batch[0].index,
+                      m.extractor.name, type(exc).__name__, batch[0].index,
                       batch[-1].index, exc_info=exc)
             if m.strict:
                 raise exc
@@ -333,8 +377,8 @@ class Compactor:
         record.completion_tokens = getattr(exc, "completion_tokens", 0)
         record.tokens_after = record.tokens_before
         m.store.log(record, **self._checked(plan))
-        with m._lock:
-            self.retry_at = m._last + _RETRY_AFTER_TURNS
+        with m.lock:
+            self.retry_at = m.last + _RETRY_AFTER_TURNS
         if not bug:
             log.warning("convstate: extraction failed for turns %d-%d (%s); the turns "
                         "stay unfolded and are retried at the next fold", batch[0].index,
@@ -344,7 +388,7 @@ class Compactor:
     def _land(self, plan: Plan, extraction: Extraction | None) -> FoldOutcome:
         """Fold the extraction (if the plan had turns to read) and save the state
         (version-checked), its turns up to ``plan.evict`` let go."""
-        m, state, reader = self.memory, plan.state, self.memory._reader
+        m, state, reader = self.view, plan.state, self.view.reader
         record = self._record(plan)
         live = state is reader.state and reader.own
         stats, notes = (reader.stats, list(reader.notes)) if live else (FoldStats(), [])
@@ -370,7 +414,7 @@ class Compactor:
         record.notes = "; ".join(notes + logged(stats.dropped)) or None
         for name in STATS:
             setattr(record, name, getattr(stats, name))
-        record.tokens_after = m._assembler.fixed_tokens(new) + sum(
+        record.tokens_after = m.assembler.fixed_tokens(new) + sum(
             n for t, n in plan.raw if t.index > new.evicted_through)
         extra: dict[str, Any] = {"release": self.owner} if self.saves_releasing else {}
         m.store.save_state(m.session_id, new.dump(self.dumped), saved.version, record,
@@ -383,18 +427,18 @@ class Compactor:
 
     def _apply(self, outcome: FoldOutcome) -> CompactionRecord:
         """Take a fold's outcome into the memory's view and tell ``on_fold``."""
-        m = self.memory
+        m = self.view
         if outcome.state is not None:
-            with m._lock:  # (a state of an erased generation is never shown)
-                if outcome.state.version > m._reader.saved.version \
-                        and outcome.generation == m._generation:
-                    reader = m._reader
+            with m.lock:  # (a state of an erased generation is never shown)
+                if outcome.state.version > m.reader.saved.version \
+                        and outcome.generation == m.generation:
+                    reader = m.reader
                     if outcome.live:  # the same items: their keys and index entries too
-                        m._set_saved(outcome.state, reader.keys, reader.index)
+                        m.set_saved(outcome.state, reader.keys, reader.index)
                     else:
-                        m._set_saved(outcome.state)
+                        m.set_saved(outcome.state)
             if m.user_id is not None:
-                m._promote(outcome.state, outcome.generation)
+                m.promote(outcome.state, outcome.generation)
         if m.on_fold is not None:
             m.on_fold(outcome.record)
         return outcome.record
