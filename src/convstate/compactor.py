@@ -240,6 +240,14 @@ class Compactor:
         with self.folding:
             return self.run(self._planner(force, policy))
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background fold thread in flight; True when none is left running."""
+        worker = self.worker
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
+
     def refresh(self) -> CompactionRecord | None:
         """Read and save every stored turn now, letting none go (``mem.refresh``)."""
         with self.folding:

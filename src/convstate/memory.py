@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -13,20 +11,17 @@ from .aio import in_thread
 from .compactor import Compactor
 from .config import LEASE_TTL, MemoryConfig
 from .errors import ConfigError
-from .extract import default_extractor
-from .extract.base import Extractor, as_extractor
-from .lookup import Found, locate
+from .extract.base import Extractor
+from .lookup import Found
 from .profile import Profile
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
-from .store.sqlite import SQLiteStore
-from .tokens import DEFAULT_COUNT, Counter, count_messages, counter_for
+from .tokens import DEFAULT_COUNT, Counter, count_messages
 from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message, check_messages
 from .usage import Usage, usage_of
-from .view import SessionView, prompt_tokens
+from .view import open_view
 from .window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, WindowPolicy
 
-log = logging.getLogger("convstate")
 DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
 __all__ = ["DOCUMENT_SHARE", "ConversationMemory", "Usage"]
 
@@ -108,46 +103,20 @@ class ConversationMemory:
     def _start(self, session_id: str, store: Store | str | Path | None,
                extractor: Extractor | None, config: MemoryConfig,
                user_id: str | None = None) -> None:
-        if not isinstance(session_id, str) or not session_id:
-            raise ConfigError("session_id", "expected a non-empty string")
-        if not isinstance(config, MemoryConfig):
-            raise ConfigError("config", "expected a MemoryConfig")
-        self.session_id, self.config = session_id, config
-        counter = config.token_counter or counter_for(config.model)
-        prompt_tokens(config, counter)  # a prompt that leaves no room: before any file
-        self._own_store = store is None or isinstance(store, str | Path)
-        if store is None:
-            store = os.environ.get("CONVSTATE_DB", "convstate.db")
-            log.info("convstate: session %r is stored in the SQLite file %s (the default; "
-                     "pass store= or set CONVSTATE_DB)", session_id, os.path.abspath(store))
-        self.store: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
-        self.user_id = user_id
-        if user_id is not None:
-            if not isinstance(user_id, str) or not user_id:
-                raise ConfigError("user_id", "expected a non-empty string or None")
-            if not hasattr(self.store, "link_user"):
-                raise ConfigError("user_id", f"{type(self.store).__name__} keeps no profiles")
-            self.store.link_user(session_id, user_id)
-        self.extractor: Extractor = extractor or default_extractor()
-        self._extractor = as_extractor(self.extractor)
-        policy = config.policy
-        if policy.min_batch is None:  # the extractor's: an LLM's fixed prompt
-            policy = replace(policy, min_batch=int(
-                getattr(self.extractor, "min_batch_tokens", 0)))
         # the session's cached view (view.py), shared by the assembler and the compactor
-        self._view = view = SessionView(session_id, self.store, config, counter, policy,
-                                        self._extractor, user_id)
+        self._view, self.extractor = open_view(session_id, store, extractor, config, user_id)
+        view = self._view
+        self.session_id, self.config, self.store, self.user_id = (
+            session_id, config, view.store, user_id)
         # the settings, as plain attributes (the config is frozen: they do not change)
-        self.policy, self.counter, self.priming = policy, counter, view.priming
+        self.policy, self.counter, self.priming = view.policy, view.counter, view.priming
         self.system_prompt, self.state_format = config.system_prompt, config.state_format
         self.lang, self.state_budget = config.lang, view.state_budget
         self.max_turn_chars, self.on_fold = config.max_turn_chars, config.on_fold
         self.redact, self.background = config.redact, config.background
         self.lease_ttl, self.strict = config.lease_ttl, view.strict
         self.state_model, self.delta_model = config.state_model, view.delta_model
-        if user_id is not None:
-            view.profile = view.load_profile()
-        self._assembler = view.assembler
+        self._extractor, self._assembler = view.extractor, view.assembler
         self._compactor = Compactor(view)
         view.reload()
 
@@ -177,10 +146,7 @@ class ConversationMemory:
         """The state as of every stored turn (the live state, live.py): each turn read
         once as it comes, whatever the window (by the rules, provisionally, ahead of an
         extractor that reads in batches: see ``refresh``)."""
-        view = self._view
-        with view.lock:
-            view.current()
-            return view.reader.state
+        return self._view.live()
 
     def refresh(self) -> CompactionRecord | None:
         """Read every stored turn with the configured extractor now and save the state,
@@ -203,27 +169,13 @@ class ConversationMemory:
         most ``document_share`` of the budget, after the system prompt; they are never
         stored or folded into the state."""
         self._compactor.due(force=False)
-        return self._assembled(documents, query, document_share)
-
-    def _assembled(self, documents: Sequence[str | Mapping[str, Any]] | None,
-                   query: str | None, share: float) -> list[dict[str, Any]]:
-        with self._view.lock:
-            if documents is None:
-                return self._assembler.assemble()
-            message, cost = self._assembler.documents_message(documents, query, share)
-            return self._assembler.assemble(message, cost)
+        return self._view.context(documents, query, document_share)
 
     def render(self, format: str | None = None, lang: str | None = None) -> str:
         """The state block as the context carries it (budgeted, redacted, less what the
         context's raw turns hold); another ``format`` or ``lang`` renders the whole state
         within the block's budget. '' when there is nothing to say."""
-        view = self._view
-        with view.lock:
-            view.current()
-            state = view.reader.state
-            if format is None and lang is None:
-                return self._assembler.layout()[0]
-        return self._assembler.render_block(state, format, lang, whole=True)[0]
+        return self._view.block(format, lang)
 
     def where(self, text: str) -> Found:
         """Where ``text`` (a value someone said, as an agent types it: a phone number in
@@ -235,13 +187,7 @@ class ConversationMemory:
         The answer is that ``str``, with ``.item`` (the id of the state item holding the
         value), ``.turn`` (the latest turn that said it) and ``.value`` (as said there):
         see lookup.py. The first question a support team asks: why did the bot forget X?"""
-        view = self._view
-        with view.lock:
-            view.current()
-            block, raw = self._assembler.layout()
-            state, read = view.reader.state, view.reader.read_through
-        return locate(text, (str(m.get("content") or "") for m in raw), block, state,
-                      self.store.turns(self.session_id), read)
+        return self._view.where(text)
 
     def state_at(self, version: int) -> ConversationState:
         """The state as saved at ``version`` (0: the empty state before any fold)."""
@@ -279,8 +225,7 @@ class ConversationMemory:
     def tokens(self, messages: list[dict[str, Any]] | None = None) -> int:
         """Token count of ``messages`` (default: the current context) with this model."""
         if messages is None:
-            with self._view.lock:
-                messages = self._assembler.assemble()
+            messages = self._view.context(None, None, DOCUMENT_SHARE)
         return count_messages(self.counter, messages)
 
     @property
@@ -305,11 +250,7 @@ class ConversationMemory:
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background fold in flight; True when none is left running."""
-        worker = self._compactor.worker
-        if worker is not None:
-            worker.join(timeout)
-            return not worker.is_alive()
-        return True
+        return self._compactor.wait(timeout)
 
     # -- async: the same calls, run off the event loop ----------------------------------
 
@@ -333,7 +274,7 @@ class ConversationMemory:
         extractor through its async client (LLMExtractor, HybridExtractor); with
         ``background=True`` a due fold runs as a task and nothing waits for it."""
         await self._compactor.adue(force=False)
-        return await in_thread(self._assembled, documents, query, document_share)
+        return await in_thread(self._view.context, documents, query, document_share)
 
     async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
         """``compact`` for event loops (see ``acontext``)."""
@@ -353,7 +294,7 @@ class ConversationMemory:
     def close(self) -> None:
         """Wait for a background fold, then close the store if this memory opened it."""
         self.wait()
-        if self._own_store:
+        if self._view.own_store:
             self.store.close()
 
     def __enter__(self) -> ConversationMemory:

@@ -9,7 +9,11 @@ shared by threads and async tasks: ``lock`` guards it.
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,13 +22,16 @@ from .assembly import Assembler
 from .config import MemoryConfig
 from .delta import delta_model
 from .errors import ConfigError, SessionErasedError, VersionConflictError
-from .extract.base import Extractor
+from .extract import default_extractor
+from .extract.base import Extractor, as_extractor
 from .fold import FoldKeys
 from .live import LiveIndex, LiveReader
+from .lookup import Found, locate
 from .profile import Profile, promote
 from .state import ConversationState
 from .store.base import Head, Store, append_turns, changes
-from .tokens import Counter, reply_priming
+from .store.sqlite import SQLiteStore
+from .tokens import Counter, counter_for, reply_priming
 from .turns import Turn
 from .window import WindowPolicy
 
@@ -44,6 +51,41 @@ def prompt_tokens(config: MemoryConfig, counter: Counter) -> int:
     return tokens
 
 
+def open_view(session_id: str, store: Store | str | Path | None,
+              extractor: Extractor | None, config: MemoryConfig,
+              user_id: str | None = None) -> tuple[SessionView, Extractor]:
+    """The view of ``session_id`` (not read yet: ``reload``) and the extractor it folds
+    with, as given or the default. Checks the settings before any file is opened."""
+    if not isinstance(session_id, str) or not session_id:
+        raise ConfigError("session_id", "expected a non-empty string")
+    if not isinstance(config, MemoryConfig):
+        raise ConfigError("config", "expected a MemoryConfig")
+    counter = config.token_counter or counter_for(config.model)
+    prompt_tokens(config, counter)  # a prompt that leaves no room: before any file
+    own_store = store is None or isinstance(store, str | Path)
+    if store is None:
+        store = os.environ.get("CONVSTATE_DB", "convstate.db")
+        log.info("convstate: session %r is stored in the SQLite file %s (the default; "
+                 "pass store= or set CONVSTATE_DB)", session_id, os.path.abspath(store))
+    opened: Store = SQLiteStore(store) if isinstance(store, str | Path) else store
+    if user_id is not None:
+        if not isinstance(user_id, str) or not user_id:
+            raise ConfigError("user_id", "expected a non-empty string or None")
+        if not hasattr(opened, "link_user"):
+            raise ConfigError("user_id", f"{type(opened).__name__} keeps no profiles")
+        opened.link_user(session_id, user_id)
+    chosen = extractor or default_extractor()
+    policy = config.policy
+    if policy.min_batch is None:  # the extractor's: an LLM's fixed prompt
+        policy = replace(policy, min_batch=int(getattr(chosen, "min_batch_tokens", 0)))
+    view = SessionView(session_id, opened, config, counter, policy, as_extractor(chosen),
+                       user_id)
+    view.own_store = own_store
+    if user_id is not None:
+        view.profile = view.load_profile()
+    return view, chosen
+
+
 class SessionView:
     """The cached view of one session: settings, saved and live state, recent turns
     (with their messages and token counts) and the user's profile."""
@@ -54,6 +96,7 @@ class SessionView:
         self.session_id, self.store, self.config, self.user_id = (
             session_id, store, config, user_id)
         self.counter, self.policy, self.extractor = counter, policy, extractor
+        self.own_store = False  # whether the memory opened the store (and closes it)
         # the settings, as plain attributes (the config is frozen: they do not change)
         self.system_prompt = config.system_prompt
         self.state_format, self.lang = config.state_format, config.lang
@@ -77,6 +120,42 @@ class SessionView:
         self.assembler = Assembler(self)
         # _lock guards the cached view (state, raw turns, block)
         self.lock = threading.RLock()
+
+    # -- what a memory reads ------------------------------------------------------------
+
+    def live(self) -> ConversationState:
+        """The live state, caught up with the store."""
+        with self.lock:
+            self.current()
+            return self.reader.state
+
+    def context(self, documents: Sequence[str | Mapping[str, Any]] | None,
+                query: str | None, share: float) -> list[dict[str, Any]]:
+        """The context of the view as it is (no fold), with ``documents`` if given."""
+        with self.lock:
+            if documents is None:
+                return self.assembler.assemble()
+            message, cost = self.assembler.documents_message(documents, query, share)
+            return self.assembler.assemble(message, cost)
+
+    def block(self, format: str | None, lang: str | None) -> str:
+        """The context's state block; with another ``format`` or ``lang``, the whole
+        live state rendered so within the block's budget."""
+        with self.lock:
+            self.current()
+            state = self.reader.state
+            if format is None and lang is None:
+                return self.assembler.layout()[0]
+        return self.assembler.render_block(state, format, lang, whole=True)[0]
+
+    def where(self, text: str) -> Found:
+        """Where ``text`` lives now (see ``ConversationMemory.where``)."""
+        with self.lock:
+            self.current()
+            block, raw = self.assembler.layout()
+            state, read = self.reader.state, self.reader.read_through
+        return locate(text, (str(m.get("content") or "") for m in raw), block, state,
+                      self.store.turns(self.session_id), read)
 
     def system_message(self) -> dict[str, Any]:
         """The system prompt as a message."""
