@@ -30,6 +30,7 @@ from .turns import Turn
 from .window import Entry, WindowPolicy, cut_entry, fit_raw
 
 MESSAGE_OVERHEAD = 8  # a system message's tokens beyond its text, with a margin
+DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
 _LAYOUT_TRIES = 4
 _BLOCK_CACHE = 64  # rendered blocks kept per state version
 RANK_PROFILE = 70.0  # what the user told us before: above facts, below commitments

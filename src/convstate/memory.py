@@ -7,7 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .aio import in_thread
+from .assembly import DOCUMENT_SHARE
+from .asyncface import AsyncCalls
 from .compactor import Compactor
 from .config import LEASE_TTL, MemoryConfig
 from .errors import ConfigError
@@ -22,11 +23,10 @@ from .usage import Usage, usage_of
 from .view import open_view
 from .window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, WindowPolicy
 
-DOCUMENT_SHARE = 0.4  # of the budget, at most, for documents given to context()
 __all__ = ["DOCUMENT_SHARE", "ConversationMemory", "Usage"]
 
 
-class ConversationMemory:
+class ConversationMemory(AsyncCalls):
     """One conversation: its durable history, its folded state, and a context that fits.
 
     ``context()`` returns ``[system prompt] + [state block] + [recent raw turns]`` as
@@ -155,10 +155,6 @@ class ConversationMemory:
         rules, the live state is saved as it is. None when there was nothing new."""
         return self._compactor.refresh()
 
-    async def arefresh(self) -> CompactionRecord | None:
-        """``refresh`` for event loops (the extractor's async client)."""
-        return await self._compactor.arefresh()
-
     def context(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
                 query: str | None = None, document_share: float = DOCUMENT_SHARE
                 ) -> list[dict[str, Any]]:
@@ -251,45 +247,6 @@ class ConversationMemory:
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background fold in flight; True when none is left running."""
         return self._compactor.wait(timeout)
-
-    # -- async: the same calls, run off the event loop ----------------------------------
-
-    async def aadd(self, role: str, content: str | None = None, **fields: Any) -> Turn:
-        """``add`` in a worker thread (store I/O stays off the event loop)."""
-        return await in_thread(self.add, role, content, **fields)
-
-    async def aadd_message(self, message: dict[str, Any]) -> Turn:
-        """``add_message`` in a worker thread."""
-        return await in_thread(self.add_message, message)
-
-    async def aadd_messages(self, messages: list[dict[str, Any]],
-                            idempotency_key: str | None = None) -> list[Turn]:
-        """``add_messages`` in a worker thread."""
-        return await in_thread(self.add_messages, messages, idempotency_key)
-
-    async def acontext(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
-                       query: str | None = None, document_share: float = DOCUMENT_SHARE
-                       ) -> list[dict[str, Any]]:
-        """``context`` for event loops: store and tokenizer work in a worker thread, the
-        extractor through its async client (LLMExtractor, HybridExtractor); with
-        ``background=True`` a due fold runs as a task and nothing waits for it."""
-        await self._compactor.adue(force=False)
-        return await in_thread(self._view.context, documents, query, document_share)
-
-    async def acompact(self, keep_recent_turns: int | None = None) -> CompactionRecord | None:
-        """``compact`` for event loops (see ``acontext``)."""
-        return await self._compactor.adue(force=True, policy=self._keeping(keep_recent_turns))
-
-    async def aclose(self) -> None:
-        """Wait for a background fold, close the extractor's async client, then ``close``."""
-        await self.await_fold()
-        await self._extractor.aclose()
-        await in_thread(self.close)
-
-    async def await_fold(self) -> None:
-        """Wait for a background fold task started by ``acontext`` (``wait`` for threads)."""
-        if self._compactor.task is not None:
-            await self._compactor.task
 
     def close(self) -> None:
         """Wait for a background fold, then close the store if this memory opened it."""
