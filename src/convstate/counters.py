@@ -22,8 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .counting import fields_tokens
 from .errors import ConfigError
-from .tokens import fields_tokens
 
 # Known families, for a tokenizer that carries no template of its own.
 TEMPLATES = {

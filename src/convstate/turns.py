@@ -77,8 +77,8 @@ def check_message(
     Raises InvalidMessageError naming the field, before anything is written.
     """
     if type(msg).__module__.startswith("langchain_core."):  # a LangChain message object
-        from .adapters import from_langchain
-        msg = from_langchain([msg])[0]
+        from langchain_core.messages import convert_to_openai_messages  # (adapters' way)
+        msg = convert_to_openai_messages([msg])[0]
     elif not isinstance(msg, dict) and callable(getattr(msg, "model_dump", None)):
         msg = msg.model_dump(exclude_none=True)  # an OpenAI SDK message
     if not isinstance(msg, dict):

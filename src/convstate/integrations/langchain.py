@@ -36,21 +36,14 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
-from ..adapters import from_langchain, to_langchain
+from ..adapters import from_langchain
 from ..memory import ConversationMemory
+from .messages import model_messages
 
 if TYPE_CHECKING:
     from .langchain_middleware import ConvstateMiddleware as ConvstateMiddleware
 
 __all__ = ["ConvstateChatHistory", "ConvstateMiddleware", "ConvstateRunnableWithMessageHistory"]
-
-
-def model_messages(mem: ConversationMemory, context: list[dict[str, Any]]) -> list[Any]:
-    """The context as LangChain messages, without the memory's own system prompt (the
-    request carries the caller's)."""
-    if mem.system_prompt is not None and context and context[0]["role"] == "system":
-        context = context[1:]
-    return list(to_langchain(context))
 
 
 class ConvstateChatHistory(BaseChatMessageHistory):

@@ -26,7 +26,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from ..adapters import from_langchain
 from ..errors import ConfigError
 from ..memory import ConversationMemory
-from .langchain import model_messages
+from .messages import model_messages
 
 MemoryFor = Callable[[str], ConversationMemory]
 MAX_THREADS = 128  # memories kept open at once: each holds a store (file descriptors)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import LanguagePack
+from .langpack import LanguagePack
 
 NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import LanguagePack
+from .langpack import LanguagePack
 
 NUMBER_WORDS = r"[零一二两三四五六七八九十百千万半]"
 
