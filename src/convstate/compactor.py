@@ -20,20 +20,19 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Generator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from .aio import in_thread
-from .delta import StateDelta, logged
+from .delta import logged
 from .errors import ExtractionError, StoreError, VersionConflictError
-from .extract.base import Extraction, Extractor
+from .extract.base import Extraction
 from .fold import FoldKeys, FoldStats, fold_report
-from .live import STATS, LiveIndex, LiveReader
+from .live import STATS
+from .plans import FoldView, Plan, due_plan, refresh_plan
 from .state import ConversationState, IndexEntry, Item
-from .store.base import CompactionRecord, Store
-from .turns import Turn
-from .window import Slot, WindowPolicy, bounded_batch, plan_expiry
+from .store.base import CompactionRecord
+from .window import WindowPolicy
 
 if TYPE_CHECKING:
     import asyncio
@@ -43,25 +42,6 @@ log = logging.getLogger("convstate")
 _CONFLICT_RETRIES = 3
 _RETRY_AFTER_TURNS = 2  # a failed fold is retried after the next exchange, not every call
 MAX_BATCHES = 16  # folds one call may run through a backlog (the rest wait for the next)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A fold that is due: the state it starts from (the live one, when the configured
-    extractor reads live), the turns the context has not let go (with their token
-    counts), the last turn to read and the last to let go."""
-
-    state: ConversationState
-    raw: list[tuple[Turn, int]]
-    through: int
-    evict: int
-    generation: int  # the session's, when planned: a save after an erasure is refused
-
-    @property
-    def batch(self) -> list[Turn]:
-        """The turns this fold reads: those up to ``through`` its state has not read."""
-        read = self.state.folded_through
-        return [t for t, _ in self.raw if read < t.index <= self.through]
 
 
 @dataclass(frozen=True)
@@ -78,51 +58,6 @@ class FoldOutcome:
 
 Steps = Generator[Plan, "Extraction | Exception", "CompactionRecord | None"]
 Planner = Callable[[], "Plan | None"]
-
-
-class Costs(Protocol):
-    """What the compactor asks the assembler: a context's fixed cost for a state."""
-
-    def fixed_tokens(self, state: ConversationState | None = None) -> int: ...
-
-
-class FoldView(Protocol):
-    """What the compactor reads and changes of a session's cached view (view.py's
-    SessionView): its store, settings, live reader and saved state, under ``lock``."""
-
-    session_id: str
-    user_id: str | None
-    store: Store
-    extractor: Extractor
-    delta_model: type[StateDelta]
-    policy: WindowPolicy
-    priming: int
-    system_tokens: int
-    strict: bool
-    background: bool
-    lease_ttl: float
-    on_fold: Callable[[CompactionRecord], None] | None
-    reader: LiveReader
-    state: ConversationState
-    last: int
-    generation: int
-
-    @property
-    def lock(self) -> AbstractContextManager[Any]: ...
-
-    @property
-    def assembler(self) -> Costs: ...
-
-    def current(self) -> None: ...
-
-    def raw(self) -> list[tuple[Turn, int]]: ...
-
-    def set_saved(self, state: ConversationState, keys: FoldKeys | None = None,
-                  index: LiveIndex | None = None) -> None: ...
-
-    def promote(self, state: ConversationState, generation: int) -> None: ...
-
-    def reload_locked(self) -> None: ...
 
 
 class Compactor:
@@ -301,44 +236,12 @@ class Compactor:
             self.folding.release()
 
     def plan(self, force: bool, policy: WindowPolicy | None) -> Plan | None:
-        """The fold that is due, if any. Reads the store first (other writers); after a
-        failed fold only ``force`` retries early."""
-        m = self.view
-        with m.lock:
-            m.current()
-            if not force and m.last < self.retry_at:
-                return None
-            raw, policy, fixed = m.raw(), policy or m.policy, m.priming + m.system_tokens
-            if not force and not policy.due(fixed + sum(n for _, n in raw)):
-                return None  # most turns: decided before the window's slots are built
-            slots = [Slot(t.index, t.role, n) for t, n in raw]
-            through = plan_expiry(fixed, slots, policy, force=force)
-            if through is None:
-                return None
-            # a backlog (after an outage, or a long compact) goes in window-sized batches
-            through = bounded_batch(slots, through, m.policy.budget)
-            return Plan(self._base(), raw, through, through, m.generation)
+        """The fold that is due, if any (see plans.due_plan)."""
+        return due_plan(self.view, force, policy, self.retry_at)
 
     def plan_refresh(self) -> Plan | None:
-        """A fold that reads every stored turn not read by the configured extractor yet
-        (in window-sized batches) and lets none go; None when there is none."""
-        m = self.view
-        with m.lock:
-            m.current()
-            base = self._base()
-            if m.last <= base.folded_through and base is m.reader.saved:
-                return None
-            raw = m.raw()
-            slots = [Slot(t.index, t.role, n) for t, n in raw
-                     if t.index > base.folded_through]
-            through = bounded_batch(slots, m.last, m.policy.budget) if slots else m.last
-            return Plan(base, raw, through, m.state.evicted_through, m.generation)
-
-    def _base(self) -> ConversationState:
-        """What a fold starts from: the live state when the configured extractor read
-        it, else the saved state (the rules' provisional reading is never saved)."""
-        reader = self.view.reader
-        return reader.state if reader.own else reader.saved
+        """A fold that reads every stored turn not read yet and lets none go."""
+        return refresh_plan(self.view)
 
     # -- the steps ----------------------------------------------------------------------
 
