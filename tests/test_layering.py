@@ -82,3 +82,20 @@ def test_the_memorys_parts_never_import_it() -> None:
     assert {"convstate.view", "convstate.assembly", "convstate.compactor"} <= parts
     for part in parts:
         assert "convstate.memory" not in graph[part], part
+
+
+def test_no_class_is_over_300_lines() -> None:
+    # a class a reader can hold: past that, it does more than one job
+    long = {f"{name}.{node.name}": node.end_lineno - node.lineno + 1
+            for name, path in _modules().items()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ClassDef) and node.end_lineno
+            and node.end_lineno - node.lineno + 1 > 300}
+    assert long == {}
+
+
+def test_the_memory_is_a_facade_of_at_most_250_lines() -> None:
+    tree = ast.parse(_modules()["convstate.memory"].read_text(encoding="utf-8"))
+    memory = next(n for n in tree.body
+                  if isinstance(n, ast.ClassDef) and n.name == "ConversationMemory")
+    assert memory.end_lineno is not None and memory.end_lineno - memory.lineno + 1 <= 250
