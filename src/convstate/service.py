@@ -117,23 +117,47 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     if token is not None and keys is not None:
         raise ConfigError("keys", "either API keys or one token (CONVSTATE_API_TOKEN), "
                           "not both")
-    secret = token.encode("utf-8") if token is not None else b""
     guarded = token is not None or keys is not None
     app = FastAPI(title="convstate", version=__version__, docs_url=None, redoc_url=None,
                   openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
-    memories: OrderedDict[tuple[str, int], ConversationMemory] = OrderedDict()
-    lock = threading.Lock()
+    cache = Memories(store, window, model, extractor, background, options)
+    app.state.tenant_of = _tenants(guarded, keys, token)
+    _guard(app, guarded, cors_origins)
+    _answer_errors(app)
+    _probes(app, store)
+    _docs(app, open_docs)
+    _session_routes(app, cache, max_body)
+    _user_routes(app, cache)
+    return app
 
-    def memory(session_id: str, size: int, user_id: str | None = None) -> ConversationMemory:
-        key = (session_id, size)
+
+class Memories:
+    """The service's warm memories: a bounded cache, a few windows a session, of
+    memories over one store with the service's settings."""
+
+    def __init__(self, store: Store, window: int, model: str,
+                 extractor: Callable[[], Extractor] | None, background: bool,
+                 options: dict[str, Any]) -> None:
+        self.store, self.window, self.model = store, window, model
+        self.extractor, self.background, self.options = extractor, background, options
+        self.memories: OrderedDict[tuple[str, int], ConversationMemory] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def memory(self, session_id: str, size: int, user_id: str | None = None
+               ) -> ConversationMemory:
+        """The memory of a session and window (a cached one, unless it is not yet known
+        as ``user_id``'s)."""
+        memories, lock, key = self.memories, self.lock, (session_id, size)
         with lock:
             if key in memories and (user_id is None or memories[key].user_id == user_id):
                 memories.move_to_end(key)
                 return memories[key]
-        mem = ConversationMemory(session_id, store=store, context_window=size, model=model,
-                                 extractor=extractor() if extractor else None,
-                                 background=background, user_id=user_id, **options)
+        mem = ConversationMemory(session_id, store=self.store, context_window=size,
+                                 model=self.model,
+                                 extractor=self.extractor() if self.extractor else None,
+                                 background=self.background, user_id=user_id,
+                                 **self.options)
         with lock:
             cached = memories.get(key)
             if cached is None or (user_id is not None and cached.user_id != user_id):
@@ -146,12 +170,36 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
             old.wait()
         return cached
 
-    def drop(sessions: set[str]) -> None:
+    def drop(self, sessions: set[str]) -> None:
         """Forget the cached memories of ``sessions`` (their folds in flight land first)."""
-        with lock:
-            gone = [memories.pop(k) for k in [k for k in memories if k[0] in sessions]]
+        with self.lock:
+            gone = [self.memories.pop(k)
+                    for k in [k for k in self.memories if k[0] in sessions]]
         for mem in gone:
             mem.wait()
+
+    def sized(self, size: int | None) -> int:
+        """The window a request asks for (the service's by default), checked."""
+        if size is None:
+            return self.window
+        if not MIN_WINDOW <= size <= 10_000_000:
+            raise HTTPError(400, "window", f"expected {MIN_WINDOW} to 10,000,000 tokens")
+        return size
+
+
+def _owner(tenant: str, user_id: str | None) -> str | None:
+    """The stored id of a session's user (checked as the client gave it)."""
+    if user_id is None:
+        return None
+    if not SESSION_ID.fullmatch(user_id):
+        raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
+    return scoped(tenant, user_id)
+
+
+def _tenants(guarded: bool, keys: Keys | None, token: str | None
+             ) -> Callable[[Request], str]:
+    """How a request's tenant is told: by its key, '' for the one token or none."""
+    secret = token.encode("utf-8") if token is not None else b""
 
     def tenant_of(request: Request) -> str:
         if not guarded:
@@ -169,24 +217,11 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer KEY' header "
                         "is required", "Unauthorized")
 
-    app.state.tenant_of = tenant_of
+    return tenant_of
 
-    def owner(tenant: str, user_id: str | None) -> str | None:
-        """The stored id of a session's user (checked as the client gave it)."""
-        if user_id is None:
-            return None
-        if not SESSION_ID.fullmatch(user_id):
-            raise HTTPError(400, "user_id", "1-128 characters of A-Z a-z 0-9 . _ : @ -")
-        return scoped(tenant, user_id)
 
-    def sized(size: int | None) -> int:
-        if size is None:
-            return window
-        if not MIN_WINDOW <= size <= 10_000_000:
-            raise HTTPError(400, "window", f"expected {MIN_WINDOW} to 10,000,000 tokens")
-        return size
-
-    docs_auth = [] if open_docs else [Depends(_tenant)]
+def _guard(app: FastAPI, guarded: bool, cors_origins: Sequence[str]) -> None:
+    """The middleware every request passes: the guard, then CORS if origins are given."""
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -207,6 +242,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins),
                            allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "Content-Type", "Idempotency-Key"])
+
+
+def _answer_errors(app: FastAPI) -> None:
+    """Every error as JSON: ``{"error": {"type", "field", "message"}}``."""
 
     @app.exception_handler(HTTPError)
     def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
@@ -237,6 +276,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         # (what went wrong goes to the server's log, not to the client)
         return _error(500, "InternalError", None, "the server failed; see its log")
 
+
+def _probes(app: FastAPI, store: Store) -> None:
+    """Liveness and readiness, without authentication."""
+
     @app.get("/v1/health")
     async def health() -> dict[str, str]:
         """Liveness, without authentication, on the event loop: it answers while every
@@ -255,6 +298,11 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                             f"{type(exc).__name__}", "NotReady") from None
         return {"status": "ready", "version": __version__}
 
+
+def _docs(app: FastAPI, open_docs: bool) -> None:
+    """The OpenAPI schema and its page (behind the token unless ``open_docs``)."""
+    docs_auth = [] if open_docs else [Depends(_tenant)]
+
     @app.get("/openapi.json", include_in_schema=False, dependencies=docs_auth)
     def openapi() -> dict[str, Any]:
         return app.openapi()
@@ -262,6 +310,11 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     @app.get("/docs", include_in_schema=False, dependencies=docs_auth)
     def docs() -> HTMLResponse:
         return get_swagger_ui_html(openapi_url="/openapi.json", title="convstate")
+
+
+def _session_routes(app: FastAPI, cache: Memories, max_body: int) -> None:
+    """The sessions: list them, add messages, read the context, the state, the block."""
+    store, memory, sized = cache.store, cache.memory, cache.sized
 
     @app.get("/v1/sessions")
     def sessions(who: Tenant) -> dict[str, list[str]]:
@@ -299,7 +352,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         if not messages:
             raise HTTPError(400, "body", "an empty list of messages")
         mem = await run_in_threadpool(memory, scoped(who, session_id), sized(window),
-                                      owner(who, user_id))
+                                      _owner(who, user_id))
         turns = await run_in_threadpool(mem.add_messages, messages, request_key)
         return {"session_id": session_id, "turns": [t.index for t in turns]}
 
@@ -308,7 +361,7 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                 user_id: User = None) -> dict[str, Any]:
         """The messages for the next model call, within the window (404 for a session
         with no turns)."""
-        size, user = sized(window), owner(who, user_id)
+        size, user = sized(window), _owner(who, user_id)
         mem = memory(_known(store, who, session_id), size, user)
         messages = mem.context()
         return {"session_id": session_id, "window": mem.policy.context_window,
@@ -331,6 +384,11 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         mem = memory(_known(store, who, session_id), size)
         return {"session_id": session_id, "format": format,
                 "block": mem.render(None if format == mem.state_format else format)}
+
+
+def _user_routes(app: FastAPI, cache: Memories) -> None:
+    """A user's profile, and erasure: of a user everywhere, or of one session."""
+    store, drop = cache.store, cache.drop
 
     @app.get("/v1/users/{user_id}/profile")
     def profile(user_id: str, who: Tenant) -> dict[str, Any]:
@@ -363,8 +421,6 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
         stored = _known(store, who, session_id)
         drop({stored})
         return {"session_id": session_id, "erased_turns": eraser(stored)}
-
-    return app
 
 
 def _known(store: Store, tenant: str, session_id: str) -> str:
