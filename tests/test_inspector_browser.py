@@ -20,6 +20,12 @@ pytest.importorskip("uvicorn")
 from test_service import TOKEN, Client, served  # noqa: E402
 
 CHROMIUM = shutil.which("chromium")
+SHOTS = os.environ.get("CONVSTATE_SCREENSHOTS")
+
+
+def _shot(page: Any, name: str) -> None:
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
 
 
 def _missing(what: str) -> None:
@@ -57,7 +63,7 @@ def test_a_support_agent_finds_why_and_erases(browser: Any, tmp_path: Path) -> N
                     {"role": "user", "content": text},
                     {"role": "assistant", "content": "Noted."}])[0] == 200
         root = api.base.removesuffix("/v1")
-        page = browser.new_page()
+        page = browser.new_page(viewport={"width": 1200, "height": 760})
         page.goto(root + "/ui")
         expect(page).to_have_url(root + "/ui/login")
         page.get_by_label("API token or key").fill(TOKEN)
@@ -68,6 +74,7 @@ def test_a_support_agent_finds_why_and_erases(browser: Any, tmp_path: Path) -> N
         page.get_by_role("button", name="Search").click()
         expect(page.get_by_role("link", name="case-7")).to_be_visible()
         expect(page.get_by_role("link", name="case-8")).to_have_count(0)
+        _shot(page, "inspector_sessions")
         page.get_by_role("link", name="case-7").click()
         expect(page.get_by_role("heading", name="Session case-7")).to_be_visible()
         # follow the order number's provenance to its turn, on the first page of turns
@@ -88,6 +95,7 @@ def test_a_support_agent_finds_why_and_erases(browser: Any, tmp_path: Path) -> N
         expect(answer.get_by_role("link", name="#6")).to_be_visible()
         item = answer.get_by_role("link").first.inner_text()
         expect(page.locator(f"#item-{item}")).to_contain_text("SR-20240315-889")
+        _shot(page, "inspector_where")
         # erase, through the confirmation step
         page.get_by_role("link", name="Erase this session…").click()
         page.get_by_label("Type the session id to confirm").fill("case-7")
