@@ -69,6 +69,8 @@ def test_a_support_agent_finds_why_and_erases(browser: Any, tmp_path: Path) -> N
         page.get_by_label("API token or key").fill(TOKEN)
         page.keyboard.press("Enter")
         expect(page.get_by_role("heading", name="Sessions")).to_be_visible()
+        page.keyboard.press("Tab")  # the keyboard meets the skip link first
+        expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
         # search by user id
         page.get_by_label("Session or user id").fill("alice")
         page.get_by_role("button", name="Search").click()
