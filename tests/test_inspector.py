@@ -200,3 +200,24 @@ def test_without_a_token_loopback_needs_no_sign_in(tmp_path: Path) -> None:
         assert ui.call("POST", "/ui/sessions/s1/erase", {"confirm": "s1"},
                        headers={"Origin": "http://evil.example"})[0] == 403
         assert ui.call("GET", "/ui/static/inspector.css")[0] == 200
+
+
+def test_items_no_longer_live_are_listed_on_asking(tmp_path: Path) -> None:
+    with served(tmp_path, "--foreground", "--window", "400") as (api, _):
+        _chat(api, "s1", ["My phone is 13812345678."] +
+              [f"Small talk {i}, about the weather today." for i in range(10)] +
+              ["My phone changed, it is now 13987654321."] +
+              [f"More small talk {i}, nothing else." for i in range(10)])
+        ui = Browserless(api.base)
+        ui.sign_in(TOKEN)
+        _, _, page = ui.call("GET", "/ui/sessions/s1")
+        old = re.search(r'<tr id="item-(A\d+)">(?:(?!</tr>).)*13812345678', page)
+        assert old is None  # replaced: not listed among the live items...
+        assert 'href="/ui/sessions/s1?items=all#state">list every item' in page
+        history = page[page.index('id="history"'):page.index('id="log"')]
+        assert history.index("13812345678") < history.index("13987654321")  # ...its history is
+        _, _, page = ui.call("GET", "/ui/sessions/s1?items=all")
+        old = re.search(r'<tr id="item-(A\d+)">(?:(?!</tr>).)*?13812345678.*?</tr>', page)
+        assert old and "superseded by" in old.group(0)
+        new = re.search(r'<tr id="item-(A\d+)">(?:(?!</tr>).)*?13987654321', page)
+        assert new and f'href="#item-{new.group(1)}"' in old.group(0)

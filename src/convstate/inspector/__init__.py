@@ -141,7 +141,7 @@ def mount(app: FastAPI, store: Store, *, memory: Callable[..., ConversationMemor
     @app.get("/ui/sessions/{session_id}", include_in_schema=False)
     def session(request: Request, session_id: str, tpage: int | None = None,
                 turn: int | None = None, where: str | None = None,
-                window: int | None = None) -> Response:
+                window: int | None = None, items: str = "live") -> Response:
         who = gate(request)
         if not isinstance(who, str):
             return who
@@ -165,7 +165,8 @@ def mount(app: FastAPI, store: Store, *, memory: Callable[..., ConversationMemor
             [mem.tokens([m]) for m in context], mem.tokens(context),
             mem.policy.context_window, mem.policy.budget, mem.render(),
             store.turns(stored, after=tpage * per - 1, through=tpage * per + per - 1),
-            tpage, store.compactions(stored), _profile(store, who, owner), found)
+            tpage, store.compactions(stored), _profile(store, who, owner), found,
+            all_items=items == "all")
         return html(pages.session(view, signed_in(request)))
 
     @app.get("/ui/sessions/{session_id}/erase", include_in_schema=False)

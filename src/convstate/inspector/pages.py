@@ -21,6 +21,7 @@ from ..turns import Turn
 TURNS_PER_PAGE = 100
 SESSIONS_PER_PAGE = 50
 LOG_LINES = 100  # the newest compaction log lines shown
+HISTORY_SHOWN = 20  # the newest values of a key shown (all with ?items=all)
 
 
 def esc(value: object) -> str:
@@ -106,12 +107,23 @@ class SessionView:
                  state: ConversationState, context: list[dict[str, Any]],
                  tokens: list[int], total_tokens: int, window: int, budget: int,
                  block: str, turns: list[Turn], tpage: int, log: list[CompactionRecord],
-                 profile: Profile | None, where: tuple[str, Found] | None):
+                 profile: Profile | None, where: tuple[str, Found] | None,
+                 all_items: bool = False):
         self.session_id, self.user, self.count, self.state = session_id, user, count, state
         self.context, self.tokens, self.total_tokens = context, tokens, total_tokens
         self.window, self.budget, self.block = window, budget, block
         self.turns, self.tpage, self.log, self.profile = turns, tpage, log, profile
-        self.where = where
+        self.where, self.all_items = where, all_items
+        # the items this page lists (all, or the live ones): a link to another goes to
+        # the page that lists every item
+        self.shown = {i.id for spec in state.sections() for i in getattr(state, spec.name)
+                      if all_items or i.status == spec.live}
+
+    def item_link(self, item_id: str) -> str:
+        """A link to a state item's row, on this page when it lists it."""
+        where = "" if item_id in self.shown else url("sessions", self.session_id,
+                                                       items="all")
+        return f'<a href="{where}#item-{esc(item_id)}">{esc(item_id)}</a>'
 
 
 def session(v: SessionView, signed_in: bool) -> str:
@@ -167,8 +179,7 @@ def _where(v: SessionView) -> str:
     asked, answer = v.where if v.where else ("", None)
     shown = ""
     if answer is not None:
-        item = (f' · item <a href="#item-{esc(answer.item)}">{esc(answer.item)}</a>'
-                if answer.item else "")
+        item = f" · item {v.item_link(answer.item)}" if answer.item else ""
         turn = f" · said at turn {turn_link(v.session_id, answer.turn)}" \
             if answer.turn is not None else ""
         value = f" as <q>{esc(answer.value)}</q>" if answer.value else ""
@@ -225,13 +236,18 @@ def _state(v: SessionView) -> str:
         items = getattr(st, spec.name)
         if not items:
             continue
-        rows = "".join(_item_row(v.session_id, st, item) for item in items)
+        listed = [i for i in items if i.id in v.shown]
+        rows = "".join(_item_row(v, item) for item in listed)
+        hidden = len(items) - len(listed)
+        more = (f'<p class="muted">{hidden} more no longer {esc(spec.live)} (replaced, '
+                f'done, retired…): <a href="{url("sessions", v.session_id, items="all")}'
+                '#state">list every item</a></p>') if hidden else ""
         out.append(
-            f'<h3>{esc(spec.name.replace("_", " "))} ({len(items)})</h3>'
+            f'<h3>{esc(spec.name.replace("_", " "))} ({len(listed)} of {len(items)})</h3>'
             '<table><thead><tr><th scope="col">Id</th><th scope="col">What</th>'
             '<th scope="col">Said by</th><th scope="col">Status</th>'
             '<th scope="col">From turns</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table>')
+            f'<tbody>{rows}</tbody></table>{more}')
     if st.sentiment is not None:
         s = st.sentiment
         out.append(f'<h3>sentiment</h3><p>{esc(s.label)} ({s.score:+.2f}, {esc(s.trend)}) '
@@ -243,7 +259,7 @@ def _state(v: SessionView) -> str:
     return "".join(out)
 
 
-def _item_row(session_id: str, st: ConversationState, item: Any) -> str:
+def _item_row(v: SessionView, item: Any) -> str:
     key = field_of(item, "key")
     what = (f'<strong>{esc(key)}</strong> = ' if key else "") + \
         f'<span class="text">{esc(text_of(item))}</span>'
@@ -253,11 +269,11 @@ def _item_row(session_id: str, st: ConversationState, item: Any) -> str:
     owner = field_of(item, "owner")
     if owner:
         what += f' <span class="muted">(owed by {esc(owner)})</span>'
-    status = esc(item.status) + (" · provisional" if st.is_provisional(item) else "")
+    status = esc(item.status) + (" · provisional" if v.state.is_provisional(item) else "")
     by = field_of(item, "superseded_by")
     if by:
-        status += f' by <a href="#item-{esc(by)}">{esc(by)}</a>'
-    turns = " ".join(turn_link(session_id, t) for t in item.turns)
+        status += f" by {v.item_link(by)}"
+    turns = " ".join(turn_link(v.session_id, t) for t in item.turns)
     if item.mentions > len(item.turns):
         turns += f' <span class="muted">({item.mentions} in all)</span>'
     return (f'<tr id="item-{esc(item.id)}"><td>{esc(item.id)}</td><td>{what}</td>'
@@ -270,12 +286,17 @@ def _history(v: SessionView) -> str:
     out = ['<h2 id="history">Value history</h2><p class="muted">Every value each key took, '
            'oldest first: what replaced what, and who said it.</p>']
     for key in keys:
+        values = v.state.history(key)
+        shown = values if v.all_items else values[-HISTORY_SHOWN:]
         rows = "".join(
             f'<tr><td><span class="text">{esc(e.value)}</span></td>'
             f'<td>{turn_link(v.session_id, e.turn)}</td><td>{esc(e.speaker or "-")}</td>'
             f'<td class="status-{esc(e.status)}">{esc(e.status)}</td></tr>'
-            for e in v.state.history(key))
-        out.append(f'<h3>{esc(key)}</h3><table><thead><tr><th scope="col">Value</th>'
+            for e in shown)
+        more = (f'<p class="muted">The newest {len(shown)} of {len(values)}: <a href="'
+                f'{url("sessions", v.session_id, items="all")}#history">every value</a></p>'
+                ) if len(shown) < len(values) else ""
+        out.append(f'<h3>{esc(key)}</h3>{more}<table><thead><tr><th scope="col">Value</th>'
                    '<th scope="col">Turn</th><th scope="col">Said by</th>'
                    f'<th scope="col">Status</th></tr></thead><tbody>{rows}</tbody></table>')
     if not keys:
