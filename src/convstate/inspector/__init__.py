@@ -16,17 +16,19 @@ import base64
 import binascii
 from collections.abc import Callable
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ..memory import ConversationMemory
 from ..profile import Profile
 from ..store.base import Store
 from ..tenants import scoped, unscoped
 from . import pages
+
+if TYPE_CHECKING:  # (the service hands its memories in: nothing here opens one)
+    from ..memory import ConversationMemory
 
 COOKIE = "convstate_key"
 MAX_FORM = 8192  # bytes of a sign-in or erase form
