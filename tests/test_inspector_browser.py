@@ -98,6 +98,10 @@ def test_a_support_agent_finds_why_and_erases(browser: Any, tmp_path: Path) -> N
         item = answer.get_by_role("link").first.inner_text()
         expect(page.locator(f"#item-{item}")).to_contain_text("SR-20240315-889")
         _shot(page, "inspector_where")
+        page.get_by_role("navigation", name="On this page").get_by_role(
+            "link", name="State", exact=True).click()
+        expect(page.locator("#state")).to_be_in_viewport()
+        _shot(page, "inspector_state")
         # erase, through the confirmation step
         page.get_by_role("link", name="Erase this session…").click()
         page.get_by_label("Type the session id to confirm").fill("case-7")
