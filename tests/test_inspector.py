@@ -173,6 +173,11 @@ def test_turns_are_paged_and_provenance_links_to_its_turn(tmp_path: Path) -> Non
         ui.sign_in(TOKEN)
         status, _, page = ui.call("GET", "/ui/sessions/long")  # the newest page first
         assert status == 200 and 'id="turn-259"' in page and 'id="turn-199"' not in page
+        # the context: the block (no turn of its own), then raw turns, each linked
+        context = page[page.index('id="context"'):page.index('id="state"')]
+        assert "<tr><td>0</td><td>system</td><td>-</td>" in context
+        assert '<td><a href="/ui/sessions/long?tpage=2#turn-259">#259</a></td>' in context
+        assert "#turn-6" not in context  # long folded: not a raw turn of this context
         assert "Page 3 of 3" in page and 'id="turn-6"' not in page
         status, _, page = ui.call("GET", "/ui/sessions/long?tpage=0")
         assert 'id="turn-0"' in page and 'id="turn-99"' in page and 'id="turn-100"' not in page

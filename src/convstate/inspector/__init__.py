@@ -25,6 +25,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ..profile import Profile
 from ..store.base import Store
 from ..tenants import scoped, unscoped
+from ..turns import Turn
 from . import pages
 
 if TYPE_CHECKING:  # (the service hands its memories in: nothing here opens one)
@@ -164,6 +165,8 @@ def mount(app: FastAPI, store: Store, *, memory: Callable[..., ConversationMemor
             found = (asked, mem.where(asked))
         view = pages.SessionView(
             session_id, _mine(who, owner), count, mem.state, context,
+            _sources(context, store.turns(stored, after=count - 1 - len(context)),
+                     mem.config.tool_call_content),
             [mem.tokens([m]) for m in context], mem.tokens(context),
             mem.policy.context_window, mem.policy.budget, mem.render(),
             store.turns(stored, after=tpage * per - 1, through=tpage * per + per - 1),
@@ -207,6 +210,20 @@ async def _form(request: Request) -> dict[str, str]:
             return {}
     fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
     return {k: v[0] for k, v in fields.items()}
+
+
+def _sources(context: list[dict[str, Any]], tail: list[Turn], null_content: str | None
+             ) -> list[int | None]:
+    """The turn each message of ``context`` is, matched from the end against the newest
+    turns (the raw turns close a context); None for the others (the block, a notice)."""
+    found: list[int | None] = [None] * len(context)
+    i = len(context) - 1
+    for turn in reversed(tail):
+        if i < 0 or context[i] != turn.message(null_content):
+            break
+        found[i] = turn.index
+        i -= 1
+    return found
 
 
 def _user_of(store: Store, stored: str) -> str | None:

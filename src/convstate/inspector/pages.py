@@ -105,12 +105,14 @@ class SessionView:
 
     def __init__(self, session_id: str, user: str | None, count: int,
                  state: ConversationState, context: list[dict[str, Any]],
-                 tokens: list[int], total_tokens: int, window: int, budget: int,
+                 sources: list[int | None], tokens: list[int], total_tokens: int,
+                 window: int, budget: int,
                  block: str, turns: list[Turn], tpage: int, log: list[CompactionRecord],
                  profile: Profile | None, where: tuple[str, Found] | None,
                  all_items: bool = False):
         self.session_id, self.user, self.count, self.state = session_id, user, count, state
         self.context, self.tokens, self.total_tokens = context, tokens, total_tokens
+        self.sources = sources  # the turn of each context message (None: not a turn)
         self.window, self.budget, self.block = window, budget, block
         self.turns, self.tpage, self.log, self.profile = turns, tpage, log, profile
         self.where, self.all_items = where, all_items
@@ -205,17 +207,20 @@ _PLACES = {
 
 def _context(v: SessionView) -> str:
     rows = "".join(
-        f'<tr><td>{i}</td><td>{esc(m.get("role", ""))}</td><td>{n}</td>'
+        f'<tr><td>{i}</td><td>{esc(m.get("role", ""))}</td>'
+        f'<td>{"-" if t is None else turn_link(v.session_id, t)}</td><td>{n}</td>'
         f'<td><pre>{esc(_content(m))}</pre></td></tr>'
-        for i, (m, n) in enumerate(zip(v.context, v.tokens, strict=True)))
+        for i, (m, t, n) in enumerate(zip(v.context, v.sources, v.tokens, strict=True)))
+    raw = sum(t is not None for t in v.sources)
     return (
         f'<h2 id="context">Context, as the model gets it</h2><p>{v.total_tokens} of '
         f'{v.budget} tokens (window {v.window}, less the reply reserve) '
         f'<meter min="0" max="{v.budget}" value="{v.total_tokens}" '
         f'aria-label="tokens used of the budget">{v.total_tokens}</meter> · '
-        f'{len(v.context)} messages</p>'
+        f'{len(v.context)} messages, {raw} of them raw turns</p>'
         '<table><thead><tr><th scope="col">#</th><th scope="col">Role</th>'
-        '<th scope="col">Tokens</th><th scope="col">Content</th></tr></thead>'
+        '<th scope="col">Turn</th><th scope="col">Tokens</th>'
+        '<th scope="col">Content</th></tr></thead>'
         f'<tbody>{rows}</tbody></table>'
         '<h3>The state block alone</h3>'
         f'<pre>{esc(v.block) if v.block else "(empty: nothing folded to show)"}</pre>')
