@@ -226,3 +226,30 @@ def test_items_no_longer_live_are_listed_on_asking(tmp_path: Path) -> None:
         assert old and "superseded by" in old.group(0)
         new = re.search(r'<tr id="item-(A\d+)">(?:(?!</tr>).)*?13987654321', page)
         assert new and f'href="#item-{new.group(1)}"' in old.group(0)
+
+
+def test_a_field_of_your_own_shows_its_history(tmp_path: Path) -> None:
+    from typing import Annotated, Literal
+
+    from fastapi.testclient import TestClient
+
+    from convstate import ConversationState, Cue, SQLiteStore
+    from convstate.service import create_app
+
+    class Case(ConversationState):
+        method: Annotated[Literal["refund", "exchange"] | None,
+                          Cue({"refund": "refund", "exchange": "exchange"})] = None
+
+    app = create_app(SQLiteStore(str(tmp_path / "own.db")), token=TOKEN, background=False,
+                     window=400, state_model=Case)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        texts = ["I want an exchange please."] + [f"Weather talk {i}." for i in range(8)] + \
+            ["Actually no exchange, I want a refund."] + [f"Talk {i}." for i in range(8)]
+        for text in texts:
+            assert client.post("/v1/sessions/own/messages", json={
+                "role": "user", "content": text}, headers=auth).status_code == 200
+        page = client.get("/ui/sessions/own", headers=auth).text
+    history = page[page.index('id="history"'):page.index('id="log"')]
+    assert "<h3>method</h3>" in history
+    assert history.index("exchange") < history.index("refund")

@@ -287,7 +287,9 @@ def _item_row(v: SessionView, item: Any) -> str:
 
 
 def _history(v: SessionView) -> str:
-    keys = sorted({a.key for a in v.state.anchors})
+    # the anchors' keys, and the fields of a state of your own (their values and conflicts)
+    keys = list(dict.fromkeys(sorted({a.key for a in v.state.anchors}) + [
+        f for f in type(v.state).custom_fields() if v.state.history(f)]))
     out = ['<h2 id="history">Value history</h2><p class="muted">Every value each key took, '
            'oldest first: what replaced what, and who said it.</p>']
     for key in keys:
