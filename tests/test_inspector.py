@@ -124,16 +124,18 @@ def test_forms_from_another_origin_are_refused_and_erasure_is_confirmed(
 def test_a_tenant_sees_only_its_sessions_and_users(store_target: str, tmp_path: Path) -> None:
     run = uuid.uuid4().hex[:8]
     keys = tmp_path / "keys.json"
-    keys.write_text(json.dumps({"key-a": f"acme-{run}", "key-b": f"globex-{run}"}), "utf-8")
+    keys.write_text(json.dumps({"key-a-ключ": f"acme-{run}", "key-b": f"globex-{run}"}),
+                    "utf-8")
     with served(tmp_path, "--keys", str(keys), "--foreground", token=None,
                 store=store_target) as (api, _):
-        a, b = Client(api.base, "key-a"), Client(api.base, "key-b")
+        a, b = Client(api.base, "key-a-ключ"), Client(api.base, "key-b")
         _chat(a, "s1", ["My phone is 13911112222."], user="u1")
         _chat(b, "s1", ["My phone is 13833334444."], user="u1")
         _chat(b, "only-b", ["Order BX-7741-2290."])
         ui = Browserless(api.base)
         assert ui.sign_in(TOKEN)[0] == 401  # no token: keys only
-        assert ui.sign_in("key-a")[0] == 303
+        assert ui.sign_in("key-a")[0] == 401  # a key is the whole key
+        assert ui.sign_in("key-a-ключ")[0] == 303  # any UTF-8 text, as on the API
         status, _, page = ui.call("GET", "/ui")
         assert status == 200 and "/ui/sessions/s1" in page and "only-b" not in page
         assert "acme-" not in page  # ids as the tenant's clients gave them
