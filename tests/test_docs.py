@@ -1,4 +1,5 @@
-"""Every example in README.md and examples/ runs and says what it claims."""
+"""Every example in README.md, the docs site's pages and examples/ runs and says what it
+claims; the CLI reference is current; the version is the same everywhere."""
 
 from __future__ import annotations
 
@@ -6,16 +7,19 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text("utf-8")
+PAGES = {"README.md": README} | {
+    f"docs/{p.name}": p.read_text("utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
 
 
-def blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README, re.S)
+def blocks(lang: str, text: str = README) -> list[str]:
+    return re.findall(rf"^```{lang}\n(.*?)^```", text, re.S | re.M)
 
 
 def test_readme_opens_with_the_two_commands() -> None:
@@ -29,9 +33,14 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert 'bash -euo pipefail -c "$README_COMMANDS"' in ci
 
 
-@pytest.mark.parametrize("command", [
-    line.strip() for block in blocks("bash")[1:] for line in block.splitlines()
-    if line.startswith("convstate ")])
+def _commands() -> list[str]:
+    found = [line.strip() for name, text in PAGES.items()
+             for block in blocks("bash", text)[1 if name == "README.md" else 0:]
+             for line in block.splitlines() if line.startswith("convstate ")]
+    return list(dict.fromkeys(found))
+
+
+@pytest.mark.parametrize("command", _commands())
 def test_readme_commands_run(command: str, tmp_path: Path) -> None:
     if "--llm local" in command:
         pytest.importorskip("llama_cpp", reason="needs convstate[local]")
@@ -64,24 +73,73 @@ def _running_in(folder: Path) -> list[str]:
     return found
 
 
-def test_every_readme_python_block_runs_as_written(tmp_path: Path) -> None:
-    # each block on its own (as a reader pastes it), in order, in one folder
+# What each page's python blocks print, in order: a page's blocks run one by one (as a
+# reader pastes them), in one folder, so a later block may reopen an earlier one's store.
+PRINTS: dict[str, list[str]] = {
+    "README.md": ["order_id: SR-20240315-889", "negative constraint: I don't want an exchange",
+                  "owed: [\"I'll email you a prepaid return label today\"]", "\nblock 0\n"],
+    "docs/quickstart.md": ["SR-20240315-889", "I don't want an exchange"],
+    "docs/integrations.md": ["Never promise a refund date. ['user', 'assistant']", "\n14\n",
+                             "[policy] Card refunds arrive within 5 business days.\n"],
+    "docs/customer-service.md": [
+        "['I will send you a return label']\n['What is your order number']\n[] BX-7741-2290",
+        'From earlier conversations:\n- phone: "13912345678"', "after erase: [] nowhere"],
+    "docs/concepts.md": ['- **order_id**: "SR-20240315-889"', "call you back", "\nTrue\n"],
+    "docs/extending.md": ["['I want to complain: order SR-7 came broken.'] open"],
+    "docs/operations.md": ["backup: SR-20240315-889"],
+}
+
+
+def run_blocks(page: str, folder: Path) -> str:
     outputs = []
-    for k, code in enumerate(blocks("python")):
-        out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+    for k, code in enumerate(blocks("python", PAGES[page])):
+        out = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True,
                              text=True, timeout=300)
-        assert out.returncode == 0, f"README python block {k + 1}:\n{out.stderr}"
+        assert out.returncode == 0, f"{page} python block {k + 1}:\n{out.stderr}"
         outputs.append(out.stdout)
-    stdout = "\n".join(outputs)
-    assert "SR-20240315-889" in stdout
-    assert re.search(r"^raw 0 SR-20240315-889 A\d+$", stdout, re.M)  # where() as typed
-    assert "I don't want an exchange" in stdout
-    assert (tmp_path / "support.db").exists()
-    assert "['I want to complain: order SR-7 came broken.'] open" in stdout
-    assert "Never promise a refund date. ['user', 'assistant']" in stdout
-    assert "\n14\n" in stdout
-    assert "[policy] Card refunds arrive within 5 business days.\n" in stdout
-    assert 'From earlier conversations:\n- phone: "13912345678"' in stdout
+    return "\n".join(outputs)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks("python", PAGES[p])])
+def test_every_python_block_runs_as_written(page: str, tmp_path: Path) -> None:
+    stdout = run_blocks(page, tmp_path)
+    for expected in PRINTS.get(page, []):
+        assert expected in stdout, f"{page} does not print {expected!r}:\n{stdout}"
+    if page == "docs/quickstart.md":
+        assert re.search(r"^raw 0 SR-20240315-889 A\d+$", stdout, re.M)  # where() as typed
+        assert (tmp_path / "support.db").exists()
+
+
+def test_every_page_that_prints_is_checked() -> None:
+    assert {p for p in PAGES if blocks("python", PAGES[p])} == set(PRINTS)
+
+
+def test_cli_reference_is_current() -> None:
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import cli_reference
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    assert (ROOT / "docs" / "cli.md").read_text("utf-8") == cli_reference.render(), (
+        "docs/cli.md is stale: run python docs/cli_reference.py")
+
+
+def test_one_version_everywhere() -> None:
+    import convstate
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+    released = re.search(r"^## \[(\d+\.\d+\.\d+)\]", (ROOT / "CHANGELOG.md").read_text("utf-8"),
+                         re.M)
+    assert released and convstate.__version__ == meta == released.group(1)
+
+
+def test_readme_stays_short_and_points_into_the_docs() -> None:
+    assert len(README.splitlines()) <= 250
+    assert len((ROOT / "benchmarks" / "RESULTS.md").read_text("utf-8").splitlines()) <= 400
+    nav = (ROOT / "mkdocs.yml").read_text("utf-8")
+    for page in PAGES:
+        if page.startswith("docs/"):
+            assert page.removeprefix("docs/") in nav, f"{page} is not in mkdocs.yml's nav"
 
 
 def test_quickstart_example(tmp_path: Path) -> None:

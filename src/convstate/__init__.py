@@ -12,7 +12,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 # Public names by the module that defines them. ``import convstate`` loads none of
 # them (pydantic, the language packs and the extractors cost ~150 ms together); each

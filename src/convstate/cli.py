@@ -40,6 +40,7 @@ from .state import ConversationState
 from .store import open_store
 from .store.base import CompactionRecord
 from .store.sqlite import InMemoryStore, SQLiteStore
+from .tokens import DEFAULT_COUNT
 from .window import BLOCK_SHARE, KEEP_RECENT_TURNS, MIN_WINDOW, TARGET_RATIO, TRIGGER_RATIO
 
 
@@ -123,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="recent user turns kept raw")
     comp.add_argument("--format", choices=FORMATS.names(), default="text",
                       help="how the state block is written")
-    comp.add_argument("--model", default="gpt-4o-mini",
+    comp.add_argument("--model", default=DEFAULT_COUNT,
                       help="the model whose tokens count (tiktoken's; 'local': the bundled "
                            "model's)")
     comp.add_argument("--system", default=None, help="original system prompt to put first")
@@ -137,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="the address to listen on (not loopback: a token is required)")
     srv.add_argument("--port", type=int, default=8080, help="the port to listen on")
     srv.add_argument("--window", type=int, default=8192, help="default context window")
-    srv.add_argument("--model", default="gpt-4o-mini", help="the model whose tokens count")
+    srv.add_argument("--model", default=DEFAULT_COUNT, help="the model whose tokens count")
     srv.add_argument("--foreground", action="store_true",
                      help="fold before answering (default: in the background)")
     srv.add_argument("--max-body", type=int, default=1_000_000, help="bytes per request")

@@ -18,7 +18,7 @@ from .errors import ConfigError
 from .registry import FORMATS, LANGUAGES
 from .state import ConversationState
 from .store.base import CompactionRecord
-from .tokens import Counter
+from .tokens import DEFAULT_COUNT, Counter
 from .turns import DEFAULT_MAX_TURN_CHARS
 from .window import BLOCK_SHARE, WindowPolicy, default_reserve
 
@@ -34,7 +34,7 @@ class MemoryConfig:
 
     policy: WindowPolicy = field(default_factory=lambda: WindowPolicy(
         reply_reserve=default_reserve(8192)))
-    model: str = "gpt-4o-mini"
+    model: str = DEFAULT_COUNT
     system_prompt: str | None = None
     state_format: str = "text"
     lang: str | None = None

@@ -48,7 +48,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .errors import ConfigError
-from .tokens import Counter as TokenCounterProtocol, TokenCounter
+from .tokens import DEFAULT_COUNT, Counter as TokenCounterProtocol, TokenCounter
 
 _K1, _B = 1.5, 0.75
 DOC_WEIGHT = 0.25  # a sentence's share of its document's score
@@ -175,7 +175,7 @@ class _BM25:
 
 def compress_documents(query: str, documents: Sequence[str | Mapping[str, Any]],
                        budget: int, *, counter: TokenCounterProtocol | None = None,
-                       model: str = "gpt-4o-mini", llm: Any = None) -> CompressedDocuments:
+                       model: str = DEFAULT_COUNT, llm: Any = None) -> CompressedDocuments:
     """The sentences of ``documents`` that bear on ``query``, verbatim, within ``budget``
     tokens of ``counter`` (default: tiktoken's for ``model``). A document is a string or
     ``{"id": ..., "text": ...}`` (ids default to d1, d2, ...).

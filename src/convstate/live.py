@@ -135,8 +135,11 @@ class LiveReader:
             if was is None or was.first_turn > through:
                 continue
             now = _at(new, spec.name, at, item_id)
+            # stated there again: later by then (an item keeps its first and latest turns
+            # only, so one said again after ``through`` no longer holds the turn the
+            # snapshot shows: the snapshot keeps it, nothing changed by then)
             if now is None or now.status != was.status \
-                    or said_by(now, through) != said_by(was, through):
+                    or said_by(now, through) > said_by(was, through):
                 return True
         return False
 

@@ -27,7 +27,7 @@ from .profile import Profile, promote
 from .state import ConversationState
 from .store.base import CompactionRecord, Head, Store, append_turns, changes
 from .store.sqlite import SQLiteStore
-from .tokens import Counter, count_messages, counter_for, reply_priming
+from .tokens import DEFAULT_COUNT, Counter, count_messages, counter_for, reply_priming
 from .turns import DEFAULT_MAX_TURN_CHARS, Turn, check_message, check_messages
 from .window import (
     KEEP_RECENT_TURNS,
@@ -91,7 +91,7 @@ class ConversationMemory:
         store: Store | str | Path | None = None,
         extractor: Extractor | None = None,
         context_window: int = 8192,
-        model: str = "gpt-4o-mini",
+        model: str = DEFAULT_COUNT,
         system_prompt: str | None = None,
         keep_recent_turns: int = KEEP_RECENT_TURNS,
         trigger_ratio: float = TRIGGER_RATIO,
@@ -444,9 +444,10 @@ class ConversationMemory:
         """``add_message`` in a worker thread."""
         return await in_thread(self.add_message, message)
 
-    async def aadd_messages(self, messages: list[dict[str, Any]]) -> list[Turn]:
+    async def aadd_messages(self, messages: list[dict[str, Any]],
+                            idempotency_key: str | None = None) -> list[Turn]:
         """``add_messages`` in a worker thread."""
-        return await in_thread(self.add_messages, messages)
+        return await in_thread(self.add_messages, messages, idempotency_key)
 
     async def acontext(self, documents: Sequence[str | Mapping[str, Any]] | None = None,
                        query: str | None = None, document_share: float = DOCUMENT_SHARE

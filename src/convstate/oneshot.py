@@ -22,12 +22,13 @@ from .memory import ConversationMemory
 from .state import ConversationState
 from .store.base import CompactionRecord
 from .store.sqlite import InMemoryStore
+from .tokens import DEFAULT_COUNT
 from .turns import DEFAULT_MAX_TURN_CHARS, check_message
 
 SESSION = "compress"
 
 
-def compress(messages: Sequence[Any], *, window: int = 8192, model: str = "gpt-4o-mini",
+def compress(messages: Sequence[Any], *, window: int = 8192, model: str = DEFAULT_COUNT,
              state: ConversationState | dict[str, Any] | str | None = None,
              extractor: Extractor | None = None,
              state_model: type[ConversationState] = ConversationState,

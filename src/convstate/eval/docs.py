@@ -24,7 +24,7 @@ from typing import Any
 from ..documents import compress_documents
 from ..errors import DataError
 from ..jsonfile import read_json
-from ..tokens import TokenCounter
+from ..tokens import DEFAULT_COUNT, TokenCounter
 
 METHODS = ("convstate", "truncation", "lead")
 BOOTSTRAP_SAMPLES, BOOTSTRAP_SEED = 2000, 46
@@ -146,7 +146,7 @@ def score_instances(data: list[dict[str, Any]], ratio: float, counter: TokenCoun
         yield row
 
 
-def evaluate_documents(data: list[dict[str, Any]], ratio: float, model: str = "gpt-4",
+def evaluate_documents(data: list[dict[str, Any]], ratio: float, model: str = DEFAULT_COUNT,
                        progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Answer retention of each method, in the gold document (with its 95% bootstrap
     interval; None when the file names no gold documents) and anywhere in the output,

@@ -32,7 +32,7 @@ from ..registry import EXTRACTORS
 from ..sections import text_of
 from ..state import ConversationState
 from ..store.sqlite import InMemoryStore
-from ..tokens import TokenCounter
+from ..tokens import DEFAULT_COUNT, TokenCounter
 from ..turns import Turn
 from ..window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, default_reserve
 from .baselines import (
@@ -321,7 +321,7 @@ class EvalConfig:
     trigger_ratio: float = TRIGGER_RATIO
     target_ratio: float = TARGET_RATIO
     block_share: float | None = None  # of the budget; None: the memory's default
-    model: str = "gpt-4o-mini"  # tokenizer
+    model: str = DEFAULT_COUNT  # tokenizer
 
 
 def _extractor(cfg: EvalConfig) -> Any:
