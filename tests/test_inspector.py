@@ -8,6 +8,8 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -17,7 +19,9 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
-from test_service import TOKEN, Client, served  # noqa: E402
+from test_service import TOKEN, Client, served, wait_ready_health  # noqa: E402
+
+from convstate.extract.local import free_port  # noqa: E402
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> & "quoted"'
 
@@ -230,28 +234,40 @@ def test_items_no_longer_live_are_listed_on_asking(tmp_path: Path) -> None:
         assert new and f'href="#item-{new.group(1)}"' in old.group(0)
 
 
+# a service whose state has a field of its own (the command cannot name one: create_app)
+OWN_STATE = """
+import sys
+from typing import Annotated, Literal
+import uvicorn
+from convstate import ConversationState, Cue, SQLiteStore
+from convstate.service import create_app
+
+class Case(ConversationState):
+    method: Annotated[Literal["refund", "exchange"] | None,
+                      Cue({"refund": "refund", "exchange": "exchange"})] = None
+
+app = create_app(SQLiteStore(sys.argv[1]), token=sys.argv[2], background=False, window=400,
+                 state_model=Case)
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning")
+"""
+
+
 def test_a_field_of_your_own_shows_its_history(tmp_path: Path) -> None:
-    from typing import Annotated, Literal
-
-    from fastapi.testclient import TestClient
-
-    from convstate import ConversationState, Cue, SQLiteStore
-    from convstate.service import create_app
-
-    class Case(ConversationState):
-        method: Annotated[Literal["refund", "exchange"] | None,
-                          Cue({"refund": "refund", "exchange": "exchange"})] = None
-
-    app = create_app(SQLiteStore(str(tmp_path / "own.db")), token=TOKEN, background=False,
-                     window=400, state_model=Case)
-    auth = {"Authorization": f"Bearer {TOKEN}"}
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-        texts = ["I want an exchange please."] + [f"Weather talk {i}." for i in range(8)] + \
-            ["Actually no exchange, I want a refund."] + [f"Talk {i}." for i in range(8)]
-        for text in texts:
-            assert client.post("/v1/sessions/own/messages", json={
-                "role": "user", "content": text}, headers=auth).status_code == 200
-        page = client.get("/ui/sessions/own", headers=auth).text
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", OWN_STATE, str(tmp_path / "own.db"),
+                             TOKEN, str(port)], stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}/v1"
+        wait_ready_health(base, proc)
+        api = Client(base)
+        _chat(api, "own", ["I want an exchange please."] +
+              [f"Weather talk {i}." for i in range(8)] +
+              ["Actually no exchange, I want a refund."] + [f"Talk {i}." for i in range(8)])
+        _, _, page = Browserless(base).call("GET", "/ui/sessions/own", headers={
+            "Authorization": f"Bearer {TOKEN}"})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
     history = page[page.index('id="history"'):page.index('id="log"')]
     assert "<h3>method</h3>" in history
     assert history.index("exchange") < history.index("refund")
