@@ -145,6 +145,7 @@ def test_a_tenant_sees_only_its_sessions_and_users(store_target: str, tmp_path: 
         assert "acme-" not in page  # ids as the tenant's clients gave them
         status, _, page = ui.call("GET", "/ui/sessions/s1")
         assert status == 200 and "13911112222" in page and "13833334444" not in page
+        assert "acme-" not in page and "user u1" in page  # the profile's ids too
         assert ui.call("GET", "/ui/sessions/only-b")[0] == 404
         assert ui.call("GET", "/ui?q=only")[2].count("/ui/sessions/") == 0
         status, _, page = ui.call("GET", "/ui?q=u1")  # by user id
@@ -174,7 +175,7 @@ def test_turns_are_paged_and_provenance_links_to_its_turn(tmp_path: Path) -> Non
     with served(tmp_path, "--foreground", "--window", "600") as (api, _):
         texts = [f"Small talk {i}, about the weather." for i in range(130)]
         texts[3] = "My order SR-20240315-889 arrived broken."
-        _chat(api, "long", texts)  # 260 turns: 3 pages of 100
+        _chat(api, "long", texts, user="u-long")  # 260 turns: 3 pages of 100
         ui = Browserless(api.base)
         ui.sign_in(TOKEN)
         status, _, page = ui.call("GET", "/ui/sessions/long")  # the newest page first
@@ -191,6 +192,10 @@ def test_turns_are_paged_and_provenance_links_to_its_turn(tmp_path: Path) -> Non
         row = re.search(r'<tr id="item-(A\d+)"><td>\1</td><td><strong>order_id</strong>.*?</tr>',
                         page)
         assert row and 'href="/ui/sessions/long?tpage=0#turn-6"' in row.group(0)
+        # the user's profile took the order number, and says where it was said
+        profile = page[page.index('id="profile"'):page.index('id="turns"')]
+        assert "User u-long, profile version" in profile and "SR-20240315-889" in profile
+        assert 'this session, turn <a href="/ui/sessions/long?tpage=0#turn-6">' in profile
         status, head, _ = ui.call("GET", "/ui/sessions/long?turn=150")
         assert status == 303 and head["location"] == "/ui/sessions/long?tpage=1#turn-150"
         # where() answers with the item and the turn
