@@ -207,13 +207,17 @@ def test_turns_are_paged_and_provenance_links_to_its_turn(tmp_path: Path) -> Non
 
 def test_without_a_token_loopback_needs_no_sign_in(tmp_path: Path) -> None:
     with served(tmp_path, "--foreground", token=None) as (api, _):
-        _chat(api, "s1", ["hello there"])
+        for n in range(53):
+            _chat(api, f"s{n:02d}", ["hello there"])
         ui = Browserless(api.base)
         status, head, page = ui.call("GET", "/ui")
-        assert status == 200 and "/ui/sessions/s1" in page and "Sign out" not in page
+        assert status == 200 and "/ui/sessions/s00" in page and "Sign out" not in page
+        assert page.count('href="/ui/sessions/') == 50 and "Page 1 of 2" in page
+        page = ui.call("GET", "/ui?page=1")[2]  # the sessions list is paged too
+        assert page.count('href="/ui/sessions/') == 3 and "/ui/sessions/s52" in page
         assert ui.call("GET", "/ui/login")[1]["location"] == "/ui"
         # a page elsewhere cannot post a form here, token or not
-        assert ui.call("POST", "/ui/sessions/s1/erase", {"confirm": "s1"},
+        assert ui.call("POST", "/ui/sessions/s01/erase", {"confirm": "s01"},
                        headers={"Origin": "http://evil.example"})[0] == 403
         assert ui.call("GET", "/ui/static/inspector.css")[0] == 200
 
