@@ -4,12 +4,15 @@
 Every session lives in the store; the service keeps a bounded cache of memories (one per
 session and window, a few windows a session) and folds in the background under the
 store's lease, so a slow extractor never delays a reply. Every error, whatever its
-status, is JSON: ``{"error": {"type", "field", "message"}}``. With a token
+status, is JSON: ``{"error": {"type", "field", "message"}}`` (on the inspector's pages,
+``/ui``, a page that says the same: ``inspector/``). With a token
 (``CONVSTATE_API_TOKEN``) every route but ``/v1/health`` and ``/v1/ready`` needs
-``Authorization: Bearer TOKEN``; without one only loopback clients naming a loopback
-``Host`` are answered (a web page's DNS rebinding cannot reach it). Writes take
-``application/json`` bodies only (a cross-site form or ``text/plain`` POST is refused);
-no CORS unless origins are given.
+``Authorization: Bearer TOKEN`` (the inspector's pages take it from their sign-in
+cookie too; its sign-in form and stylesheet need none); without one only loopback
+clients naming a loopback ``Host`` are answered (a web page's DNS rebinding cannot
+reach it). Writes take ``application/json`` bodies only (a cross-site form or
+``text/plain`` POST is refused), but the inspector's forms, which only its own pages
+may post; no CORS unless origins are given.
 """
 
 from __future__ import annotations
