@@ -166,3 +166,29 @@ def test_compress_returns_the_live_state_and_takes_it_back() -> None:
 
 def test_the_rules_are_the_live_reader_of_a_default_memory() -> None:
     assert RuleExtractor.live is True
+
+
+def test_a_fold_landing_after_more_was_read_keeps_the_reading_whole() -> None:
+    """A fold saves the live state as its plan saw it; when another call read more turns
+    while the save was on its way (a service's concurrent requests: 1 run in 4 of
+    test_service's four clients), the memory takes the saved state without the newer
+    reading's dedup keys (they name items the saved state lacks) and reads those turns
+    again: no reading fails, nothing is lost. Played here in one thread, in that order."""
+    store = InMemoryStore()
+    mem = ConversationMemory("race", store=store, context_window=4096, strict=True)
+    for k in range(6):
+        mem.add("user", f"订单 DD{k:06d} 要退款")
+        mem.add("assistant", f"好的，订单 DD{k:06d} 已为您登记。")
+    save = store.save_state
+
+    def save_after_another_reading(*args: object, **kwargs: object) -> object:
+        store.save_state = save  # type: ignore[method-assign]
+        mem.add("user", "订单 DD000001 还有订单 DD999999 要退款")
+        assert mem.state.anchor("order_id") is not None  # read before the save lands
+        return save(*args, **kwargs)
+
+    store.save_state = save_after_another_reading  # type: ignore[method-assign]
+    mem.compact()
+    mem.add("user", "订单 DD999999 和订单 DD000002 都要退款")  # dedups against both
+    values = {a.value for a in mem.state.anchors}
+    assert {"DD999999", "DD000001", "DD000002"} <= values

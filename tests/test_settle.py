@@ -77,6 +77,18 @@ def test_a_correction_replaces_what_was_said_back() -> None:
     assert names["Douglas"] == "superseded" and names["Nancy"] == "active"
 
 
+def test_a_new_search_place_replaces_the_old_one() -> None:
+    """A name in the place role ("in X") is where a search is: the user's next search
+    somewhere else replaces it (and the assistant's saying it back); the kinds of
+    service asked for are names, and stay."""
+    mem = said(("user", "I need a Psychologist in San Francisco."),
+               ("assistant", "Dr. Lee is a Psychologist in San Francisco."),
+               ("user", "What about a Psychiatrist in Pittsburg?"))
+    places = {h.value: h.status for h in mem.state.history("place")}
+    assert places == {"San Francisco": "superseded", "Pittsburg": "active"}
+    assert {"Psychologist", "Psychiatrist"} <= set(active(mem, "names"))
+
+
 def test_a_contrast_is_no_correction() -> None:
     """"instead of X" / "rather than X" say what is not wanted, not that the turn before
     was wrong: what it named stays."""

@@ -358,7 +358,8 @@ def _serve(args: argparse.Namespace) -> int:
                      open_docs=args.open_docs, keys=keys)
     guard = "keys required" if keys else "token required" if token else \
         "no token: loopback only"
-    print(f"serving {args.store} at http://{args.host}:{args.port}/v1 ({guard})", flush=True)
+    print(f"serving {args.store} at http://{args.host}:{args.port}/v1 ({guard}); the "
+          f"inspector at http://{args.host}:{args.port}/ui", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
 

@@ -47,13 +47,13 @@ MAX_BATCHES = 16  # folds one call may run through a backlog (the rest wait for 
 @dataclass(frozen=True)
 class FoldOutcome:
     """What a fold did: its log record, and the state it saved (None: the extraction
-    failed and the turns wait for a later fold); ``live``: the saved state is the live
-    one as it was (it shares its items and dedup keys)."""
+    failed and the turns wait for a later fold); ``live``: the live state it saved as
+    it was (it shares its items and dedup keys), None when it folded an extraction."""
 
     record: CompactionRecord
     state: ConversationState | None
     generation: int  # the session's generation it was planned in
-    live: bool = False
+    live: ConversationState | None = None
 
 
 Steps = Generator[Plan, "Extraction | Exception", "CompactionRecord | None"]
@@ -301,7 +301,7 @@ class Compactor:
         (version-checked), its turns up to ``plan.evict`` let go."""
         m, state, reader = self.view, plan.state, self.view.reader
         record = self._record(plan)
-        live = state is reader.state and reader.own
+        live = state if state is reader.state and reader.own else None
         stats, notes = (reader.stats, list(reader.notes)) if live else (FoldStats(), [])
         if extraction is None:
             new = state.model_copy()  # read already: the live state, saved as it is
@@ -316,7 +316,7 @@ class Compactor:
             record.completion_tokens = extraction.completion_tokens
             record.model = extraction.model
             record.fallback = extraction.fell_back
-            live = False
+            live = None
         saved = reader.saved
         new.version = saved.version + 1
         new.evicted_through = max(plan.evict, saved.evicted_through)
@@ -344,7 +344,9 @@ class Compactor:
                 if outcome.state.version > m.reader.saved.version \
                         and outcome.generation == m.generation:
                     reader = m.reader
-                    if outcome.live:  # the same items: their keys and index entries too
+                    # the same items: their keys and index entries too, unless another
+                    # call read on since the fold was planned (they hold items it lacks)
+                    if outcome.live is not None and outcome.live is reader.state:
                         m.set_saved(outcome.state, reader.keys, reader.index)
                     else:
                         m.set_saved(outcome.state)

@@ -4,12 +4,15 @@
 Every session lives in the store; the service keeps a bounded cache of memories (one per
 session and window, a few windows a session) and folds in the background under the
 store's lease, so a slow extractor never delays a reply. Every error, whatever its
-status, is JSON: ``{"error": {"type", "field", "message"}}``. With a token
+status, is JSON: ``{"error": {"type", "field", "message"}}`` (on the inspector's pages,
+``/ui``, a page that says the same: ``inspector/``). With a token
 (``CONVSTATE_API_TOKEN``) every route but ``/v1/health`` and ``/v1/ready`` needs
-``Authorization: Bearer TOKEN``; without one only loopback clients naming a loopback
-``Host`` are answered (a web page's DNS rebinding cannot reach it). Writes take
-``application/json`` bodies only (a cross-site form or ``text/plain`` POST is refused);
-no CORS unless origins are given.
+``Authorization: Bearer TOKEN`` (the inspector's pages take it from their sign-in
+cookie too; its sign-in form and stylesheet need none); without one only loopback
+clients naming a loopback ``Host`` are answered (a web page's DNS rebinding cannot
+reach it). Writes take ``application/json`` bodies only (a cross-site form or
+``text/plain`` POST is refused), but the inspector's forms, which only its own pages
+may post; no CORS unless origins are given.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import __version__
 from .errors import ConfigError, ConvStateError, IdempotencyConflictError, StoreError
 from .extract import Extractor
+from .inspector import html, is_ui, mount, pages, same_origin
 from .memory import ConversationMemory
 from .registry import FORMATS
 from .store.base import Store
@@ -122,13 +126,17 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                   openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
     cache = Memories(store, window, model, extractor, background, options)
-    app.state.tenant_of = _tenants(guarded, keys, token)
+    tenant_of_key = _key_check(keys, token)
+    app.state.tenant_of = _request_check(guarded, tenant_of_key)
     _guard(app, guarded, cors_origins)
     _answer_errors(app)
     _probes(app, store)
     _docs(app, open_docs)
     _session_routes(app, cache, max_body)
     _user_routes(app, cache)
+    mount(app, store, memory=cache.memory, drop=cache.drop, sized=cache.sized,
+          known=lambda who, sid: _known(store, who, sid), check_session=_session,
+          tenant_of_key=tenant_of_key if guarded else None)
     return app
 
 
@@ -196,26 +204,35 @@ def _owner(tenant: str, user_id: str | None) -> str | None:
     return scoped(tenant, user_id)
 
 
-def _tenants(guarded: bool, keys: Keys | None, token: str | None
-             ) -> Callable[[Request], str]:
-    """How a request's tenant is told: by its key, '' for the one token or none."""
+def _key_check(keys: Keys | None, token: str | None) -> Callable[[bytes], str | None]:
+    """How a key or token as sent (its UTF-8 bytes) is told: its tenant, '' for the one
+    token, None for no valid one."""
     secret = token.encode("utf-8") if token is not None else b""
+
+    def tenant_of_key(sent: bytes) -> str | None:
+        """The tenant of a key or token as sent (its UTF-8 bytes), None for no valid one."""
+        if keys is not None:
+            return keys.tenant(sent)
+        return "" if hmac.compare_digest(sent, secret) else None
+
+    return tenant_of_key
+
+
+def _request_check(guarded: bool, tenant_of_key: Callable[[bytes], str | None]
+                   ) -> Callable[[Request], str]:
+    """How a request's tenant is told: by its bearer key ('' when nothing is guarded)."""
 
     def tenant_of(request: Request) -> str:
         if not guarded:
             return ""
         scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
         # the header's bytes as sent (the server decoded them as Latin-1): a UTF-8 key
-        sent = given.strip().encode("latin-1")
-        if scheme.lower() == "bearer":
-            if keys is not None:
-                found = keys.tenant(sent)
-                if found is not None:
-                    return found
-            elif hmac.compare_digest(sent, secret):
-                return ""
-        raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer KEY' header "
-                        "is required", "Unauthorized")
+        found = tenant_of_key(given.strip().encode("latin-1")) \
+            if scheme.lower() == "bearer" else None
+        if found is None:
+            raise HTTPError(401, "authorization", "a valid 'Authorization: Bearer KEY' "
+                            "header is required", "Unauthorized")
+        return found
 
     return tenant_of
 
@@ -232,10 +249,16 @@ def _guard(app: FastAPI, guarded: bool, cors_origins: Sequence[str]) -> None:
         if not guarded and not (_loopback(request.client.host if request.client else "")
                                   and _loopback(_hostname(request.headers.get("host", "")))):
             return _error(403, "Forbidden", "host", "without CONVSTATE_API_TOKEN only "
-                          "loopback clients naming a loopback Host are answered")
-        if request.method in WRITES and _media_type(request) != "application/json":
+                          "loopback clients naming a loopback Host are answered", request)
+        if request.method in WRITES and is_ui(request):
+            if not same_origin(request):  # a form another site's page posted
+                return _error(403, "Forbidden", "origin", "a form must be posted from "
+                              "this service's own pages (Origin or Referer naming its Host)",
+                              request)
+        elif request.method in WRITES and _media_type(request) != "application/json":
             return _error(415, "UnsupportedMediaType", "content-type",
-                          "the body must be sent as 'Content-Type: application/json'")
+                          "the body must be sent as 'Content-Type: application/json'",
+                          request)
         return await call_next(request)
 
     if cors_origins:  # (outside the guard: a preflight is answered before it)
@@ -248,33 +271,34 @@ def _answer_errors(app: FastAPI) -> None:
     """Every error as JSON: ``{"error": {"type", "field", "message"}}``."""
 
     @app.exception_handler(HTTPError)
-    def _http_error(request: Request, exc: HTTPError) -> JSONResponse:
-        return _error(exc.status, exc.kind, exc.field, str(exc))
+    def _http_error(request: Request, exc: HTTPError) -> Response:
+        return _error(exc.status, exc.kind, exc.field, str(exc), request)
 
     @app.exception_handler(ConvStateError)
-    def _convstate_error(request: Request, exc: ConvStateError) -> JSONResponse:
+    def _convstate_error(request: Request, exc: ConvStateError) -> Response:
         status = 503 if isinstance(exc, StoreError) else (
             409 if isinstance(exc, IdempotencyConflictError) else 400)
-        return _error(status, type(exc).__name__, getattr(exc, "field", None), str(exc))
+        return _error(status, type(exc).__name__, getattr(exc, "field", None), str(exc),
+                      request)
 
     @app.exception_handler(StarletteHTTPException)
-    def _framework_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    def _framework_error(request: Request, exc: StarletteHTTPException) -> Response:
         out = _error(exc.status_code, _KINDS.get(exc.status_code, "HTTPError"), None,
-                     str(exc.detail))
+                     str(exc.detail), request)
         out.headers.update(exc.headers or {})  # 405's Allow
         return out
 
     @app.exception_handler(RequestValidationError)
-    def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    def _invalid(request: Request, exc: RequestValidationError) -> Response:
         first = exc.errors()[0] if exc.errors() else {}
         loc = [str(part) for part in first.get("loc", ()) if part not in ("query", "path")]
         return _error(422, "ValidationError", ".".join(loc) or None,
-                      str(first.get("msg", "invalid request")))
+                      str(first.get("msg", "invalid request")), request)
 
     @app.exception_handler(Exception)
-    def _internal(request: Request, exc: Exception) -> JSONResponse:
+    def _internal(request: Request, exc: Exception) -> Response:
         # (what went wrong goes to the server's log, not to the client)
-        return _error(500, "InternalError", None, "the server failed; see its log")
+        return _error(500, "InternalError", None, "the server failed; see its log", request)
 
 
 def _probes(app: FastAPI, store: Store) -> None:
@@ -466,9 +490,14 @@ def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").partition(";")[0].strip().lower()
 
 
-def _error(status: int, kind: str, field: str | None, message: str) -> JSONResponse:
+def _error(status: int, kind: str, field: str | None, message: str,
+           request: Request | None = None) -> Response:
+    """The error shape; for the inspector's pages (``/ui``), the same said as a page."""
+    said = " ".join(message.split())
+    if request is not None and is_ui(request):
+        return html(pages.error(status, said, False), status)
     return JSONResponse(status_code=status, content={
-        "error": {"type": kind, "field": field, "message": " ".join(message.split())}})
+        "error": {"type": kind, "field": field, "message": said}})
 
 
 def check_exposure(host: str, token: str | None, keys: Keys | None = None) -> None:

@@ -378,7 +378,9 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             anchor.subject = _nearest(text, sorted(names + products), start, stops)
     for spans, key in ((products, "product"), (names, "names")):
         for start, end in spans:
-            found.append((start, NewAnchor(kind="name", key=key, value=text[start:end],
+            role = "place" if key == "names" and C.locative.search(
+                text, max(0, start - 12), start) else key
+            found.append((start, NewAnchor(kind="name", key=role, value=text[start:end],
                                            turns=[turn.index])))
     if too_long and notes is not None:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "

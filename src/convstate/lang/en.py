@@ -195,6 +195,10 @@ PACK = LanguagePack(
         # a question answered by yes or no, and a reply that starts with one
         "polar_question": r"^(?:is|are|was|were|do|does|did|can|could|would|will|should"
                           r"|has|have|may)\b",
+        # a name in the place role: right after a locative preposition ("a therapist in
+        # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
+        # before the name
+        "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
         "unavailable": r"\b(?:unfortunately|sorry|but|however|(?:not|n't) able to|unable to"

@@ -45,6 +45,10 @@ class SQLUsers(SQLCore):
         raise StoreError(f"session {session_id!r} changed users {_ERASE_TRIES} times "
                          "during its erasure; nothing was erased")
 
+    def user_of(self, session_id: str) -> str | None:
+        """The user ``session_id`` belongs to, None for none."""
+        return self._owner(session_id)
+
     def _owner(self, session_id: str) -> str | None:
         rows = self._read("SELECT user_id FROM session_users WHERE session_id={p}",
                           (session_id,))
