@@ -114,9 +114,12 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
-                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后")
+                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
 _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
+# the same said with 的 (高档型的酒店), which a name never holds
+_ZH_CATEGORY_OF = re.compile(
+    rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}(?<!类)[型式档级]的(?:{_ZH_KINDS})")
 # the first characters of the kinds: one class tried before the ~100 words of the kinds
 # at each place a name might end (the same matches, several times faster on long text)
 _ZH_KIND_FIRST = "".join(sorted({k[0] for k in _ZH_KINDS.split("|")}))
@@ -149,6 +152,9 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
             continue  # 地铁站, 经济型酒店: what a place is, not which
         if end - start >= 3:
             yield start, end
+    if categories:
+        for m in _ZH_CATEGORY_OF.finditer(text):
+            yield m.span()
 
 
 def find_names(text: str, categories: bool = False) -> list[tuple[int, int]]:
