@@ -157,9 +157,31 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
     if categories:
         for m in _ZH_CATEGORY_OF.finditer(text):
             yield m.span()
+    yield from _named_by_role(text)
 
 
 _ZH_BRAND = re.compile(rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{2,16}}$")
+# A name with no kind word (天坛, 老萨烤羊) known by its role: set before "this place"
+# (张裕爱斐堡国际酒庄这个景点), or what a place's attribute is asked of (天坛的电话)
+_ZH_ROLE = re.compile(r"[这那][个家座间所处](?=景点|地方|餐馆|餐厅|酒店|宾馆|饭店)"
+                      r"|的(?=地址|电话|门票|评分|价格|营业时间|游玩时间|人均消费|推荐菜|特色菜)")
+_ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景区|房间|车|司机|出租车")
+
+
+def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
+    for m in _ZH_ROLE.finditer(text):
+        end = m.start()
+        run = _ZH_BRAND.search(text, max(0, end - 16), end)
+        if run is None:
+            continue
+        start = run.start()
+        for lead in _ZH_LEAD.finditer(text, start, end):
+            start = lead.end()
+        if q := _ZH_QUANTITY.search(text, start, end):
+            start = max(start, q.end())
+        if end - start >= 2 and not _ZH_GENERIC.search(text, start, end) \
+                and not _ZH_KIND.fullmatch(text, start, end) and not text[start].isdigit():
+            yield start, end
 
 
 def _branch_of(text: str, paren: int) -> int:
