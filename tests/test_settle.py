@@ -139,3 +139,12 @@ def test_an_offered_dish_replaces_the_one_that_could_not_be_had() -> None:
                ("assistant", "抱歉，周边餐馆没有这道菜，推荐您去那家小馆吃自制豆腐这道菜。"))
     assert active(mem, "product") == ["自制豆腐"]
     assert [h.status for h in mem.state.history("product")] == ["superseded", "active"]
+
+
+def test_an_offer_outside_the_bound_the_user_goes_on_from_is_taken() -> None:
+    asked = ("user", "这个餐馆的人均消费是50元以下吗？")
+    offer = ("assistant", "人均消费比您说的高一点，是137元。")
+    mem = said(asked, offer, ("user", "嗯，就它家了，附近有啥景点？"))
+    assert active(mem, "amount") == ["137元"]
+    mem = said(asked, offer, ("user", "不行，要50元以下的。"))  # refused: the bound stays
+    assert "50元以下" in active(mem, "amount")

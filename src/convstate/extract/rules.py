@@ -53,7 +53,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
-from .settle import corrected, proposed_instead
+from .settle import corrected, proposed_instead, taken_up
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -249,6 +249,7 @@ class RuleExtractor(BaseExtractor):
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
                 delta.updates += corrected(turn, anchors, index)
+                delta.updates += taken_up(turn, anchors, index)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)

@@ -5,6 +5,9 @@ that they do not satisfy — a time, a date, a price outside the range asked for
 the proposal satisfies (a rating above the least asked for) stays the user's, and what
 was asked for, said back ("no restaurant rated 4.5 or more"), is no offer.
 
+An offer outside the bounds just asked for that the user goes on from, neither refusing
+it nor asking anew ("人均消费137元" after "50元以下"; "嗯，就它家了"), is taken the same way.
+
 A requirement is read as a bound when it says one: a range ("100-150元", "$20 to $40"),
 "at least"/"X以上", "at most"/"under"/"X以下"; a value satisfies it when its number is
 within. Any other requirement is satisfied only by the same value.
@@ -63,6 +66,31 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out, [a for a in anchors if a.key not in replaced
                  or normalize(a.value) not in failed]
+
+
+def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+             ) -> list[ItemUpdate]:
+    """The updates a user's turn makes by going on after the assistant answered a request
+    with values outside the bounds it asked for (人均消费137元 after "50元以下", a rating
+    of 4.3 after "4.5 or more"): an offer neither refused nor asked anew is taken, and the
+    bound of that request it does not meet is replaced."""
+    if turn.role != "user" or not turn.content or C.corrects.search(turn.content):
+        return []
+    stated = {a.key for a in anchors}
+    offered: dict[str, list[str]] = {}
+    for e in index:
+        key, _, value = e.text.partition("=")
+        if e.section == "anchors" and e.speaker == "assistant" and e.turn == turn.index - 1 \
+                and key in SETTLED_KEYS and key not in stated:
+            offered.setdefault(key, []).append(value)
+    out = []
+    for e in index:
+        key, _, value = e.text.partition("=")
+        if e.section == "anchors" and e.speaker == "user" and key in offered \
+                and e.turn == turn.index - 2 and _bound(value) is not None \
+                and not any(satisfies(value, v) for v in offered[key]):
+            out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
+    return out
 
 
 def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
