@@ -83,6 +83,29 @@ def test_a_turn_s_time_comes_back_exactly_in_its_own_zone(store, sid) -> None:
     assert back == times and [t.utcoffset() for t in back] == [t.utcoffset() for t in times]
 
 
+def test_sessions_under_a_prefix_are_exactly_those_that_begin_with_it(store, sid) -> None:
+    # tenant names may hold LIKE's wildcards (_ %) and the characters either side of "/"
+    tenants = ["t_1", "t%1", "tx1", "t", "t.1", "t0", "t-1", "é"]
+    tenants = [f"{sid}{t}" for t in tenants]
+    for t in tenants:
+        for name in ("s1", "s_2", "ünï"):
+            store.append(f"{t}/{name}", {"role": "user", "content": "hi"})
+    store.append(f"{sid}t_1", {"role": "user", "content": "no slash: no tenant's"})
+    store.save_state(f"{sid}t_1/folded-only", {"version": 1, "folded_through": -1}, 0,
+                     CompactionRecord(session_id=f"{sid}t_1/folded-only"))  # no turn
+    for t in tenants:
+        assert store.sessions(prefix=f"{t}/") == [f"{t}/s1", f"{t}/s_2", f"{t}/ünï"], t
+    assert store.sessions(prefix=f"{sid}t_") == [f"{sid}t_1", *(
+        f"{sid}t_1/{n}" for n in ("s1", "s_2", "ünï"))]
+    assert store.sessions(prefix=f"{sid}none/") == []
+    every = store.sessions()
+    assert every == sorted(every) and set(store.sessions(prefix=sid)) <= set(every)
+    assert len(store.sessions(prefix=sid)) == 3 * len(tenants) + 1
+    store.erase(f"{tenants[0]}/s1")
+    assert store.sessions(prefix=f"{tenants[0]}/") == [f"{tenants[0]}/s_2",
+                                                        f"{tenants[0]}/ünï"]
+
+
 def test_erase_removes_one_session_everywhere(store, sid) -> None:
     other = sid + "-other"
     for s in (sid, other):

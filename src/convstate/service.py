@@ -41,7 +41,7 @@ from .extract import Extractor
 from .inspector import html, is_ui, mount, pages, same_origin
 from .memory import ConversationMemory
 from .registry import FORMATS
-from .store.base import Store
+from .store.base import Store, sessions_under
 from .tenants import Keys, scoped, unscoped
 from .tokens import DEFAULT_COUNT
 from .turns import MAX_NESTING, _nests_deeper
@@ -344,7 +344,7 @@ def _session_routes(app: FastAPI, cache: Memories, max_body: int) -> None:
     def sessions(who: Tenant) -> dict[str, list[str]]:
         """Every session in the store (with API keys: every session of the key's
         tenant)."""
-        return {"sessions": unscoped(who, store.sessions())}
+        return {"sessions": unscoped(who, sessions_under(store, scoped(who, "")))}
 
     @app.post("/v1/sessions/{session_id}/messages",
               openapi_extra={"requestBody": {"required": True, "content": {

@@ -37,7 +37,8 @@ class PostgresStore(SQLStore):
     """
 
     dialect = Dialect(param="%s", serial_id="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION",
-                      blob="BYTEA", lock="pg_advisory_xact_lock(hashtext({p}))")
+                      blob="BYTEA", lock="pg_advisory_xact_lock(hashtext({p}))",
+                      bytewise='"C"')
 
     def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8,
                  timeout: float = 5.0, readonly: bool = False):

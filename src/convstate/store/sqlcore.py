@@ -79,6 +79,16 @@ def locks(dialect: Dialect, n: int) -> str:
     return "SELECT " + ", ".join([dialect.lock] * n)
 
 
+def prefix_end(prefix: str) -> str | None:
+    """The least text above every text that begins with ``prefix``, in code point order
+    (UTF-8's byte order); None when there is none (``prefix`` all U+10FFFF)."""
+    kept = prefix.rstrip("\U0010ffff")
+    if not kept:
+        return None
+    after = ord(kept[-1]) + 1
+    return kept[:-1] + chr(0xE000 if 0xD800 <= after <= 0xDFFF else after)
+
+
 def _checked(session_id: str, expected: int | None, found: int | None) -> int:
     """The session's generation (0: not begun), if it is ``expected`` (None: any)."""
     if expected is not None and (found or 0) != expected:

@@ -23,6 +23,7 @@ from .sqlcore import (
     _json,
     _turn,
     _user_key,
+    prefix_end,
 )
 
 
@@ -142,7 +143,17 @@ class SQLTurns(SQLCore):
         return int(self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
                               (session_id,))[0][0])
 
-    def sessions(self) -> list[str]:
-        """Every session id that has a turn."""
+    def sessions(self, prefix: str = "") -> list[str]:
+        """Every session id that has a turn, in order; with ``prefix`` only those that
+        begin with it (a tenant's, ``"acme/"``), read as a range of the sessions' index:
+        the cost of one tenant's sessions, not of every tenant's."""
+        has_turn = "EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.session_id)"
+        if not prefix:
+            return [r[0] for r in self._read(
+                f"SELECT session_id FROM sessions s WHERE {has_turn} ORDER BY session_id",
+                ())]
+        ordered, end = f"session_id COLLATE {self.dialect.bytewise}", prefix_end(prefix)
+        upper = f" AND {ordered} < {{p}}" if end is not None else ""
         return [r[0] for r in self._read(
-            "SELECT DISTINCT session_id FROM turns ORDER BY session_id", ())]
+            f"SELECT session_id FROM sessions s WHERE {ordered} >= {{p}}{upper} AND "
+            f"{has_turn} ORDER BY {ordered}", (prefix,) if end is None else (prefix, end))]
