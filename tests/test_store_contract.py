@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -211,6 +212,39 @@ def test_an_idempotency_key_stores_a_retry_once(store, sid) -> None:
     assert err.value.field == "idempotency_key" and store.turn_count(sid) == 2
     store.erase(sid)  # the key goes with the session
     assert [t.index for t in store.append_many(sid, msgs, request_key="k-1")[0]] == [0, 1]
+
+
+def _expired_keys(store) -> int:
+    cutoff = (datetime.now(UTC) - timedelta(seconds=store.idempotency_ttl)).isoformat(
+        timespec="microseconds")
+    return int(store._read("SELECT COUNT(*) FROM request_keys WHERE created_at < {p}",
+                           (cutoff,))[0][0])
+
+
+def test_an_idempotency_key_expires_and_expired_keys_are_pruned_a_batch_a_write(
+        store, sid) -> None:
+    from convstate.store.sqlcore import PRUNE_BATCH
+
+    msgs = [{"role": "user", "content": "refund DD1"}]
+    store.idempotency_ttl = 0.5
+    first, _ = store.append_many(sid, msgs, request_key="k-1")
+    assert store.append_many(sid, msgs, request_key="k-1")[0] == first  # kept: a replay
+    for k in range(PRUNE_BATCH + 10):  # keys of other sessions, to expire with it
+        store.append_many(f"{sid}-{k % 3}", msgs, request_key=f"other-{k}")
+    time.sleep(0.6)
+    before = _expired_keys(store)
+    assert before >= PRUNE_BATCH + 11
+    # past its retention the key is no one's: the retry is a new request, stored again
+    again, _ = store.append_many(sid, msgs, request_key="k-1")
+    assert [t.index for t in again] == [1] and store.turn_count(sid) == 2
+    assert _expired_keys(store) == before - 1 - PRUNE_BATCH  # its own, and one batch
+    assert store.append_many(sid, msgs, request_key="k-1")[0] == again  # a key again
+    while _expired_keys(store):  # a write at a time, every expired key goes
+        store.append_many(sid, [{"role": "user", "content": "more"}],
+                          request_key=f"k-{uuid.uuid4().hex}")
+    store.idempotency_ttl = 3600.0
+    assert _expired_keys(store) == 0 and store.append_many(
+        sid, msgs, request_key="k-1")[0] == again  # the live key survived every prune
 
 
 def test_state_versions_are_checked_and_nothing_is_half_written(store, sid) -> None:

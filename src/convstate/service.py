@@ -41,7 +41,7 @@ from .extract import Extractor
 from .inspector import html, is_ui, mount, pages, same_origin
 from .memory import ConversationMemory
 from .registry import FORMATS
-from .store.base import Store, sessions_under
+from .store.base import Store, key_ttl, sessions_under
 from .tenants import Keys, scoped, unscoped
 from .tokens import DEFAULT_COUNT
 from .turns import MAX_NESTING, _nests_deeper
@@ -108,16 +108,23 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                model: str = DEFAULT_COUNT, extractor: Callable[[], Extractor] | None = None,
                background: bool = True, max_body: int = MAX_BODY,
                cors_origins: Sequence[str] = (), open_docs: bool = False,
-               keys: Keys | None = None, **options: Any) -> FastAPI:
+               keys: Keys | None = None, idempotency_ttl: float | None = None,
+               **options: Any) -> FastAPI:
     """The HTTP API over ``store``. ``window`` is the default context window (a request
     may ask for another with ``?window=``); ``extractor`` makes each memory's extractor;
     ``background=False`` folds before answering, as ``ConversationMemory.context()``
     does. ``keys`` (instead of ``token``): API keys, each seeing only its tenant's
     sessions and users. Without either only loopback clients naming a loopback ``Host``
     are answered. ``cors_origins``: the web origins allowed to call it (none by default);
-    ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token. Other keyword
-    arguments are ``ConversationMemory``'s."""
+    ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token.
+    ``idempotency_ttl``: seconds an ``Idempotency-Key`` is kept (the store's, 24 hours by
+    default). Other keyword arguments are ``ConversationMemory``'s."""
     token = api_token(token)
+    if idempotency_ttl is not None:
+        if not hasattr(store, "idempotency_ttl"):
+            raise ConfigError("idempotency_ttl", f"{type(store).__name__} keeps no "
+                              "idempotency keys")
+        store.idempotency_ttl = key_ttl(idempotency_ttl)
     if token is not None and keys is not None:
         raise ConfigError("keys", "either API keys or one token (CONVSTATE_API_TOKEN), "
                           "not both")

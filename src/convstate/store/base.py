@@ -128,6 +128,14 @@ def changes(store: Store, session_id: str, after: int, user_id: str | None = Non
             store.turns(session_id, after=after))
 
 
+def key_ttl(seconds: float) -> float:
+    """An idempotency key's retention in seconds, checked (a positive, finite number)."""
+    if not 0 < seconds < float("inf"):
+        raise ConfigError("idempotency_ttl", f"expected a positive number of seconds, not "
+                          f"{seconds!r}")
+    return float(seconds)
+
+
 def sessions_under(store: Store, prefix: str) -> list[str]:
     """The ids of ``store``'s sessions that begin with ``prefix`` (a tenant's): asked of
     the store where its ``sessions`` takes ``prefix=`` (the SQL stores read them as a

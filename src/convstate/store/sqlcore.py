@@ -28,6 +28,10 @@ _SESSION_TABLES = ("turns", "states", "compactions", "leases", "session_users",
 _ERASE_TRIES = 8  # an erasure racing with the session being given to a user reads again
 
 
+# seconds an idempotency key is kept (a day, as payment APIs keep theirs): a client's
+# retries come within minutes; after that the key is only a row to keep
+IDEMPOTENCY_TTL = 24 * 3600.0
+PRUNE_BATCH = 64  # expired idempotency keys one keyed write deletes, at most
 _SAVED_CACHE = 256  # sessions whose last saved state is kept to diff the next one from
 _PAGE = 64  # stored versions read back at a time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -50,6 +54,12 @@ def _digest(fields: Sequence[dict[str, Any]]) -> str:
     """What identifies a request's turns (an idempotency key's retry must give the same)."""
     text = json.dumps(list(fields), sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _key_time(at: datetime) -> str:
+    """An idempotency key's time as stored: ISO text in UTC to the microsecond (so text
+    order is time order; a row from before, without microseconds, still sorts right)."""
+    return at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def _json(value: list[Any] | None) -> str | None:
@@ -102,6 +112,8 @@ class SQLCore:
     # -- what a dialect provides --------------------------------------------------------
 
     dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY", real="REAL")
+    # seconds a request's idempotency key is kept (``append_many``)
+    idempotency_ttl: float = IDEMPOTENCY_TTL
 
     def _write(self, *keys: str) -> AbstractContextManager[Any]:
         """A transaction that serializes the writers of each of ``keys`` (a session id,
