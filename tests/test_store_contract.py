@@ -335,6 +335,28 @@ def test_profiles_are_versioned_and_two_sessions_of_a_user_lose_no_update(store,
     assert all(store.turn_count(f"{sid}-{k}") == 0 for k in range(2))
 
 
+def test_the_states_kept_to_diff_from_stay_within_their_byte_budget(store, sid,
+                                                                     monkeypatch) -> None:
+    from convstate.store import sqlstates
+
+    monkeypatch.setattr(sqlstates, "_SAVED_BYTES", 25 * sqlstates._SAVED_ITEM_BYTES)
+
+    def save(name: str, version: int, items: int) -> dict:
+        state = {"version": version, "folded_through": -1, "facts": [
+            {"id": f"F{i}", "text": f"{name} fact {i} v{version}"} for i in range(items)]}
+        store.save_state(sid + name, state, version - 1, CompactionRecord(session_id=sid))
+        return state
+
+    kept = lambda: [k[len(sid):] for k in store._saved_states[1]]  # noqa: E731
+    for name in "abc":  # 10 items each: two fit in 25 items' bytes
+        save(name, 1, 10)
+    assert kept() == ["b", "c"]
+    save("d", 1, 40)  # bigger than the budget alone: kept alone
+    assert kept() == ["d"]
+    again = save("a", 2, 12)  # diffed from the stored version, not the kept one
+    assert kept() == ["a"] and store.load_state(sid + "a") == again
+
+
 def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid,
                                                                     monkeypatch) -> None:
     from convstate.store import deltas

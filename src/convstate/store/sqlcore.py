@@ -33,6 +33,11 @@ _ERASE_TRIES = 8  # an erasure racing with the session being given to a user rea
 IDEMPOTENCY_TTL = 24 * 3600.0
 PRUNE_BATCH = 64  # expired idempotency keys one keyed write deletes, at most
 _SAVED_CACHE = 256  # sessions whose last saved state is kept to diff the next one from
+# and the bytes those states may hold together (a count alone let 256 long sessions'
+# states take 600 MB), at about _SAVED_ITEM_BYTES an item (tracemalloc: 620 B an item
+# of a 4,000-item state as dicts)
+_SAVED_BYTES = 64 * 2**20
+_SAVED_ITEM_BYTES = 700
 _PAGE = 64  # stored versions read back at a time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
