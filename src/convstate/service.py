@@ -42,7 +42,7 @@ from .inspector import html, is_ui, mount, pages, same_origin
 from .memory import ConversationMemory
 from .registry import FORMATS
 from .store.base import Store, key_ttl, sessions_under
-from .tenants import Keys, scoped, unscoped
+from .tenants import Keys, scoped, unscoped, unscoped_ids
 from .tokens import DEFAULT_COUNT
 from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
@@ -469,7 +469,7 @@ def _user_routes(app: FastAPI, cache: Memories) -> None:
             else None
         if data is None:
             raise HTTPError(404, "user_id", f"no profile for user {user_id!r}", "NotFound")
-        return dict(data)
+        return dict(unscoped_ids(who, data))
 
     @app.delete("/v1/users/{user_id}")
     def forget(user_id: str, who: Tenant) -> dict[str, Any]:
