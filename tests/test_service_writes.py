@@ -153,10 +153,10 @@ def test_an_idempotency_key_expires_after_its_ttl_and_a_retry_then_stores_again(
     pair = [{"role": "user", "content": "Refund order SR-2 please."},
             {"role": "assistant", "content": "Starting the refund."}]
     key = {"Idempotency-Key": f"req-{uuid.uuid4().hex}"}
-    with served(tmp_path, "--idempotency-ttl", "1", store=store_target) as (client, _):
+    with served(tmp_path, "--idempotency-ttl", "2", store=store_target) as (client, _):
         assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [0, 1]
         assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [0, 1]
-        time.sleep(1.2)  # past the key's retention: the same request is a new one
+        time.sleep(2.2)  # past the key's retention: the same request is a new one
         assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [2, 3]
         assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [2, 3]
     with pytest.raises(ConfigError) as err:

@@ -226,11 +226,11 @@ def test_an_idempotency_key_expires_and_expired_keys_are_pruned_a_batch_a_write(
     from convstate.store.sqlcore import PRUNE_BATCH
 
     msgs = [{"role": "user", "content": "refund DD1"}]
-    store.idempotency_ttl = 0.5
     first, _ = store.append_many(sid, msgs, request_key="k-1")
     assert store.append_many(sid, msgs, request_key="k-1")[0] == first  # kept: a replay
     for k in range(PRUNE_BATCH + 10):  # keys of other sessions, to expire with it
         store.append_many(f"{sid}-{k % 3}", msgs, request_key=f"other-{k}")
+    store.idempotency_ttl = 0.5  # (only now: none of them expires while they are written)
     time.sleep(0.6)
     before = _expired_keys(store)
     assert before >= PRUNE_BATCH + 11
