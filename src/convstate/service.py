@@ -216,10 +216,11 @@ class Memories:
         self.used = {key}
         windows = [k for k in self.memories if k[0] == key[0]]  # least recent first
         evicted = [self._pop(k) for k in windows[:-WINDOWS_PER_SESSION]]
-        for k in [k for k in self.memories if k != key]:
-            if len(self.memories) <= MAX_MEMORIES and self.held <= self.budget:
+        while len(self.memories) > MAX_MEMORIES or self.held > self.budget:
+            oldest = next((k for k in self.memories if k != key), None)
+            if oldest is None:
                 break
-            evicted.append(self._pop(k))
+            evicted.append(self._pop(oldest))
         return evicted
 
     def _pop(self, key: tuple[str, int]) -> ConversationMemory:
