@@ -3,6 +3,7 @@ read back, and what changed since a turn."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from ..errors import (
     ConfigError,
     IdempotencyConflictError,
+    StoreError,
 )
 from ..turns import Turn
 from .base import Head
@@ -27,6 +29,8 @@ from .sqlcore import (
     _user_key,
     prefix_end,
 )
+
+log = logging.getLogger("convstate")
 
 
 class SQLTurns(SQLCore):
@@ -92,7 +96,10 @@ class SQLTurns(SQLCore):
                            (session_id, request_key, digest, idx, len(turns),
                             _key_time(now)))
         if request_key is not None:
-            self._prune_keys(expired)
+            try:
+                self._prune_keys(expired)
+            except StoreError as exc:  # the turns are stored: the next keyed write prunes
+                log.warning("convstate: expired idempotency keys were not pruned: %s", exc)
         return turns, current
 
     def _prune_keys(self, expired: str) -> None:
