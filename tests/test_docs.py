@@ -78,7 +78,8 @@ def _running_in(folder: Path) -> list[str]:
 PRINTS: dict[str, list[str]] = {
     "README.md": ["order_id: SR-20240315-889", "negative constraint: I don't want an exchange",
                   "owed: [\"I'll email you a prepaid return label today\"]", "\nblock 0\n"],
-    "docs/quickstart.md": ["SR-20240315-889", "I don't want an exchange"],
+    "docs/quickstart.md": ["SR-20240315-889", "I don't want an exchange",
+                           "You are the returns desk of ShopRight.\ncontext_window 16384"],
     "docs/integrations.md": ["Never promise a refund date. ['user', 'assistant']", "\n14\n",
                              "[policy] Card refunds arrive within 5 business days.\n"],
     "docs/customer-service.md": [

@@ -12,6 +12,7 @@ from convstate import (
     ConversationMemory,
     ConversationState,
     IndexEntry,
+    InMemoryStore,
     RuleExtractor,
     SQLiteStore,
     Turn,
@@ -233,3 +234,16 @@ def test_an_open_task_of_the_users_in_the_index_asks_for_the_values_it_names() -
     delta = RuleExtractor().extract(turns, index).delta
     assert [(a.key, a.value) for a in delta.anchors] == [("phone", "88204686")]
     assert [(u.id, u.status) for u in delta.updates] == [("T1", "done")]
+
+
+def test_a_thing_named_by_apposition_is_a_product() -> None:
+    from convstate.extract.products import find_products
+    text = "我想找一家有海虾这道菜的餐馆，再吃炒饭和火焰冰淇淋这两道菜。我想吃这道菜。"
+    assert [text[s:e] for s, e in find_products(text)] == ["海虾", "炒饭", "火焰冰淇淋"]
+
+
+def test_the_kind_of_place_the_assistant_says_something_is_is_kept() -> None:
+    mem = ConversationMemory("k", store=InMemoryStore(), context_window=8192)
+    mem.add("user", "北京亚太花园酒店是哪种类型的酒店？")
+    mem.add("assistant", "您好，这个是高档型的酒店。")
+    assert "高档型的酒店" in [a.value for a in mem.state.active_anchors()]

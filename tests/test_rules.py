@@ -196,6 +196,15 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("- Average price: high.\n| Number | Total |\n**Assuming** it holds. However, it fell.",
      []),
     ("Family Solutions Inc. opened a branch.", ["Family Solutions Inc"]),
+    # a business named without a kind word and its branch are one name
+    ("推荐您去全聚德(王府井店)吃烤鸭，或者新辣道鱼火锅(通州北苑店)。",
+     ["全聚德(王府井店)", "新辣道鱼火锅(通州北苑店)"]),
+    ("我觉得北京万寿宾馆不错，你知道观复博物馆的电话吗？此酒店和啥餐厅都行。",
+     ["北京万寿宾馆", "观复博物馆"]),
+    ("推荐您去烤肉宛饭庄。", ["烤肉宛饭庄"]),
+    # a name with no kind word, known by its role; what stands for no one is no name
+    ("天坛的电话是多少？您可以看看张裕爱斐堡国际酒庄这个景点。这个景点的门票呢？它的地址呢？",
+     ["天坛", "张裕爱斐堡国际酒庄"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))

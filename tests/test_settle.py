@@ -111,3 +111,31 @@ def test_a_value_said_again_after_its_replacement_is_current_again() -> None:
 ])
 def test_satisfies_reads_a_bound_or_asks_for_the_same_value(required, value, ok) -> None:
     assert satisfies(required, value) is ok
+
+
+def test_a_failed_value_read_back_goes_when_another_is_proposed() -> None:
+    mem = said(("user", "No, the appointment should be at 11:30 in the morning."),
+               ("assistant", "Please confirm an appointment at 11:30 am with Dr. Manuj Nangia."),
+               ("user", "Yes, that is correct."),
+               ("assistant", "Unfortunately I was not able to book 11:30 am with Dr. Manuj "
+                             "Nangia. Would you like me to try 11 am?"))
+    assert active(mem, "time") == ["11 am"]
+    assert "11:30 am" in [h.value for h in mem.state.history("time")]  # kept as history
+
+
+def test_what_the_assistant_said_about_a_replaced_name_goes_with_it() -> None:
+    mem = said(("user", "Please send my location to Douglas."),
+               ("assistant", "I will send Douglas the address 1 Vivian Street."),
+               ("user", "No, send it to Nancy instead."),
+               ("assistant", "I will send Nancy the address 1 Vivian Street."))
+    about = {(a.value, a.subject) for a in mem.state.active_anchors() if a.key == "address"}
+    assert ("1 Vivian Street", "Douglas") not in about
+    assert ("1 Vivian Street", "Nancy") in about
+    assert "Douglas" not in active(mem, "names")
+
+
+def test_an_offered_dish_replaces_the_one_that_could_not_be_had() -> None:
+    mem = said(("user", "请推荐一家评分5分有杏仁豆腐这道菜的餐馆。"),
+               ("assistant", "抱歉，周边餐馆没有这道菜，推荐您去那家小馆吃自制豆腐这道菜。"))
+    assert active(mem, "product") == ["自制豆腐"]
+    assert [h.status for h in mem.state.history("product")] == ["superseded", "active"]

@@ -28,8 +28,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "documents": ("compress_documents", "CompressedDocuments"),
     "errors": (
         "ConfigError", "ConvStateError", "DataError", "ExtractionError", "FieldTypeError",
-        "IdempotencyConflictError", "InvalidMessageError", "SessionErasedError", "StoreError",
-        "TurnTooLargeError", "VersionConflictError",
+        "IdempotencyConflictError", "InvalidMessageError", "ReadOnlySettingError",
+        "SessionErasedError", "StoreError", "TurnTooLargeError", "VersionConflictError",
     ),
     "extract": ("BaseExtractor", "Extraction", "Extractor", "RuleExtractor"),
     "extract.llm": ("HybridExtractor", "LLMExtractor"),
@@ -106,6 +106,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         FieldTypeError as FieldTypeError,
         IdempotencyConflictError as IdempotencyConflictError,
         InvalidMessageError as InvalidMessageError,
+        ReadOnlySettingError as ReadOnlySettingError,
         SessionErasedError as SessionErasedError,
         StoreError as StoreError,
         TurnTooLargeError as TurnTooLargeError,

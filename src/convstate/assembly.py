@@ -114,6 +114,12 @@ class Assembler:
         """Forget what was rendered (the state changed)."""
         self._blocks: dict[tuple[Any, ...], tuple[str, int]] = {}  # of the memory's state
 
+    def forget(self) -> None:
+        """Forget what was drafted and rendered (a setting changed: the block's format,
+        language, budget or redaction)."""
+        self._rows = self._costs = None
+        self.reset()
+
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
                  keep_from: float | None = None) -> tuple[str, int]:
         """The block of ``state`` within ``budget`` tokens, less what the ``shown`` raw

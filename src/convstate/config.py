@@ -61,6 +61,12 @@ class MemoryConfig:
             raise ConfigError("state_format", f"expected one of {FORMATS.names()}")
         if self.lang is not None and self.lang not in LANGUAGES:
             raise ConfigError("lang", f"expected one of {LANGUAGES.names()} or None")
+        for hook in ("on_fold", "redact"):
+            if getattr(self, hook) is not None and not callable(getattr(self, hook)):
+                raise ConfigError(hook, "expected a callable or None")
+        chars = self.max_turn_chars
+        if not isinstance(chars, int) or isinstance(chars, bool) or chars < 1:
+            raise ConfigError("max_turn_chars", "expected a positive integer")
         budget = self.state_budget
         if budget is None:
             budget = int(self.policy.budget * BLOCK_SHARE)

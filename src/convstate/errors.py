@@ -30,6 +30,17 @@ class ConfigError(ConvStateError, ValueError):
         super().__init__(f"invalid setting {field!r}: {problem}")
 
 
+class ReadOnlySettingError(ConvStateError, AttributeError):
+    """A setting fixed for the life of a memory was assigned (its session, store,
+    extractor, state model, window or token counter); ``field`` names it, and the message
+    says how to get the change: open the session again with the new value (the store
+    keeps its history and state). Nothing was changed."""
+
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        super().__init__(f"setting {field!r} cannot be assigned: {problem}")
+
+
 class FieldTypeError(ConfigError, TypeError):
     """A field of your state model has a type the fold cannot merge; ``field`` names it.
 

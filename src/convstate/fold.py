@@ -128,6 +128,7 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
 
     for u in delta.updates:
         _apply_update(draft, u.id, u.status, u.turn, sources, stats)
+    _follow_replaced_names(draft, stats)
     keys.stale = _fade_stale(draft, stats, keys.stale)
     for field_spec in specs.values():
         _fold_field(new, field_spec, getattr(delta, field_spec.name, None), sources, stats)
@@ -525,6 +526,25 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         item.superseded_turn = turn
         item.superseded_by = by.id if by is not None else None
     stats.updated += 1
+
+
+def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
+    """What the assistant or a tool said about a named thing this fold replaced (the
+    times offered at the station the user traded for another, the address shared with
+    the contact the user changed) was about that thing only: it goes with it."""
+    gone = {normalize(item.value): item for s, item, was in draft.owned.values()
+            if s == "anchors" and was == "active" and item.status == "superseded"
+            and item.kind == "name"}
+    if not gone:
+        return
+    for a in draft.state.anchors:
+        if a.status == "active" and a.subject and a.speaker in ("assistant", "tool") \
+                and (name := gone.get(normalize(a.subject))) is not None:
+            a = draft.own("anchors", a)
+            a.status = "superseded"
+            a.superseded_turn = name.superseded_turn
+            a.superseded_by = name.superseded_by
+            stats.updated += 1
 
 
 def _fold_sentiment(state: ConversationState, delta: StateDelta,

@@ -16,6 +16,7 @@ from .extract.base import Extractor
 from .footprint import footprint
 from .lookup import Found
 from .profile import Profile
+from .settings import MemorySettings
 from .state import ConversationState
 from .store.base import CompactionRecord, Store
 from .tokens import DEFAULT_COUNT, Counter, count_messages
@@ -27,7 +28,7 @@ from .window import KEEP_RECENT_TURNS, TARGET_RATIO, TRIGGER_RATIO, WindowPolicy
 __all__ = ["DOCUMENT_SHARE", "ConversationMemory", "Usage"]
 
 
-class ConversationMemory(AsyncCalls):
+class ConversationMemory(MemorySettings, AsyncCalls):
     """One conversation: its durable history, its folded state, and a context that fits.
 
     ``context()`` returns ``[system prompt] + [state block] + [recent raw turns]`` as
@@ -49,6 +50,10 @@ class ConversationMemory(AsyncCalls):
     the history goes to the SQLite file ``convstate.db`` (or ``$CONVSTATE_DB``). With
     ``user_id`` the session is that user's: each fold promotes the user's stable values
     into their profile, and the block shows what earlier sessions kept (``profile.py``).
+
+    Every keyword argument is an attribute of the same name: assigned, one a running bot
+    may change (``system_prompt``, ``on_fold``, ``state_format`` ...) takes effect at the
+    next call; the others raise ``ReadOnlySettingError`` (see ``MemorySettings``).
     """
 
     def __init__(
@@ -104,19 +109,10 @@ class ConversationMemory(AsyncCalls):
     def _start(self, session_id: str, store: Store | str | Path | None,
                extractor: Extractor | None, config: MemoryConfig,
                user_id: str | None = None) -> None:
-        # the session's cached view (view.py), shared by the assembler and the compactor
-        self._view, self.extractor = open_view(session_id, store, extractor, config, user_id)
+        # the session's cached view (view.py), shared by the assembler and the compactor;
+        # it holds the settings (settings.py: read from it, assigned through it)
+        self._view, self._chosen = open_view(session_id, store, extractor, config, user_id)
         view = self._view
-        self.session_id, self.config, self.store, self.user_id = (
-            session_id, config, view.store, user_id)
-        # the settings, as plain attributes (the config is frozen: they do not change)
-        self.policy, self.counter, self.priming = view.policy, view.counter, view.priming
-        self.system_prompt, self.state_format = config.system_prompt, config.state_format
-        self.lang, self.state_budget = config.lang, view.state_budget
-        self.max_turn_chars, self.on_fold = config.max_turn_chars, config.on_fold
-        self.redact, self.background = config.redact, config.background
-        self.lease_ttl, self.strict = config.lease_ttl, view.strict
-        self.state_model, self.delta_model = config.state_model, view.delta_model
         self._extractor, self._assembler = view.extractor, view.assembler
         self._compactor = Compactor(view)
         view.reload()

@@ -28,6 +28,9 @@ from .sections import ANCHORS, grouped
 from .state import Anchor, ConversationState, OpenTask
 from .tokens import Counter, TokenCounter
 
+# anchor kinds whose value is someone's own words, not a verbatim id or number
+WORDED = frozenset({"constraint", "negative_constraint"})
+
 # Where the blocks that are not sections stand among the sections' positions (the order
 # rows appear in, not the order they leave: that is the rank).
 _POSITION = {"fields": 20, "sentiment": 50}
@@ -497,10 +500,10 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
         return quoted(r) + ("" if provenance else who(r))
 
     def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
-        out = []  # (an exact value is the user's unless named: the tightest budget's rows)
-        for same in grouped(group, lambda r: (r.label, r.speaker)).values():
-            r = same[0]
-            named = "" if r.speaker in ("user", None) else who(r)
+        out = []  # (a verbatim value is the user's unless named: the tightest budget's
+        for same in grouped(group, lambda r: (r.label, r.speaker)).values():  # rows; a
+            r = same[0]  # constraint is the user's own words, and says so)
+            named = "" if r.speaker in ("user", None) and r.tag not in WORDED else who(r)
             out.append(f"{label(r)}{named}: " + ", ".join(map(quoted, same)))
         return "; ".join(out)
 

@@ -263,7 +263,7 @@ def _anchor_rank(a: Anchor) -> float:
 SLOT_KEYS = frozenset({"date", "time", "place"})
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
-SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating"}
+SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}
 
 
 # A key's newest values, at most this many, are live; older ones (a session that has named

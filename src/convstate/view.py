@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,9 @@ from .fold import FoldKeys
 from .live import LiveIndex, LiveReader
 from .lookup import Found, locate
 from .profile import Profile, promote
+from .settings import Setting
 from .state import ConversationState
-from .store.base import Head, Store, append_turns, changes
+from .store.base import CompactionRecord, Head, Store, append_turns, changes
 from .store.sqlite import SQLiteStore
 from .tokens import Counter, counter_for, reply_priming
 from .turns import Turn
@@ -90,6 +91,15 @@ class SessionView:
     """The cached view of one session: settings, saved and live state, recent turns
     (with their messages and token counts) and the user's profile."""
 
+    # the settings, read from ``config`` (replaced by ``configure``): no copies
+    system_prompt = Setting[str | None]()
+    state_format, lang = Setting[str](), Setting[str | None]()
+    state_budget, strict = Setting[int](), Setting[bool]()
+    on_fold = Setting[Callable[[CompactionRecord], None] | None]()
+    redact = Setting[Callable[[str], str] | None]()
+    background, lease_ttl = Setting[bool](), Setting[float]()
+    state_model = Setting[type[ConversationState]]()
+
     def __init__(self, session_id: str, store: Store, config: MemoryConfig,
                  counter: Counter, policy: WindowPolicy, extractor: Extractor,
                  user_id: str | None = None) -> None:
@@ -97,13 +107,6 @@ class SessionView:
             session_id, store, config, user_id)
         self.counter, self.policy, self.extractor = counter, policy, extractor
         self.own_store = False  # whether the memory opened the store (and closes it)
-        # the settings, as plain attributes (the config is frozen: they do not change)
-        self.system_prompt = config.system_prompt
-        self.state_format, self.lang = config.state_format, config.lang
-        self.state_budget: int = config.state_budget  # type: ignore[assignment]
-        self.on_fold, self.redact = config.on_fold, config.redact
-        self.background, self.lease_ttl = config.background, config.lease_ttl
-        self.strict, self.state_model = bool(config.strict), config.state_model
         self.delta_model = delta_model(config.state_model)
         self.priming, self.system_tokens = reply_priming(counter), prompt_tokens(config, counter)
         self.profile: Profile | None = None
@@ -120,6 +123,17 @@ class SessionView:
         self.assembler = Assembler(self)
         # _lock guards the cached view (state, raw turns, block)
         self.lock = threading.RLock()
+
+    def configure(self, **changes: Any) -> None:
+        """Take new values of settings (a memory's changeable ones), validated as the
+        constructor validates them (a ConfigError naming the setting): the next context
+        or fold uses them."""
+        config = replace(self.config, **changes)
+        tokens = prompt_tokens(config, self.counter)
+        with self.lock:
+            self.config, self.system_tokens = config, tokens
+            self.reader.strict = self.strict  # the live reader keeps its own flag
+            self.assembler.forget()
 
     # -- what a memory reads ------------------------------------------------------------
 

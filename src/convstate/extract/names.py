@@ -97,7 +97,7 @@ def _opens_sentence(text: str, at: int) -> bool:
 # What a named place or business is: the last word of its name.
 _ZH_KINDS = (
     "国际大酒店|大酒店|酒店|宾馆|饭店|旅馆|客栈|招待所|公寓|餐厅|餐馆|饭馆|食府|酒楼|火锅|烤鸭店|"
-    "茶餐厅|咖啡馆|咖啡厅|酒吧|会馆|博物馆|美术馆|纪念馆|展览馆|科技馆|图书馆|体育馆|剧院|影院|"
+    "茶餐厅|咖啡馆|咖啡厅|酒吧|会馆|饭庄|博物馆|美术馆|纪念馆|展览馆|科技馆|图书馆|体育馆|剧院|影院|"
     "公园|乐园|游乐园|动物园|植物园|博览园|广场|大学|学院|中学|小学|医院|银行|商场|购物中心|超市|"
     "市场|大厦|中心|花园|地铁站|火车站|汽车站|高铁站|航站楼|机场|画廊|画家村|故居|胡同|大街|古镇|"
     "景区|风景区|水库|公社|寺|宫|府|庙|塔|陵|桥|山|湖|海|岛|村|城|店|馆|院|园|厅|楼|所|站"
@@ -105,18 +105,21 @@ _ZH_KINDS = (
 # Characters a name does not contain: pronouns, particles, and verbs of going, staying,
 # choosing and asking that come right before a name.
 _ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就也还要想请给把被让从向对这那些个几"
-            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少该")
+            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少该此啥")
 # "a", "which", "this" + a measure word, or a word for "nearby"/"other": a kind of
 # place, not a named one (一家酒店, 哪家餐馆, 周边酒店, 其他景点)
-_ZH_QUANTITY = re.compile(r"[一两几这那每某哪该][家个座间条所]|周边|附近|其[他它]|别的")
+_ZH_QUANTITY = re.compile(r"[一两几这那每某哪该此][家个座间条所]|周边|附近|其[他它]|别的")
 _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
-                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后")
+                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
 _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
+# the same said with 的 (高档型的酒店), which a name never holds
+_ZH_CATEGORY_OF = re.compile(
+    rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}(?<!类)[型式档级]的(?:{_ZH_KINDS})")
 # the first characters of the kinds: one class tried before the ~100 words of the kinds
 # at each place a name might end (the same matches, several times faster on long text)
 _ZH_KIND_FIRST = "".join(sorted({k[0] for k in _ZH_KINDS.split("|")}))
@@ -147,8 +150,45 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
         if _ZH_KIND.fullmatch(text, start, end) or (
                 not categories and _ZH_CATEGORY.fullmatch(text, start, end)):
             continue  # 地铁站, 经济型酒店: what a place is, not which
+        if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）":
+            start, end = _branch_of(text, start - 1), end + 1  # 全聚德(王府井店): one name
         if end - start >= 3:
             yield start, end
+    if categories:
+        for m in _ZH_CATEGORY_OF.finditer(text):
+            yield m.span()
+    yield from _named_by_role(text)
+
+
+_ZH_BRAND = re.compile(rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{2,16}}$")
+# A name with no kind word (天坛, 老萨烤羊) known by its role: set before "this place"
+# (张裕爱斐堡国际酒庄这个景点), or what a place's attribute is asked of (天坛的电话)
+_ZH_ROLE = re.compile(r"[这那][个家座间所处](?=景点|地方|餐馆|餐厅|酒店|宾馆|饭店)"
+                      r"|的(?=地址|电话|门票|评分|价格|营业时间|游玩时间|人均消费|推荐菜|特色菜)")
+_ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景区|房间|车|司机|出租车")
+
+
+def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
+    for m in _ZH_ROLE.finditer(text):
+        end = m.start()
+        run = _ZH_BRAND.search(text, max(0, end - 16), end)
+        if run is None:
+            continue
+        start = run.start()
+        for lead in _ZH_LEAD.finditer(text, start, end):
+            start = lead.end()
+        if q := _ZH_QUANTITY.search(text, start, end):
+            start = max(start, q.end())
+        if end - start >= 2 and not _ZH_GENERIC.search(text, start, end) \
+                and not _ZH_KIND.fullmatch(text, start, end) and not text[start].isdigit():
+            yield start, end
+
+
+def _branch_of(text: str, paren: int) -> int:
+    """Where the name of a branch in brackets starts: a business named without a kind
+    word and its branch (全聚德(王府井店)) are one name; without one before, the bracket."""
+    m = _ZH_BRAND.search(text, max(0, paren - 16), paren)
+    return m.start() if m else paren
 
 
 def find_names(text: str, categories: bool = False) -> list[tuple[int, int]]:

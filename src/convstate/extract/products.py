@@ -76,6 +76,15 @@ _ZH_GENERIC = re.compile(
     r"|高速|免费|无线|有线|光纤|便宜|划算|普通|新|老|原|旧|同款)+")
 
 
+# A name set before what it names, by a demonstrative and a measure word (有杏仁豆腐这道菜,
+# iPhone这款手机, 炒饭和火焰冰淇淋这两道菜): the apposition says which one, so what
+# stands before it is a name, whatever its head. Verbs of eating come before a dish.
+_ZH_APPOSED = re.compile(r"[这那]([一两二三四五六七八九几]?)[道款]"
+                         r"(?=[\u4e00-\u9fff])")
+_ZH_BEFORE_DISH = re.compile(rf"{_ZH_BEFORE.pattern}|吃|喝|品尝|尝尝?")
+_ZH_AND = re.compile(r"[和与及、跟]$")
+
+
 def english_products(text: str) -> Iterator[tuple[int, int]]:
     """Spans of English product names (the name and its head) in ``text``."""
     for m in EN_PRODUCT.finditer(text):
@@ -116,6 +125,26 @@ def chinese_products(text: str) -> Iterator[tuple[int, int]]:
         yield run, head.end()
 
 
+def chinese_apposed(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of the Chinese names set before a demonstrative and a measure word (see
+    ``_ZH_APPOSED``); with a number over one, the names joined before it too."""
+    for m in _ZH_APPOSED.finditer(text):
+        end, many = m.start(), m.group(1) not in ("", "一")
+        while end > 0:
+            run = end
+            while run > 0 and end - run < 2 * MAX_ZH_NAME and _ZH_LETTER.match(text, run - 1):
+                run -= 1
+            before = [b.end() for b in _ZH_BEFORE_DISH.finditer(text, run, end)]
+            start = max(before) if before else run
+            if not 2 <= end - start <= 2 * MAX_ZH_NAME or text[start:end].isdigit() or (
+                    not before and run > 0 and _ZH_LETTER.match(text, run - 1)):
+                break
+            yield start, end
+            if not (many and _ZH_AND.search(text, 0, start)):
+                break
+            end = start - 1
+
+
 # A word every head holds (lower case), looked for before the patterns: most turns name
 # no product, and a substring test costs a fraction of the patterns' scan.
 HEAD_WORDS = ("plan", "package", "subscription", "membership", "card", "pass", "tier",
@@ -125,10 +154,11 @@ HEAD_WORDS = ("plan", "package", "subscription", "membership", "card", "pass", "
 def find_products(text: str) -> list[tuple[int, int]]:
     """Spans of product, plan and service names in ``text``, in order, not overlapping."""
     low = text.lower()
-    if not any(w in low for w in HEAD_WORDS):
-        return []
+    found = set(chinese_apposed(text)) if "这" in text or "那" in text else set()
+    if any(w in low for w in HEAD_WORDS):
+        found |= set(english_products(text)) | set(chinese_products(text))
     out: list[tuple[int, int]] = []
-    for start, end in sorted(set(english_products(text)) | set(chinese_products(text))):
+    for start, end in sorted(found):
         if not out or start >= out[-1][1]:
             out.append((start, end))
     return out

@@ -252,7 +252,11 @@ class RuleExtractor(BaseExtractor):
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
-                delta.updates += proposed_instead(turn, anchors, index)
+                updates, kept = proposed_instead(turn, anchors, index)
+                if len(kept) < len(anchors):  # a failed value said back is no new one
+                    gone = {id(a) for a in anchors} - {id(a) for a in kept}
+                    delta.anchors = [a for a in delta.anchors if id(a) not in gone]
+                delta.updates += updates
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
@@ -365,10 +369,11 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                                turns=[turn.index])))
         masked = _masked(masked, claimed)
-    # a tool's record is data; a kind of place the user names is what they ask for
+    # a tool's record is data; a kind of place named is what the user asks for or what
+    # the assistant says a place is (高档型的酒店)
     products = find_products(masked) if turn.role != "tool" else []
     masked = _masked(masked, products)
-    names = find_names(masked, categories=turn.role == "user") if turn.role != "tool" else []
+    names = find_names(masked, categories=True) if turn.role != "tool" else []
     too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
     products = [(s, e) for s, e in products if e - s <= MAX_TEXT]

@@ -28,11 +28,13 @@ _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\
 
 
 def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
-                     ) -> list[ItemUpdate]:
+                     ) -> tuple[list[ItemUpdate], list[NewAnchor]]:
     """The updates that an assistant turn saying it cannot meet a request, and proposing
-    values instead, makes to the user's earlier values (see the module's rule)."""
+    values instead, makes to the earlier values (see the module's rule), and the turn's
+    values that stay: a value said before that failed (a time read back, "I could not
+    book 11:30 am") is replaced wherever it was held, here too."""
     if turn.role == "user" or not turn.content or not C.unavailable.search(turn.content):
-        return []
+        return [], list(anchors)
     offered: dict[str, list[str]] = {}
     for a in anchors:
         if a.key in SETTLED_KEYS:
@@ -41,12 +43,26 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
             if e.section == "anchors" and e.speaker == "user" and e.text.partition("=")[0]
             in offered]
     said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
+    # ... and what was said before, of the assistant's too (a read-back): what failed
+    proposed = {(k, normalize(v)) for k, vs in offered.items() for v in vs}
+    failed = {normalize(v) for e in index if e.section == "anchors" and e.turn is not None
+              and e.turn < turn.index for k, v in [e.text.partition("=")[::2]]
+              if (k, normalize(v)) in proposed}
     out = []
     for e, key, value in mine:
         instead = [v for v in offered[key] if normalize(v) not in said]
         if instead and not any(satisfies(value, v) for v in instead):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
-    return out
+    # a key with a new value proposed: its values that failed are replaced
+    replaced = {k for k, vs in offered.items() if any(normalize(v) not in failed | said
+                                                       for v in vs)}
+    for e in index:
+        key, _, value = e.text.partition("=")
+        if e.section == "anchors" and e.speaker == "assistant" and key in replaced \
+                and normalize(value) in failed:
+            out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
+    return out, [a for a in anchors if a.key not in replaced
+                 or normalize(a.value) not in failed]
 
 
 def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
