@@ -47,6 +47,10 @@ def test_two_tenants_are_isolated_on_every_route(store_target: str, tmp_path: Pa
                 status, out = client.call("GET", path)
                 text = json.dumps(out, ensure_ascii=False)
                 assert status == 200 and PHONE[who] in text and other not in text, (who, path)
+                assert f"{names[who]}/" not in text, (who, path)  # its names as it gave them
+        profile = a.call("GET", "/users/u1/profile")[1]
+        assert profile["user_id"] == "u1" and {
+            s["session_id"] for item in profile["items"] for s in item["sources"]} == {"s1"}
         assert Client(base.base, "key-c").call("GET", "/sessions")[0] == 401
         assert Client(base.base, None).call("GET", "/sessions")[0] == 401
         # erasing stays inside the tenant

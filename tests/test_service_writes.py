@@ -6,6 +6,7 @@ absent after a kill -9, and stored once however often a request is retried with 
 from __future__ import annotations
 
 import threading
+import time
 import urllib.error
 import uuid
 from contextlib import closing
@@ -18,6 +19,7 @@ pytest.importorskip("uvicorn")
 
 from test_service import served  # noqa: E402
 
+from convstate import ConfigError, InMemoryStore  # noqa: E402
 from convstate.store import open_store  # noqa: E402
 
 
@@ -143,3 +145,21 @@ def test_an_idempotency_key_answers_a_retry_with_the_first_request_s_turns(
         status, ctx = client.call("GET", f"{chat}/context")
         assert [m["content"] for m in ctx["messages"]] == [
             "Refund order SR-1 please.", "Starting the refund.", "Thanks."]
+
+
+def test_an_idempotency_key_expires_after_its_ttl_and_a_retry_then_stores_again(
+        store_target: str, tmp_path: Path) -> None:
+    chat = f"/sessions/expiry-{uuid.uuid4().hex[:12]}"
+    pair = [{"role": "user", "content": "Refund order SR-2 please."},
+            {"role": "assistant", "content": "Starting the refund."}]
+    key = {"Idempotency-Key": f"req-{uuid.uuid4().hex}"}
+    with served(tmp_path, "--idempotency-ttl", "2", store=store_target) as (client, _):
+        assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [0, 1]
+        assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [0, 1]
+        time.sleep(2.2)  # past the key's retention: the same request is a new one
+        assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [2, 3]
+        assert client.call("POST", f"{chat}/messages", pair, headers=key)[1]["turns"] == [2, 3]
+    with pytest.raises(ConfigError) as err:
+        from convstate.service import create_app
+        create_app(InMemoryStore(), idempotency_ttl=0)
+    assert err.value.field == "idempotency_ttl"

@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -81,6 +82,29 @@ def test_a_turn_s_time_comes_back_exactly_in_its_own_zone(store, sid) -> None:
         store.append(sid, {"role": "user", "content": "hi", "created_at": at})
     back = [t.created_at for t in store.turns(sid)]
     assert back == times and [t.utcoffset() for t in back] == [t.utcoffset() for t in times]
+
+
+def test_sessions_under_a_prefix_are_exactly_those_that_begin_with_it(store, sid) -> None:
+    # tenant names may hold LIKE's wildcards (_ %) and the characters either side of "/"
+    tenants = ["t_1", "t%1", "tx1", "t", "t.1", "t0", "t-1", "é"]
+    tenants = [f"{sid}{t}" for t in tenants]
+    for t in tenants:
+        for name in ("s1", "s_2", "ünï"):
+            store.append(f"{t}/{name}", {"role": "user", "content": "hi"})
+    store.append(f"{sid}t_1", {"role": "user", "content": "no slash: no tenant's"})
+    store.save_state(f"{sid}t_1/folded-only", {"version": 1, "folded_through": -1}, 0,
+                     CompactionRecord(session_id=f"{sid}t_1/folded-only"))  # no turn
+    for t in tenants:
+        assert store.sessions(prefix=f"{t}/") == [f"{t}/s1", f"{t}/s_2", f"{t}/ünï"], t
+    assert store.sessions(prefix=f"{sid}t_") == [f"{sid}t_1", *(
+        f"{sid}t_1/{n}" for n in ("s1", "s_2", "ünï"))]
+    assert store.sessions(prefix=f"{sid}none/") == []
+    every = store.sessions()
+    assert every == sorted(every) and set(store.sessions(prefix=sid)) <= set(every)
+    assert len(store.sessions(prefix=sid)) == 3 * len(tenants) + 1
+    store.erase(f"{tenants[0]}/s1")
+    assert store.sessions(prefix=f"{tenants[0]}/") == [f"{tenants[0]}/s_2",
+                                                        f"{tenants[0]}/ünï"]
 
 
 def test_erase_removes_one_session_everywhere(store, sid) -> None:
@@ -190,6 +214,39 @@ def test_an_idempotency_key_stores_a_retry_once(store, sid) -> None:
     assert [t.index for t in store.append_many(sid, msgs, request_key="k-1")[0]] == [0, 1]
 
 
+def _expired_keys(store) -> int:
+    cutoff = (datetime.now(UTC) - timedelta(seconds=store.idempotency_ttl)).isoformat(
+        timespec="microseconds")
+    return int(store._read("SELECT COUNT(*) FROM request_keys WHERE created_at < {p}",
+                           (cutoff,))[0][0])
+
+
+def test_an_idempotency_key_expires_and_expired_keys_are_pruned_a_batch_a_write(
+        store, sid) -> None:
+    from convstate.store.sqlcore import PRUNE_BATCH
+
+    msgs = [{"role": "user", "content": "refund DD1"}]
+    first, _ = store.append_many(sid, msgs, request_key="k-1")
+    assert store.append_many(sid, msgs, request_key="k-1")[0] == first  # kept: a replay
+    for k in range(PRUNE_BATCH + 10):  # keys of other sessions, to expire with it
+        store.append_many(f"{sid}-{k % 3}", msgs, request_key=f"other-{k}")
+    store.idempotency_ttl = 0.5  # (only now: none of them expires while they are written)
+    time.sleep(0.6)
+    before = _expired_keys(store)
+    assert before >= PRUNE_BATCH + 11
+    # past its retention the key is no one's: the retry is a new request, stored again
+    again, _ = store.append_many(sid, msgs, request_key="k-1")
+    assert [t.index for t in again] == [1] and store.turn_count(sid) == 2
+    assert _expired_keys(store) == before - 1 - PRUNE_BATCH  # its own, and one batch
+    assert store.append_many(sid, msgs, request_key="k-1")[0] == again  # a key again
+    while _expired_keys(store):  # a write at a time, every expired key goes
+        store.append_many(sid, [{"role": "user", "content": "more"}],
+                          request_key=f"k-{uuid.uuid4().hex}")
+    store.idempotency_ttl = 3600.0
+    assert _expired_keys(store) == 0 and store.append_many(
+        sid, msgs, request_key="k-1")[0] == again  # the live key survived every prune
+
+
 def test_state_versions_are_checked_and_nothing_is_half_written(store, sid) -> None:
     assert store.load_state(sid) is None and store.state_version(sid) == 0
     rec = CompactionRecord(session_id=sid, first_turn=0, last_turn=3, version=1)
@@ -276,6 +333,28 @@ def test_profiles_are_versioned_and_two_sessions_of_a_user_lose_no_update(store,
     assert store.forget_user(user) == 24
     assert store.load_profile(user) is None and store.user_sessions(user) == []
     assert all(store.turn_count(f"{sid}-{k}") == 0 for k in range(2))
+
+
+def test_the_states_kept_to_diff_from_stay_within_their_byte_budget(store, sid,
+                                                                     monkeypatch) -> None:
+    from convstate.store import sqlstates
+
+    monkeypatch.setattr(sqlstates, "_SAVED_BYTES", 25 * sqlstates._SAVED_ITEM_BYTES)
+
+    def save(name: str, version: int, items: int) -> dict:
+        state = {"version": version, "folded_through": -1, "facts": [
+            {"id": f"F{i}", "text": f"{name} fact {i} v{version}"} for i in range(items)]}
+        store.save_state(sid + name, state, version - 1, CompactionRecord(session_id=sid))
+        return state
+
+    kept = lambda: [k[len(sid):] for k in store._saved_states[1]]  # noqa: E731
+    for name in "abc":  # 10 items each: two fit in 25 items' bytes
+        save(name, 1, 10)
+    assert kept() == ["b", "c"]
+    save("d", 1, 40)  # bigger than the budget alone: kept alone
+    assert kept() == ["d"]
+    again = save("a", 2, 12)  # diffed from the stored version, not the kept one
+    assert kept() == ["a"] and store.load_state(sid + "a") == again
 
 
 def test_versions_are_stored_as_deltas_and_each_comes_back_exactly(store, sid,

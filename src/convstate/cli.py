@@ -146,6 +146,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="API keys and their tenants, a JSON object {\"KEY\": \"tenant\"}: "
                           "a key sees only its tenant's sessions and users (reread when "
                           "it changes, or on SIGHUP)")
+    srv.add_argument("--idempotency-ttl", type=float, default=None, metavar="SECONDS",
+                     help="how long an Idempotency-Key is kept: a retry after that stores "
+                          "its messages again (default: 86400, a day)")
+    srv.add_argument("--cache-mb", type=float, default=256.0, metavar="MB",
+                     help="the RAM the warm sessions may hold together, estimated; the "
+                          "least recently used leave it first (default: 256)")
     srv.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                      help="a web origin allowed to call it from a browser (repeatable; "
                           "none by default)")
@@ -355,7 +361,8 @@ def _serve(args: argparse.Namespace) -> int:
     app = create_app(_open(args.store, create=True), token=token, window=args.window,
                      model=args.model, background=not args.foreground,
                      max_body=args.max_body, cors_origins=args.cors_origin,
-                     open_docs=args.open_docs, keys=keys)
+                     open_docs=args.open_docs, keys=keys,
+                     idempotency_ttl=args.idempotency_ttl, cache_mb=args.cache_mb)
     guard = "keys required" if keys else "token required" if token else \
         "no token: loopback only"
     print(f"serving {args.store} at http://{args.host}:{args.port}/v1 ({guard}); the "

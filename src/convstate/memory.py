@@ -13,6 +13,7 @@ from .compactor import Compactor
 from .config import LEASE_TTL, MemoryConfig
 from .errors import ConfigError
 from .extract.base import Extractor
+from .footprint import footprint
 from .lookup import Found
 from .profile import Profile
 from .settings import MemorySettings
@@ -239,6 +240,11 @@ class ConversationMemory(MemorySettings, AsyncCalls):
             erased = int(eraser(self.session_id))
             self._view.reload()
         return erased
+
+    def held_bytes(self) -> int:
+        """About the bytes of RAM this memory holds (its state's items, the profile, the
+        recent turns; ``footprint.py``): what a cache of memories budgets."""
+        return footprint((self._view.reader.state, self._view.profile), list(self._view.recent))
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background fold in flight; True when none is left running."""

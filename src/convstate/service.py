@@ -1,11 +1,11 @@
 """convstate over HTTP, for bots not written in Python (``pip install convstate[serve]``;
 ``convstate serve --store DSN``).
 
-Every session lives in the store; the service keeps a bounded cache of memories (one per
-session and window, a few windows a session) and folds in the background under the
-store's lease, so a slow extractor never delays a reply. Every error, whatever its
-status, is JSON: ``{"error": {"type", "field", "message"}}`` (on the inspector's pages,
-``/ui``, a page that says the same: ``inspector/``). With a token
+Every session lives in the store; the service keeps a cache of memories (one per session
+and window, a few windows a session) bounded by the bytes they hold, and folds in the
+background under the store's lease, so a slow extractor never delays a reply. Every
+error, whatever its status, is JSON: ``{"error": {"type", "field", "message"}}`` (on the
+inspector's pages, ``/ui``, a page that says the same: ``inspector/``). With a token
 (``CONVSTATE_API_TOKEN``) every route but ``/v1/health`` and ``/v1/ready`` needs
 ``Authorization: Bearer TOKEN`` (the inspector's pages take it from their sign-in
 cookie too; its sign-in form and stylesheet need none); without one only loopback
@@ -41,8 +41,8 @@ from .extract import Extractor
 from .inspector import html, is_ui, mount, pages, same_origin
 from .memory import ConversationMemory
 from .registry import FORMATS
-from .store.base import Store
-from .tenants import Keys, scoped, unscoped
+from .store.base import Store, key_ttl, sessions_under
+from .tenants import Keys, scoped, unscoped, unscoped_ids
 from .tokens import DEFAULT_COUNT
 from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
@@ -57,6 +57,9 @@ MAX_MEMORIES = 512  # memories kept warm; the store has the rest
 # turns), so a client cycling through ?window= values would otherwise multiply a long
 # session's memory (20 windows of a 33k-turn session: 185 MB -> 1.1 GB)
 WINDOWS_PER_SESSION = 4
+# the bytes the warm memories may hold together (estimated: footprint.py), in MB: a
+# count alone lets 512 long sessions take gigabytes
+CACHE_MB = 256.0
 SESSION_ID = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII, as a header carries
@@ -108,16 +111,24 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
                model: str = DEFAULT_COUNT, extractor: Callable[[], Extractor] | None = None,
                background: bool = True, max_body: int = MAX_BODY,
                cors_origins: Sequence[str] = (), open_docs: bool = False,
-               keys: Keys | None = None, **options: Any) -> FastAPI:
+               keys: Keys | None = None, idempotency_ttl: float | None = None,
+               cache_mb: float = CACHE_MB, **options: Any) -> FastAPI:
     """The HTTP API over ``store``. ``window`` is the default context window (a request
     may ask for another with ``?window=``); ``extractor`` makes each memory's extractor;
     ``background=False`` folds before answering, as ``ConversationMemory.context()``
     does. ``keys`` (instead of ``token``): API keys, each seeing only its tenant's
     sessions and users. Without either only loopback clients naming a loopback ``Host``
     are answered. ``cors_origins``: the web origins allowed to call it (none by default);
-    ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token. Other keyword
-    arguments are ``ConversationMemory``'s."""
+    ``open_docs``: serve ``/docs`` and ``/openapi.json`` without the token.
+    ``idempotency_ttl``: seconds an ``Idempotency-Key`` is kept (the store's, 24 hours by
+    default). ``cache_mb``: the MB the warm memories may hold together (estimated; the
+    least recently used go first). Other keyword arguments are ``ConversationMemory``'s."""
     token = api_token(token)
+    if idempotency_ttl is not None:
+        if not hasattr(store, "idempotency_ttl"):
+            raise ConfigError("idempotency_ttl", f"{type(store).__name__} keeps no "
+                              "idempotency keys")
+        store.idempotency_ttl = key_ttl(idempotency_ttl)
     if token is not None and keys is not None:
         raise ConfigError("keys", "either API keys or one token (CONVSTATE_API_TOKEN), "
                           "not both")
@@ -125,7 +136,10 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
     app = FastAPI(title="convstate", version=__version__, docs_url=None, redoc_url=None,
                   openapi_url=None,
                   description="Conversation state and contexts that fit a token window.")
-    cache = Memories(store, window, model, extractor, background, options)
+    if not 0 < cache_mb < float("inf"):
+        raise ConfigError("cache_mb", f"expected a positive number of MB, not {cache_mb!r}")
+    cache = Memories(store, window, model, extractor, background, options,
+                     int(cache_mb * 2**20))
     tenant_of_key = _key_check(keys, token)
     app.state.tenant_of = _request_check(guarded, tenant_of_key)
     _guard(app, guarded, cors_origins)
@@ -141,48 +155,83 @@ def create_app(store: Store, *, token: str | None = None, window: int = 8192,
 
 
 class Memories:
-    """The service's warm memories: a bounded cache, a few windows a session, of
-    memories over one store with the service's settings."""
+    """The service's warm memories: a cache of memories over one store with the
+    service's settings, bounded by the bytes they hold (``budget``, estimated by
+    ``ConversationMemory.held_bytes``), by their number and by a few windows a session;
+    the least recently used go first."""
 
     def __init__(self, store: Store, window: int, model: str,
                  extractor: Callable[[], Extractor] | None, background: bool,
-                 options: dict[str, Any]) -> None:
+                 options: dict[str, Any], budget: int = int(CACHE_MB * 2**20)) -> None:
         self.store, self.window, self.model = store, window, model
         self.extractor, self.background, self.options = extractor, background, options
         self.memories: OrderedDict[tuple[str, int], ConversationMemory] = OrderedDict()
+        self.budget, self.held = budget, 0
+        self.sizes: dict[tuple[str, int], int] = {}  # each memory's bytes, last measured
+        self.used: set[tuple[str, int]] = set()  # handed out since they were measured
         self.lock = threading.Lock()
 
     def memory(self, session_id: str, size: int, user_id: str | None = None
                ) -> ConversationMemory:
         """The memory of a session and window (a cached one, unless it is not yet known
         as ``user_id``'s)."""
-        memories, lock, key = self.memories, self.lock, (session_id, size)
+        lock, key = self.lock, (session_id, size)
         with lock:
-            if key in memories and (user_id is None or memories[key].user_id == user_id):
-                memories.move_to_end(key)
-                return memories[key]
-        mem = ConversationMemory(session_id, store=self.store, context_window=size,
-                                 model=self.model,
-                                 extractor=self.extractor() if self.extractor else None,
-                                 background=self.background, user_id=user_id,
-                                 **self.options)
+            cached = self._hit(key, user_id)
+        if cached is None:
+            mem = ConversationMemory(session_id, store=self.store, context_window=size,
+                                     model=self.model,
+                                     extractor=self.extractor() if self.extractor else None,
+                                     background=self.background, user_id=user_id,
+                                     **self.options)
+            with lock:
+                cached = self._hit(key, user_id)
+                if cached is None:  # (a session now known as a user's: theirs)
+                    if key in self.memories:
+                        self._pop(key)
+                    self.memories[key], self.sizes[key] = mem, 0
+                    cached = mem
         with lock:
-            cached = memories.get(key)
-            if cached is None or (user_id is not None and cached.user_id != user_id):
-                memories[key] = cached = mem  # a session now known as a user's: theirs
-            evicted = [memories.popitem(last=False)[1]
-                       for _ in range(len(memories) - MAX_MEMORIES)]
-            windows = [k for k in memories if k[0] == session_id]  # least recent first
-            evicted += [memories.pop(k) for k in windows[:-WINDOWS_PER_SESSION]]
+            evicted = self._evict(key)
         for old in evicted:  # a background fold in flight lands before it is dropped
             old.wait()
         return cached
 
+    def _hit(self, key: tuple[str, int], user_id: str | None) -> ConversationMemory | None:
+        mem = self.memories.get(key)
+        if mem is None or (user_id is not None and mem.user_id != user_id):
+            return None
+        self.memories.move_to_end(key)
+        return mem
+
+    def _evict(self, key: tuple[str, int]) -> list[ConversationMemory]:
+        """Measure ``key``'s memory and those handed out since the last call (again after
+        their requests), then let go of the least recently used but ``key`` until the
+        session has at most ``WINDOWS_PER_SESSION``, the cache ``MAX_MEMORIES`` and
+        ``budget`` bytes (one memory bigger than the budget alone stays)."""
+        for k in (self.used | {key}) & self.memories.keys():
+            held = self.memories[k].held_bytes()
+            self.held += held - self.sizes[k]
+            self.sizes[k] = held
+        self.used = {key}
+        windows = [k for k in self.memories if k[0] == key[0]]  # least recent first
+        evicted = [self._pop(k) for k in windows[:-WINDOWS_PER_SESSION]]
+        while len(self.memories) > MAX_MEMORIES or self.held > self.budget:
+            oldest = next((k for k in self.memories if k != key), None)
+            if oldest is None:
+                break
+            evicted.append(self._pop(oldest))
+        return evicted
+
+    def _pop(self, key: tuple[str, int]) -> ConversationMemory:
+        self.held -= self.sizes.pop(key)
+        self.used.discard(key)
+        return self.memories.pop(key)
+
     def drop(self, sessions: set[str]) -> None:
         """Forget the cached memories of ``sessions`` (their folds in flight land first)."""
         with self.lock:
-            gone = [self.memories.pop(k)
-                    for k in [k for k in self.memories if k[0] in sessions]]
+            gone = [self._pop(k) for k in [k for k in self.memories if k[0] in sessions]]
         for mem in gone:
             mem.wait()
 
@@ -344,7 +393,7 @@ def _session_routes(app: FastAPI, cache: Memories, max_body: int) -> None:
     def sessions(who: Tenant) -> dict[str, list[str]]:
         """Every session in the store (with API keys: every session of the key's
         tenant)."""
-        return {"sessions": unscoped(who, store.sessions())}
+        return {"sessions": unscoped(who, sessions_under(store, scoped(who, "")))}
 
     @app.post("/v1/sessions/{session_id}/messages",
               openapi_extra={"requestBody": {"required": True, "content": {
@@ -421,7 +470,7 @@ def _user_routes(app: FastAPI, cache: Memories) -> None:
             else None
         if data is None:
             raise HTTPError(404, "user_id", f"no profile for user {user_id!r}", "NotFound")
-        return dict(data)
+        return dict(unscoped_ids(who, data))
 
     @app.delete("/v1/users/{user_id}")
     def forget(user_id: str, who: Tenant) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import re
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
 from .errors import ConfigError
 
@@ -33,6 +34,23 @@ def unscoped(tenant: str, names: list[str]) -> list[str]:
         return names
     prefix = f"{tenant}/"
     return [n[len(prefix):] for n in names if n.startswith(prefix)]
+
+
+def unscoped_ids(tenant: str, data: Any) -> Any:
+    """``data`` (JSON, a profile) with the stored names in its ``session_id`` and
+    ``user_id`` fields as the tenant's clients gave them (no tenant's name shown)."""
+    if not tenant:
+        return data
+    prefix = f"{tenant}/"
+    if isinstance(data, list):
+        return [unscoped_ids(tenant, v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    return {k: v[len(prefix):] if k in _IDS and isinstance(v, str) and v.startswith(prefix)
+            else unscoped_ids(tenant, v) for k, v in data.items()}
+
+
+_IDS = ("session_id", "user_id")
 
 
 class Keys:

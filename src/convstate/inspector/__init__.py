@@ -23,7 +23,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ..profile import Profile
-from ..store.base import Store
+from ..store.base import Store, sessions_under
 from ..tenants import scoped, unscoped
 from ..turns import Turn
 from . import pages
@@ -129,7 +129,7 @@ def mount(app: FastAPI, store: Store, *, memory: Callable[..., ConversationMemor
         who = gate(request)
         if not isinstance(who, str):
             return who
-        names = unscoped(who, store.sessions())
+        names = unscoped(who, sessions_under(store, scoped(who, "")))
         wanted = q.strip()
         if wanted:
             users = getattr(store, "user_sessions", None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol, runtime_checkable
@@ -125,6 +126,26 @@ def changes(store: Store, session_id: str, after: int, user_id: str | None = Non
         return found
     return (Head(0, store.state_version(session_id), None),
             store.turns(session_id, after=after))
+
+
+def key_ttl(seconds: float) -> float:
+    """An idempotency key's retention in seconds, checked (a positive, finite number)."""
+    if not 0 < seconds < float("inf"):
+        raise ConfigError("idempotency_ttl", f"expected a positive number of seconds, not "
+                          f"{seconds!r}")
+    return float(seconds)
+
+
+def sessions_under(store: Store, prefix: str) -> list[str]:
+    """The ids of ``store``'s sessions that begin with ``prefix`` (a tenant's): asked of
+    the store where its ``sessions`` takes ``prefix=`` (the SQL stores read them as a
+    range of an index), else filtered from every session."""
+    if not prefix:
+        return store.sessions()
+    if "prefix" in inspect.signature(store.sessions).parameters:
+        found: list[str] = store.sessions(prefix=prefix)  # type: ignore[call-arg]
+        return found
+    return [s for s in store.sessions() if s.startswith(prefix)]
 
 
 def append_turn(store: Store, session_id: str, fields: dict[str, Any], generation: int,

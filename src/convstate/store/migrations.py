@@ -27,6 +27,10 @@ class Dialect:
     # what takes a transaction-scoped lock on one key (a ``{p}`` marker for the key);
     # None where a write transaction already excludes every other writer (SQLite)
     lock: str | None = None
+    # the collation that compares text as bytes (UTF-8: code point order), for ranges of
+    # ids (a tenant's sessions) and ISO times that must not depend on the database's
+    # locale
+    bytewise: str = "BINARY"
 
     def sql(self, text: str) -> str:
         """``text`` with each ``{p}`` marker as this driver's placeholder (only the
@@ -119,6 +123,17 @@ def _request_keys(d: Dialect) -> Iterator[str]:
            "PRIMARY KEY (session_id, request_key))")
 
 
+def _key_expiry(d: Dialect) -> Iterator[str]:
+    # idempotency keys expire (a retention): expired ones are found by their time, and a
+    # tenant's sessions by their ids' prefix, each as a range of an index in byte order
+    # (SQLite's unique index on sessions already is; PostgreSQL's follows the locale)
+    yield f"CREATE INDEX IF NOT EXISTS request_keys_created ON request_keys " \
+          f"(created_at COLLATE {d.bytewise})"
+    if d.bytewise != "BINARY":
+        yield f"CREATE INDEX IF NOT EXISTS sessions_bytewise ON sessions " \
+              f"(session_id COLLATE {d.bytewise})"
+
+
 NAMED_FROM = 2  # from this migration on, schema_version has a name and a time
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "tables", _tables),
@@ -129,6 +144,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "clustered turns", _clustered_turns),
     Migration(7, "session generations", _generations),
     Migration(8, "request keys", _request_keys),
+    Migration(9, "key expiry", _key_expiry),
 )
 
 # The bookkeeping table exists before any migration (it records them).

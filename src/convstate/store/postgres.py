@@ -14,8 +14,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import StoreError
+from .base import key_ttl
 from .migrations import Dialect
 from .sql import SQLStore, locks
+from .sqlcore import IDEMPOTENCY_TTL
 
 SCRUB_WAIT = 10.0  # seconds an erasure's scrub waits for older transactions, and locks
 # client sessions whose open transaction began before ``since`` (a snapshot that may
@@ -37,14 +39,18 @@ class PostgresStore(SQLStore):
     """
 
     dialect = Dialect(param="%s", serial_id="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION",
-                      blob="BYTEA", lock="pg_advisory_xact_lock(hashtext({p}))")
+                      blob="BYTEA", lock="pg_advisory_xact_lock(hashtext({p}))",
+                      bytewise='"C"')
 
     def __init__(self, dsn: str, min_size: int = 1, max_size: int = 8,
-                 timeout: float = 5.0, readonly: bool = False):
+                 timeout: float = 5.0, readonly: bool = False,
+                 idempotency_ttl: float = IDEMPOTENCY_TTL):
         """``timeout``: seconds to wait for a connection (and to connect) before a
         StoreError, so an unreachable server fails fast, not after the pool's 30 s, and
         in one line (one connection is tried before the pool opens). ``readonly``: for
-        looking, the tables are neither created nor migrated."""
+        looking, the tables are neither created nor migrated. ``idempotency_ttl``:
+        seconds a request's idempotency key is kept."""
+        self.idempotency_ttl = key_ttl(idempotency_ttl)
         try:
             import psycopg
             from psycopg_pool import ConnectionPool, PoolTimeout

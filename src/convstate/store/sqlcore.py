@@ -28,7 +28,16 @@ _SESSION_TABLES = ("turns", "states", "compactions", "leases", "session_users",
 _ERASE_TRIES = 8  # an erasure racing with the session being given to a user reads again
 
 
+# seconds an idempotency key is kept (a day, as payment APIs keep theirs): a client's
+# retries come within minutes; after that the key is only a row to keep
+IDEMPOTENCY_TTL = 24 * 3600.0
+PRUNE_BATCH = 64  # expired idempotency keys one keyed write deletes, at most
 _SAVED_CACHE = 256  # sessions whose last saved state is kept to diff the next one from
+# and the bytes those states may hold together (a count alone let 256 long sessions'
+# states take 600 MB), at about _SAVED_ITEM_BYTES an item (tracemalloc: 620 B an item
+# of a 4,000-item state as dicts)
+_SAVED_BYTES = 64 * 2**20
+_SAVED_ITEM_BYTES = 700
 _PAGE = 64  # stored versions read back at a time
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -50,6 +59,12 @@ def _digest(fields: Sequence[dict[str, Any]]) -> str:
     """What identifies a request's turns (an idempotency key's retry must give the same)."""
     text = json.dumps(list(fields), sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _key_time(at: datetime) -> str:
+    """An idempotency key's time as stored: ISO text in UTC to the microsecond (so text
+    order is time order; a row from before, without microseconds, still sorts right)."""
+    return at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def _json(value: list[Any] | None) -> str | None:
@@ -79,6 +94,16 @@ def locks(dialect: Dialect, n: int) -> str:
     return "SELECT " + ", ".join([dialect.lock] * n)
 
 
+def prefix_end(prefix: str) -> str | None:
+    """The least text above every text that begins with ``prefix``, in code point order
+    (UTF-8's byte order); None when there is none (``prefix`` all U+10FFFF)."""
+    kept = prefix.rstrip("\U0010ffff")
+    if not kept:
+        return None
+    after = ord(kept[-1]) + 1
+    return kept[:-1] + chr(0xE000 if 0xD800 <= after <= 0xDFFF else after)
+
+
 def _checked(session_id: str, expected: int | None, found: int | None) -> int:
     """The session's generation (0: not begun), if it is ``expected`` (None: any)."""
     if expected is not None and (found or 0) != expected:
@@ -92,6 +117,8 @@ class SQLCore:
     # -- what a dialect provides --------------------------------------------------------
 
     dialect = Dialect(param="?", serial_id="INTEGER PRIMARY KEY", real="REAL")
+    # seconds a request's idempotency key is kept (``append_many``)
+    idempotency_ttl: float = IDEMPOTENCY_TTL
 
     def _write(self, *keys: str) -> AbstractContextManager[Any]:
         """A transaction that serializes the writers of each of ``keys`` (a session id,

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, StoreError
+from .base import key_ttl
 from .migrations import Dialect
 from .sql import SQLStore
+from .sqlcore import IDEMPOTENCY_TTL
 
 T = TypeVar("T")
 _RETRIES = 50  # on "database is locked" beyond the busy timeout
@@ -33,8 +35,10 @@ class SQLiteStore(SQLStore):
                       clustered_turns=True)
 
     def __init__(self, path: str | Path = "convstate.db", busy_timeout: float = 30.0,
-                 readonly: bool = False):
+                 readonly: bool = False, idempotency_ttl: float = IDEMPOTENCY_TTL):
+        """``idempotency_ttl``: seconds a request's idempotency key is kept."""
         self.path = str(path)
+        self.idempotency_ttl = key_ttl(idempotency_ttl)
         self._busy = busy_timeout
         self._lock = threading.RLock()
         self._file: tuple[int, int] | None = None

@@ -17,7 +17,9 @@ from .base import CompactionRecord
 from .deltas import apply, is_delta, pack, replay, stored_text, unpack
 from .sqlcore import (
     _PAGE,
+    _SAVED_BYTES,
     _SAVED_CACHE,
+    _SAVED_ITEM_BYTES,
     SQLCore,
     _checked,
     _logged,
@@ -108,10 +110,12 @@ class SQLStates(SQLCore):
             found = self._from_snapshot(session_id, previous) if previous else None
             before, chain = (replay(found[0]), found[1]) if found else (None, 0)
         text, chain, measured = stored_text(before, state, previous, chain, measured)
+        size = _SAVED_ITEM_BYTES * sum(len(v) for v in state.values() if isinstance(v, list))
         with lock:
-            saved[session_id] = (int(state["version"]), state, chain, measured)
-            while len(saved) > _SAVED_CACHE:
-                saved.popitem(last=False)
+            saved[session_id] = (int(state["version"]), state, chain, measured, size)
+            held = sum(entry[4] for entry in saved.values())
+            while len(saved) > 1 and (len(saved) > _SAVED_CACHE or held > _SAVED_BYTES):
+                held -= saved.popitem(last=False)[1][4]  # the least recently saved
         return text
 
     def compact_states(self, session_id: str) -> tuple[int, int, int]:

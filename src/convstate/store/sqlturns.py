@@ -3,6 +3,7 @@ read back, and what changed since a turn."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,20 +11,26 @@ from typing import Any
 from ..errors import (
     ConfigError,
     IdempotencyConflictError,
+    StoreError,
 )
 from ..turns import Turn
 from .base import Head
 from .sqlcore import (
     _EPOCH,
     _TURN_COLUMNS,
+    PRUNE_BATCH,
     SQLCore,
     _Bound,
     _checked,
     _digest,
     _json,
+    _key_time,
     _turn,
     _user_key,
+    prefix_end,
 )
+
+log = logging.getLogger("convstate")
 
 
 class SQLTurns(SQLCore):
@@ -52,12 +59,15 @@ class SQLTurns(SQLCore):
         synced commit for all. With ``request_key`` (a client's idempotency key) a
         request already stored under that key in this session stores nothing again and
         gives back the turns it stored; the same key with other turns is an
-        IdempotencyConflictError. Keys live as long as the session (an erasure takes
-        them)."""
+        IdempotencyConflictError. A key is kept ``idempotency_ttl`` seconds (24 hours by
+        default; an erasure of the session takes it sooner): a retry after that stores
+        its turns again. Each keyed write deletes a few expired keys (``_prune_keys``)."""
         if not fields:
             raise ConfigError("fields", "no turns to append")
         made = [Turn(index=0, **f) for f in fields]  # checked before the transaction
         digest = _digest(fields) if request_key is not None else ""
+        now = datetime.now(UTC)
+        expired = _key_time(now - timedelta(seconds=self.idempotency_ttl))
         keys = (session_id,) if user_id is None else (_user_key(user_id), session_id)
         with self._tx(*keys) as db:
             idx, found, owner = db.execute(
@@ -66,7 +76,7 @@ class SQLTurns(SQLCore):
                 "FROM turns WHERE session_id={p}", (session_id,) * 3).fetchone()
             current = _checked(session_id, generation, found) or self._begin(db, session_id)
             if request_key is not None:
-                stored = self._replayed(db, session_id, request_key, digest)
+                stored = self._replayed(db, session_id, request_key, digest, expired)
                 if stored is not None:
                     return stored, current
             if user_id is not None and owner != user_id:
@@ -77,22 +87,45 @@ class SQLTurns(SQLCore):
                 "VALUES ({p},{p},{p},{p},{p},{p},{p},{p},{p})",
                 [(session_id, t.index, t.role, t.content, t.name, _json(t.tool_calls),
                   t.tool_call_id, self._stamp(t.created_at), _json(t.parts)) for t in turns])
-            if request_key is not None:
+            if request_key is not None:  # (over an expired use of the key not yet pruned)
                 db.execute("INSERT INTO request_keys (session_id, request_key, digest, "
-                           "first_idx, turns, created_at) VALUES ({p},{p},{p},{p},{p},{p})",
+                           "first_idx, turns, created_at) VALUES ({p},{p},{p},{p},{p},{p}) "
+                           "ON CONFLICT (session_id, request_key) DO UPDATE SET "
+                           "digest=excluded.digest, first_idx=excluded.first_idx, "
+                           "turns=excluded.turns, created_at=excluded.created_at",
                            (session_id, request_key, digest, idx, len(turns),
-                            datetime.now(UTC).isoformat()))
+                            _key_time(now)))
+        if request_key is not None:
+            try:
+                self._prune_keys(expired)
+            except StoreError as exc:  # the turns are stored: the next keyed write prunes
+                log.warning("convstate: expired idempotency keys were not pruned: %s", exc)
         return turns, current
 
+    def _prune_keys(self, expired: str) -> None:
+        """Delete the oldest expired idempotency keys, at most ``PRUNE_BATCH`` (each keyed
+        write adds one key, so the deletions keep up, and no write pays for a backlog).
+        Looked for first in the keys' time index (nothing expired: no transaction), then
+        deleted in a transaction of its own that holds no session's lock: it waits on no
+        writer that could be waiting on it."""
+        by_time = f"created_at COLLATE {self.dialect.bytewise}"
+        if not self._read(f"SELECT 1 FROM request_keys WHERE {by_time} < {{p}} LIMIT 1",
+                          (expired,)):
+            return
+        with self._tx("convstate:prune-keys") as db:
+            db.execute("DELETE FROM request_keys WHERE (session_id, request_key) IN ("
+                       f"SELECT session_id, request_key FROM request_keys WHERE {by_time} "
+                       f"< {{p}} ORDER BY {by_time} LIMIT {PRUNE_BATCH})", (expired,))
+
     @staticmethod
-    def _replayed(db: _Bound, session_id: str, request_key: str, digest: str
-                  ) -> list[Turn] | None:
-        """The turns a request stored under ``request_key`` (None: none did); the key
-        given with other turns is an IdempotencyConflictError."""
-        row = db.execute("SELECT digest, first_idx, turns FROM request_keys WHERE "
-                         "session_id={p} AND request_key={p}",
+    def _replayed(db: _Bound, session_id: str, request_key: str, digest: str,
+                  expired: str) -> list[Turn] | None:
+        """The turns a request stored under ``request_key`` (None: none did, or before
+        ``expired``); the key given with other turns is an IdempotencyConflictError."""
+        row = db.execute("SELECT digest, first_idx, turns, created_at FROM request_keys "
+                         "WHERE session_id={p} AND request_key={p}",
                          (session_id, request_key)).fetchone()
-        if row is None:
+        if row is None or row[3] < expired:  # (ISO times in UTC: text order is time order)
             return None
         if row[0] != digest:
             raise IdempotencyConflictError(request_key)
@@ -142,7 +175,17 @@ class SQLTurns(SQLCore):
         return int(self._read("SELECT COUNT(*) FROM turns WHERE session_id={p}",
                               (session_id,))[0][0])
 
-    def sessions(self) -> list[str]:
-        """Every session id that has a turn."""
+    def sessions(self, prefix: str = "") -> list[str]:
+        """Every session id that has a turn, in order; with ``prefix`` only those that
+        begin with it (a tenant's, ``"acme/"``), read as a range of the sessions' index:
+        the cost of one tenant's sessions, not of every tenant's."""
+        has_turn = "EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.session_id)"
+        if not prefix:
+            return [r[0] for r in self._read(
+                f"SELECT session_id FROM sessions s WHERE {has_turn} ORDER BY session_id",
+                ())]
+        ordered, end = f"session_id COLLATE {self.dialect.bytewise}", prefix_end(prefix)
+        upper = f" AND {ordered} < {{p}}" if end is not None else ""
         return [r[0] for r in self._read(
-            "SELECT DISTINCT session_id FROM turns ORDER BY session_id", ())]
+            f"SELECT session_id FROM sessions s WHERE {ordered} >= {{p}}{upper} AND "
+            f"{has_turn} ORDER BY {ordered}", (prefix,) if end is None else (prefix, end))]
