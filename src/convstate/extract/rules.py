@@ -43,7 +43,7 @@ from ..sections import (
     AnchorKind,
     text_of,
 )
-from ..state import IndexEntry
+from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
 from .answers import Asks
@@ -214,10 +214,11 @@ class RuleExtractor(BaseExtractor):
         kind) and Literal fields that carry a ``Cue``.
         """
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
-        open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
-        open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
+        open_tasks = [e for e in section_entries(index, "open_tasks") if e.status == "open"]
+        open_requests = [e for e in section_entries(index, "requests") if e.status == "open"]
         notes: list[str] = []
-        asked = _asked_before(turns, index)  # the names in the user turn just before
+        # the names in the user turn just before, looked up when a value may be about one
+        asked: list[str] | None = None
         asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
             anchors = find_anchors(turn, notes)
@@ -229,10 +230,12 @@ class RuleExtractor(BaseExtractor):
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
-            if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
-                for a in anchors:
-                    if a.subject is None and a.kind != "name" and _tied(a, turn.role):
-                        a.subject = asked[0]
+            loose = [a for a in anchors if a.subject is None and a.kind != "name"
+                     and _tied(a, turn.role)] if turn.role == "assistant" else []
+            if loose:  # "全聚德的电话？" "是010-…"
+                asked = _asked_before(turns, index) if asked is None else asked
+                for a in loose if len(asked) == 1 else ():
+                    a.subject = asked[0]
             asked = [a.value for a in anchors if a.kind == "name"
                      and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
             delta.anchors.extend(anchors)
@@ -311,10 +314,13 @@ def _asked_before(turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[st
     state's index by then)."""
     if not turns or turns[0].role == "user":
         return []
-    said = [(e, e.turn) for e in index if e.turn is not None and e.turn < turns[0].index]
-    latest = max((turn for _, turn in said), default=None)
-    return [e.text.split("=", 1)[1] for e, turn in said
-            if turn == latest and e.section == "anchors" and e.text.startswith("names=")]
+    first = turns[0].index
+    latest = max((e.turn for e in index if e.turn is not None and e.turn < first),
+                 default=None)
+    if latest is None:
+        return []
+    return [e.text.split("=", 1)[1] for e in section_entries(index, "anchors")
+            if e.turn == latest and e.text.startswith("names=")]
 
 
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
