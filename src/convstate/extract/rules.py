@@ -71,14 +71,15 @@ _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last di
 _ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}}(?![A-Za-z0-9])"
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
 
-_NUMERIC: set[re.Pattern[str]] = set()
+# by id: a compiled pattern's hash reads its whole program, at every lookup (every turn)
+_NUMERIC: set[int] = set()
 _DIGIT = re.compile(r"\d")
 
 
 def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """Mark ``pattern`` as one that no match of holds without a digit (each alternative
     needs one): it is not run on a turn that has none (most turns)."""
-    _NUMERIC.add(pattern)
+    _NUMERIC.add(id(pattern))  # (the patterns live as long as the module)
     return pattern
 
 
@@ -342,7 +343,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     too_long: list[str] = []
     digits = _DIGIT.search(text) is not None
     for kind, key, pattern, group in ANCHOR_PATTERNS:
-        if not digits and pattern in _NUMERIC:
+        if not digits and id(pattern) in _NUMERIC:
             continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
