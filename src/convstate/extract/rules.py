@@ -379,10 +379,11 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
     products = [(s, e) for s, e in products if e - s <= MAX_TEXT]
-    stops = [m.start() for m in _BREAK_AT.finditer(text)]
-    for start, anchor in found:  # a value is about the nearest name before it, if any
-        if _tied(anchor, turn.role):
-            anchor.subject = _nearest(text, sorted(names + products), start, stops)
+    tied = [(start, anchor) for start, anchor in found if _tied(anchor, turn.role)]
+    if tied:  # a value is about the nearest name before it, if any
+        stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
+        for start, anchor in tied:
+            anchor.subject = _nearest(text, named, start, stops)
     for spans, key in ((products, "product"), (names, "names")):
         for start, end in spans:
             role = "place" if key == "names" and C.locative.search(
@@ -586,6 +587,8 @@ def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[
     answers what was asked since the last one that did."""
     text = turn.content or ""
     pending = _pending(delta.requests, index, delta, turn.index)
+    if not pending:  # no open question: the reply is not read for answers
+        return
     asks = [_asked(question) for question, _, _ in pending]
     given = keys | {"address"} if "name" in keys else keys  # a place named answers "where"
     typed = [bool(wants & given) for wants in asks]
