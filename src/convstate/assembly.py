@@ -179,6 +179,7 @@ class Assembler:
                 break
             new.append((t.index, str(msg.get("content") or "")))
         rows.note(reversed(new))
+        rows.source = self.view.recent  # (a reload starts another list)
         return rows.held_since(since)
 
     def rows_of(self, state: ConversationState, lang: str) -> RankedRows:
@@ -191,7 +192,11 @@ class Assembler:
         cached = self._rows
         if cached is None or cached[0] is not state or cached[1] != key:
             rows = block_rows(state, lang, through=state.evicted_through)
-            cached = self._rows = (state, key, RankedRows(rows + self.profile_rows(state)))
+            ranked = RankedRows(rows + self.profile_rows(state))
+            if cached is not None and cached[2].source is v.recent:  # the same turns
+                ranked.carry(cached[2], [(t.index, str(msg.get("content") or ""))
+                                         for t, msg, _ in v.recent])
+            cached = self._rows = (state, key, ranked)
         return cached[2]
 
     def profile_rows(self, state: ConversationState) -> list[Row]:

@@ -66,8 +66,15 @@ def fold_report(state: ConversationState, delta: StateDelta,
     state's ``provisional``."""
     # whoever made the delta, what its model cannot hold is left out, item by item
     delta, dropped = admitted(delta, delta_model(type(state)))
-    draft = _Draft(state)
     mine = keys is not None and keys.state is state
+    if keys is not None and mine and keys.stale is not None \
+            and _moves_watermark_only(state, delta):  # a turn read live that said nothing
+        new = state.model_copy()  # sharing its lists: a state is a value (see above)
+        if sources:
+            new.folded_through = max(new.folded_through, max(sources))
+        keys.state = new
+        return new, FoldStats(rejected=len(dropped), dropped=dropped)
+    draft = _Draft(state)
     known = keys.maps if mine else {}  # type: ignore[union-attr]
     dedup = _Keys(draft, known, keys.stale if mine else None)  # type: ignore[union-attr]
     stats = _fold_into(draft, delta, sources, dedup)
@@ -79,6 +86,15 @@ def fold_report(state: ConversationState, delta: StateDelta,
     if keys is not None:  # sections this fold did not key keep the maps they had
         keys.state, keys.maps, keys.stale = draft.state, {**known, **dedup.maps}, dedup.stale
     return draft.state, stats
+
+
+def _moves_watermark_only(state: ConversationState, delta: StateDelta) -> bool:
+    """Whether folding ``delta`` into ``state`` (the state a fold with the same keys
+    returned: its stale values and your own fields are as that fold left them) changes
+    nothing but ``folded_through``: no item, update, field value or mood to take, and no
+    language the state lacks."""
+    return (delta.language is None or state.language is not None) and not any(
+        getattr(delta, name) for name in type(delta).model_fields if name != "language")
 
 
 class FoldKeys:
@@ -164,6 +180,8 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
                   sources: Mapping[int, Turn], stats: FoldStats, keys: _Keys) -> None:
     """Fold the proposed items of one text section: admit, deduplicate, close, settle,
     cap."""
+    if not given:  # nothing to admit, settle or cap
+        return
     state = draft.state
     shared = (spec.new.model_fields.keys() & spec.item.model_fields.keys()) - \
         {"turns", "text", "status"}

@@ -29,6 +29,7 @@ beside the raw turn that replaced it.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -38,7 +39,7 @@ from .extract.base import Extractor
 from .extract.rules import RuleExtractor
 from .fold import FoldKeys, FoldStats, fold_report
 from .render import said_by
-from .state import ConversationState, IndexEntry, index_entry
+from .state import ConversationState, Index, IndexEntry, index_entry
 from .turns import Turn
 
 log = logging.getLogger("convstate")
@@ -167,7 +168,7 @@ class LiveIndex:
                                     enumerate(getattr(state, spec.name))
                                     if item.status == alive}
         self._sorted: dict[str, list[IndexEntry]] = {}
-        self._all: list[IndexEntry] | None = None
+        self._all: Index | None = None
 
     def update(self, state: ConversationState, changed: list[str]) -> None:
         """Take the items a reading changed (by id) as they are in ``state``."""
@@ -184,13 +185,15 @@ class LiveIndex:
             self._sorted.pop(spec.name, None)
             self._all = None
 
-    def entries(self) -> list[IndexEntry]:
-        """The entries, in the order ``state.index()`` gives them."""
+    def entries(self) -> Index:
+        """The entries, in the order ``state.index()`` gives them (the same object until
+        a reading changes one), with each section's at hand."""
         if self._all is None:
             for name, live in self.live.items():
                 if name not in self._sorted:
                     self._sorted[name] = [live[at] for at in sorted(live)]
-            self._all = [e for name in self.live for e in self._sorted[name]]
+            sections = {name: self._sorted[name] for name in self.live}  # in state order
+            self._all = Index(itertools.chain.from_iterable(sections.values()), sections)
         return self._all
 
 

@@ -129,6 +129,7 @@ class RankedRows:
         self._drafts: dict[tuple[Any, ...], str] = {}
         self._newest: dict[int, int] = {}  # row -> the newest noted turn holding its value
         self.noted = -1  # the newest turn noted
+        self.source: object = None  # what the noted turns came from (the caller's)
 
     def draft(self, key: tuple[Any, ...], positions: list[int],
               draw: Callable[[list[Row]], str]) -> str:
@@ -163,6 +164,24 @@ class RankedRows:
             for k in self.held_by(text):
                 self._newest[k] = index
             self.noted = index
+
+    def carry(self, before: RankedRows, texts: Sequence[tuple[int, str]]) -> None:
+        """Note the turns ``before`` noted, by what it found: ``texts`` are the (index,
+        text) of those turns still kept, oldest first. A value ``before`` knew is held by
+        the same turns; only a value new to these rows is searched for. The rows drawn
+        again after a reading changed a few items are mostly the rows before, and reading
+        every kept turn again would cost each change what the turns hold."""
+        known = {before.rows[k].value for rows in before._ends.values() for k in rows}
+        newest = {before.rows[k].value: turn for k, turn in before._newest.items()}
+        noted = [(index, text) for index, text in texts if index <= before.noted][::-1]
+        for rows in self._ends.values():
+            for k in rows:
+                value = self.rows[k].value
+                turn = newest.get(value) if value in known else next(
+                    (index for index, text in noted if value in text), None)
+                if turn is not None:
+                    self._newest[k] = turn
+        self.noted, self.source = before.noted, before.source
 
     def held_since(self, since: int) -> set[int]:
         """The rows whose values a noted turn from ``since`` on holds verbatim. A

@@ -6,6 +6,7 @@ declared in ``sections.py``; here are the state that holds them and its lookups.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -39,7 +40,7 @@ from .sections import (
 )
 
 __all__ = ["ANCHOR_KINDS", "Anchor", "AnchorKind", "ConversationState", "Decision", "Fact",
-           "FieldEvent", "Goal", "HistoryEntry", "IndexEntry", "Item", "OpenTask",
+           "FieldEvent", "Goal", "HistoryEntry", "Index", "IndexEntry", "Item", "OpenTask",
            "Preference", "Request", "Sentiment", "Speaker", "StateDiff"]
 
 class Sentiment(BaseModel):
@@ -65,6 +66,34 @@ class IndexEntry(BaseModel):
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
     turn: int | None = Field(default=None, description="The last turn that stated it.")
     speaker: str | None = Field(default=None, description="Who stated it first.")
+
+
+class Index(list[IndexEntry]):
+    """Index entries, in index order, that also hand out one section's entries: an
+    extractor reading each turn as it comes looks up a long session's open tasks at every
+    turn, and a section's entries should cost what they hold, not what the index holds.
+    Treat it as read-only, like any index."""
+
+    def __init__(self, entries: Iterable[IndexEntry] = (),
+                 sections: Mapping[str, list[IndexEntry]] | None = None):
+        super().__init__(entries)
+        self._sections = sections  # each section's entries in index order, when known
+
+    def section(self, name: str) -> list[IndexEntry]:
+        """The entries of section ``name``, in index order."""
+        if self._sections is None:
+            sections: dict[str, list[IndexEntry]] = {}
+            for e in self:
+                sections.setdefault(e.section, []).append(e)
+            self._sections = sections
+        return self._sections.get(name, [])
+
+
+def section_entries(index: Sequence[IndexEntry], name: str) -> list[IndexEntry]:
+    """The entries of section ``name`` of ``index`` (any sequence of entries), in order."""
+    if isinstance(index, Index):
+        return index.section(name)
+    return [e for e in index if e.section == name]
 
 
 def index_entry(section: str, item: Any) -> IndexEntry:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from ..delta import ItemUpdate, NewAnchor, NewTask, StateDelta
 from ..sections import AnchorKind
-from ..state import IndexEntry
+from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
 from .kinds import ASKED, asked_kinds, names_a_kind
@@ -99,13 +99,14 @@ class Asks:
 
     def __init__(self, index: Sequence[IndexEntry]):
         self.asks: list[_Ask] = []
-        given = [(e.text.partition("=")[0], e.turn) for e in index
-                 if e.section == "anchors" and e.turn is not None]
-        for e in index:
-            if e.section == "open_tasks" and e.owner == "user" and e.status == "open" \
+        latest: dict[str, int] | None = None  # each anchor key's latest turn, if asked
+        for e in section_entries(index, "open_tasks"):
+            if e.owner == "user" and e.status == "open" \
                     and e.turn is not None and (kinds := asked_kinds(e.text, owed=True)):
+                if latest is None:
+                    latest = _latest_turns(index)
                 ask = _Ask(kinds, e.turn, task_id=e.id)
-                ask.given = {k for k, t in given if t > ask.turn}
+                ask.given = {k for k, t in latest.items() if t > ask.turn}
                 self.asks.append(ask)
         self.asks.sort(key=lambda a: a.turn)
 
@@ -150,6 +151,16 @@ class Asks:
                 task = NewTask(text=_ask_text(sentence), owner="user", turns=[turn.index])
                 delta.open_tasks.append(task)
             self.asks.append(_Ask(kinds, turn.index, task=task))
+
+
+def _latest_turns(index: Sequence[IndexEntry]) -> dict[str, int]:
+    """The latest turn that stated a value of each anchor key of ``index``."""
+    latest: dict[str, int] = {}
+    for e in section_entries(index, "anchors"):
+        if e.turn is not None:
+            key = e.text.partition("=")[0]
+            latest[key] = max(latest.get(key, e.turn), e.turn)
+    return latest
 
 
 def _ask_text(sentence: str) -> str:

@@ -104,10 +104,10 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
             continue
         values = [a for a in anchors if a.value in s and a.kind not in
                   ("constraint", "negative_constraint")]
-        if not values and expressive(s):
-            continue  # a pleasantry, a feeling, a complaint: the sentiment's to read
-        exact = any(a.kind != "name" for a in values)
         personal = turn.role == "user" and bool(C.first_person.search(s))
+        if not values and (not personal or expressive(s)):
+            continue  # says nothing of the user's; or a pleasantry, a feeling, a complaint
+        exact = any(a.kind != "name" for a in values)
         around = len(normalize(s)) - sum(len(normalize(a.value)) for a in values)
         if not (personal or values) or around < MIN_AROUND:
             continue

@@ -43,7 +43,7 @@ from ..sections import (
     AnchorKind,
     text_of,
 )
-from ..state import IndexEntry
+from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
 from .answers import Asks
@@ -71,14 +71,15 @@ _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last di
 _ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}}(?![A-Za-z0-9])"
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
 
-_NUMERIC: set[re.Pattern[str]] = set()
+# by id: a compiled pattern's hash reads its whole program, at every lookup (every turn)
+_NUMERIC: set[int] = set()
 _DIGIT = re.compile(r"\d")
 
 
 def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """Mark ``pattern`` as one that no match of holds without a digit (each alternative
     needs one): it is not run on a turn that has none (most turns)."""
-    _NUMERIC.add(pattern)
+    _NUMERIC.add(id(pattern))  # (the patterns live as long as the module)
     return pattern
 
 
@@ -214,10 +215,11 @@ class RuleExtractor(BaseExtractor):
         kind) and Literal fields that carry a ``Cue``.
         """
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
-        open_tasks = [e for e in index if e.section == "open_tasks" and e.status == "open"]
-        open_requests = [e for e in index if e.section == "requests" and e.status == "open"]
+        open_tasks = [e for e in section_entries(index, "open_tasks") if e.status == "open"]
+        open_requests = [e for e in section_entries(index, "requests") if e.status == "open"]
         notes: list[str] = []
-        asked = _asked_before(turns, index)  # the names in the user turn just before
+        # the names in the user turn just before, looked up when a value may be about one
+        asked: list[str] | None = None
         asks = Asks(index)  # the values the assistant asked the user for
         for turn in turns:
             anchors = find_anchors(turn, notes)
@@ -229,10 +231,12 @@ class RuleExtractor(BaseExtractor):
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
-            if turn.role == "assistant" and len(asked) == 1:  # "全聚德的电话？" "是010-…"
-                for a in anchors:
-                    if a.subject is None and a.kind != "name" and _tied(a, turn.role):
-                        a.subject = asked[0]
+            loose = [a for a in anchors if a.subject is None and a.kind != "name"
+                     and _tied(a, turn.role)] if turn.role == "assistant" else []
+            if loose:  # "全聚德的电话？" "是010-…"
+                asked = _asked_before(turns, index) if asked is None else asked
+                for a in loose if len(asked) == 1 else ():
+                    a.subject = asked[0]
             asked = [a.value for a in anchors if a.kind == "name"
                      and len(a.value) <= MAX_SUBJECT] if turn.role == "user" else asked
             delta.anchors.extend(anchors)
@@ -316,10 +320,13 @@ def _asked_before(turns: Sequence[Turn], index: Sequence[IndexEntry]) -> list[st
     state's index by then)."""
     if not turns or turns[0].role == "user":
         return []
-    said = [(e, e.turn) for e in index if e.turn is not None and e.turn < turns[0].index]
-    latest = max((turn for _, turn in said), default=None)
-    return [e.text.split("=", 1)[1] for e, turn in said
-            if turn == latest and e.section == "anchors" and e.text.startswith("names=")]
+    first = turns[0].index
+    latest = max((e.turn for e in index if e.turn is not None and e.turn < first),
+                 default=None)
+    if latest is None:
+        return []
+    return [e.text.split("=", 1)[1] for e in section_entries(index, "anchors")
+            if e.turn == latest and e.text.startswith("names=")]
 
 
 def _added_texts(delta: StateDelta, before: dict[str, int]) -> list[str]:
@@ -341,7 +348,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     too_long: list[str] = []
     digits = _DIGIT.search(text) is not None
     for kind, key, pattern, group in ANCHOR_PATTERNS:
-        if not digits and pattern in _NUMERIC:
+        if not digits and id(pattern) in _NUMERIC:
             continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
@@ -378,10 +385,11 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
     products = [(s, e) for s, e in products if e - s <= MAX_TEXT]
-    stops = [m.start() for m in _BREAK_AT.finditer(text)]
-    for start, anchor in found:  # a value is about the nearest name before it, if any
-        if _tied(anchor, turn.role):
-            anchor.subject = _nearest(text, sorted(names + products), start, stops)
+    tied = [(start, anchor) for start, anchor in found if _tied(anchor, turn.role)]
+    if tied:  # a value is about the nearest name before it, if any
+        stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
+        for start, anchor in tied:
+            anchor.subject = _nearest(text, named, start, stops)
     for spans, key in ((products, "product"), (names, "names")):
         for start, end in spans:
             role = "place" if key == "names" and C.locative.search(
@@ -585,6 +593,8 @@ def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[
     answers what was asked since the last one that did."""
     text = turn.content or ""
     pending = _pending(delta.requests, index, delta, turn.index)
+    if not pending:  # no open question: the reply is not read for answers
+        return
     asks = [_asked(question) for question, _, _ in pending]
     given = keys | {"address"} if "name" in keys else keys  # a place named answers "where"
     typed = [bool(wants & given) for wants in asks]
