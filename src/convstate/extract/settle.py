@@ -22,7 +22,7 @@ from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
 from ..sections import SETTLED_KEYS
-from ..state import IndexEntry
+from ..state import IndexEntry, section_entries
 from ..turns import Turn
 
 C = Cues()
@@ -38,19 +38,18 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     book 11:30 am") is replaced wherever it was held, here too."""
     if turn.role == "user" or not turn.content or not C.unavailable.search(turn.content):
         return [], list(anchors)
+    index = section_entries(index, "anchors")
     offered: dict[str, list[str]] = {}
     for a in anchors:
         if a.key in SETTLED_KEYS:
             offered.setdefault(a.key, []).append(a.value)
     mine = [(e, *e.text.partition("=")[::2]) for e in index
-            if e.section == "anchors" and e.speaker == "user" and e.text.partition("=")[0]
-            in offered]
+            if e.speaker == "user" and e.text.partition("=")[0] in offered]
     said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
     # ... and what was said before, of the assistant's too (a read-back): what failed
     proposed = {(k, normalize(v)) for k, vs in offered.items() for v in vs}
-    failed = {normalize(v) for e in index if e.section == "anchors" and e.turn is not None
-              and e.turn < turn.index for k, v in [e.text.partition("=")[::2]]
-              if (k, normalize(v)) in proposed}
+    failed = {normalize(v) for e in index if e.turn is not None and e.turn < turn.index
+              for k, v in [e.text.partition("=")[::2]] if (k, normalize(v)) in proposed}
     out = []
     for e, key, value in mine:
         instead = [v for v in offered[key] if normalize(v) not in said]
@@ -61,8 +60,7 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
                                                        for v in vs)}
     for e in index:
         key, _, value = e.text.partition("=")
-        if e.section == "anchors" and e.speaker == "assistant" and key in replaced \
-                and normalize(value) in failed:
+        if e.speaker == "assistant" and key in replaced and normalize(value) in failed:
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out, [a for a in anchors if a.key not in replaced
                  or normalize(a.value) not in failed]
@@ -76,18 +74,21 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     bound of that request it does not meet is replaced."""
     if turn.role != "user" or not turn.content or C.corrects.search(turn.content):
         return []
+    # the two turns before: a read of what they stated, not of the whole index
+    recent = [e for e in section_entries(index, "anchors")
+              if e.turn is not None and e.turn >= turn.index - 2]
     stated = {a.key for a in anchors}
     offered: dict[str, list[str]] = {}
-    for e in index:
+    for e in recent:
         key, _, value = e.text.partition("=")
-        if e.section == "anchors" and e.speaker == "assistant" and e.turn == turn.index - 1 \
+        if e.speaker == "assistant" and e.turn == turn.index - 1 \
                 and key in SETTLED_KEYS and key not in stated:
             offered.setdefault(key, []).append(value)
     out = []
-    for e in index:
+    for e in recent if offered else ():
         key, _, value = e.text.partition("=")
-        if e.section == "anchors" and e.speaker == "user" and key in offered \
-                and e.turn == turn.index - 2 and _bound(value) is not None \
+        if e.speaker == "user" and key in offered and e.turn == turn.index - 2 \
+                and _bound(value) is not None \
                 and not any(satisfies(value, v) for v in offered[key]):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out
@@ -100,11 +101,12 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
     a proposal) are replaced, and the user's own earlier ones equal to them."""
     if turn.role != "user" or not turn.content or not C.corrects.search(turn.content):
         return []
+    index = section_entries(index, "anchors")
     new: dict[str, set[str]] = {}
     for a in anchors:
         new.setdefault(a.key, set()).add(normalize(a.value))
-    entries = [(e, *e.text.partition("=")[::2]) for e in index if e.section == "anchors"
-               and e.text.partition("=")[0] in new]
+    entries = [(e, *e.text.partition("=")[::2]) for e in index
+               if e.text.partition("=")[0] in new]
     wrong = {(key, normalize(value)) for e, key, value in entries
              if e.turn == turn.index - 1 and normalize(value) not in new[key]}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
