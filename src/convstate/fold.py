@@ -562,7 +562,7 @@ def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
             a.status = "superseded"
             a.superseded_turn = name.superseded_turn
             a.superseded_by = name.superseded_by
-            stats.updated += 1
+            stats.superseded += 1
 
 
 def _fold_sentiment(state: ConversationState, delta: StateDelta,
