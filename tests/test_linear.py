@@ -32,6 +32,8 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "a zh ask with a gap": lambda n: "可以提供订单号吗" + " " * n + "x",
     # an answer's values looked for again at every place each other value stands
     "many values in an answer": lambda n: "Hilton " + "1元 " * (n // 3),
+    "dishes named in a row": lambda n: "米饭和鸡蛋这两道菜，" * (n // 10),
+    "branches and attributes": lambda n: "全聚德(王府井店)的电话" * (n // 13),
 }
 ASKED = "What is your address?"  # the assistant's turn before every text
 SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x

@@ -205,6 +205,9 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     # a name with no kind word, known by its role; what stands for no one is no name
     ("天坛的电话是多少？您可以看看张裕爱斐堡国际酒庄这个景点。这个景点的门票呢？它的地址呢？",
      ["天坛", "张裕爱斐堡国际酒庄"]),
+    ("不对吧，这家店的电话打不通。你们客服的电话是多少？售后的地址在哪里？你们店(总店)的地址是什么？",
+     []),
+    ("能换成华为(旗舰店)的那款手机吗？另外便宜坊的电话呢？", ["华为(旗舰店)", "便宜坊"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))

@@ -303,3 +303,32 @@ def test_every_constructor_argument_is_a_setting_that_reads_back() -> None:
     mem = ConversationMemory("given", store=InMemoryStore(), **given)
     assert {name: getattr(mem, name) for name in given} == given
     assert mem.session_id == "given" and mem.user_id is None and mem.token_counter is None
+
+
+def test_two_assignments_at_once_both_take_effect() -> None:
+    """One thread's new system prompt is being counted while another sets the format:
+    neither assignment is lost (each reads, checks and writes the config at once)."""
+    counting, release = threading.Event(), threading.Event()
+
+    class Slow:  # counts a new prompt slowly, at a moment the test chooses
+        def count(self, text: str) -> int:
+            if "NEW PROMPT" in text:
+                counting.set()
+                release.wait(5)
+            return len(text) // 4 + 1
+
+        def message(self, msg: dict[str, Any]) -> int:
+            return self.count(str(msg.get("content") or "")) + 4
+
+    mem = ConversationMemory("race", store=InMemoryStore(), context_window=2000,
+                             token_counter=Slow())
+    first = threading.Thread(target=setattr, args=(mem, "system_prompt", "NEW PROMPT"))
+    first.start()
+    assert counting.wait(5)
+    second = threading.Thread(target=setattr, args=(mem, "state_format", "markdown"))
+    second.start()
+    second.join(0.3)  # unlocked, it would be done now, from the config before the prompt
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert (mem.system_prompt, mem.state_format) == ("NEW PROMPT", "markdown")

@@ -128,9 +128,9 @@ class SessionView:
         """Take new values of settings (a memory's changeable ones), validated as the
         constructor validates them (a ConfigError naming the setting): the next context
         or fold uses them."""
-        config = replace(self.config, **changes)
-        tokens = prompt_tokens(config, self.counter)
-        with self.lock:
+        with self.lock:  # read, check and write at once: two assignments never race
+            config = replace(self.config, **changes)
+            tokens = prompt_tokens(config, self.counter)
             self.config, self.system_tokens = config, tokens
             self.reader.strict = self.strict  # the live reader keeps its own flag
             self.assembler.forget()

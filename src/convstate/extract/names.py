@@ -114,7 +114,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
-                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道")
+                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
 _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
 # the same said with 的 (高档型的酒店), which a name never holds
@@ -150,8 +150,9 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
         if _ZH_KIND.fullmatch(text, start, end) or (
                 not categories and _ZH_CATEGORY.fullmatch(text, start, end)):
             continue  # 地铁站, 经济型酒店: what a place is, not which
-        if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）":
-            start, end = _branch_of(text, start - 1), end + 1  # 全聚德(王府井店): one name
+        if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）" \
+                and (brand := _branch_of(text, start - 1)) is not None:
+            start, end = brand, end + 1  # 全聚德(王府井店): one name
         if end - start >= 3:
             yield start, end
     if categories:
@@ -160,23 +161,22 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
     yield from _named_by_role(text)
 
 
+# verbs of choosing, buying and changing that come before a name (能换成华为(旗舰店))
+_ZH_CHOOSE = re.compile(r"换成|换到|改成|改为|升级到|选择|购买|订购|办理|开通")
 _ZH_BRAND = re.compile(rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{2,16}}$")
 # A name with no kind word (天坛, 老萨烤羊) known by its role: set before "this place"
 # (张裕爱斐堡国际酒庄这个景点), or what a place's attribute is asked of (天坛的电话)
 _ZH_ROLE = re.compile(r"[这那][个家座间所处](?=景点|地方|餐馆|餐厅|酒店|宾馆|饭店)"
                       r"|的(?=地址|电话|门票|评分|价格|营业时间|游玩时间|人均消费|推荐菜|特色菜)")
-_ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景区|房间|车|司机|出租车")
+_ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景区|房间|车|司机|出租车|客服|售后"
+                         r"|商品|产品|手机|订单|快递|物流|包裹|公司|门店|店铺|平台|账号|电话|地址")
 
 
 def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
     for m in _ZH_ROLE.finditer(text):
         end = m.start()
-        run = _ZH_BRAND.search(text, max(0, end - 16), end)
-        if run is None:
+        if (start := _name_before(text, end)) is None:
             continue
-        start = run.start()
-        for lead in _ZH_LEAD.finditer(text, start, end):
-            start = lead.end()
         if q := _ZH_QUANTITY.search(text, start, end):
             start = max(start, q.end())
         if end - start >= 2 and not _ZH_GENERIC.search(text, start, end) \
@@ -184,11 +184,23 @@ def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
             yield start, end
 
 
-def _branch_of(text: str, paren: int) -> int:
+def _branch_of(text: str, paren: int) -> int | None:
     """Where the name of a branch in brackets starts: a business named without a kind
-    word and its branch (全聚德(王府井店)) are one name; without one before, the bracket."""
-    m = _ZH_BRAND.search(text, max(0, paren - 16), paren)
-    return m.start() if m else paren
+    word and its branch (全聚德(王府井店)) are one name. None: no name before it."""
+    return _name_before(text, paren)
+
+
+def _name_before(text: str, end: int) -> int | None:
+    """Where a name that ends at ``end`` starts: after the last word a name comes after
+    (a particle, a verb of choosing or changing, a wish: 能换成华为, 另外便宜坊), at least
+    two letters; None when there is none, or it follows "this"/"a" (这家店: a kind)."""
+    run = _ZH_BRAND.search(text, max(0, end - 16), end)
+    if run is None or (run.start() > 0 and text[run.start() - 1] in "这那哪每某该此一两几"):
+        return None
+    start = run.start()
+    for word in (*_ZH_LEAD.finditer(text, start, end), *_ZH_CHOOSE.finditer(text, start, end)):
+        start = max(start, word.end())
+    return start if end - start >= 2 else None
 
 
 def find_names(text: str, categories: bool = False) -> list[tuple[int, int]]:

@@ -76,13 +76,12 @@ _ZH_GENERIC = re.compile(
     r"|高速|免费|无线|有线|光纤|便宜|划算|普通|新|老|原|旧|同款)+")
 
 
-# A name set before what it names, by a demonstrative and a measure word (有杏仁豆腐这道菜,
-# iPhone这款手机, 炒饭和火焰冰淇淋这两道菜): the apposition says which one, so what
-# stands before it is a name, whatever its head. Verbs of eating come before a dish.
-_ZH_APPOSED = re.compile(r"[这那]([一两二三四五六七八九几]?)[道款]"
-                         r"(?=[\u4e00-\u9fff])")
+# A dish named before "this dish" (有杏仁豆腐这道菜, 炒饭和火焰冰淇淋这两道菜): the
+# apposition says which one, so what stands before it is a name. Verbs of eating come
+# before a dish. (这款/这个 + a noun is tried as often on a question's words: 请问这款.)
+_ZH_APPOSED = re.compile(r"[这那]([一两二三四五六七八九几]?)道菜")
 _ZH_BEFORE_DISH = re.compile(rf"{_ZH_BEFORE.pattern}|吃|喝|品尝|尝尝?")
-_ZH_AND = re.compile(r"[和与及、跟]$")
+_ZH_AND = re.compile(r"[和与及、跟]")
 
 
 def english_products(text: str) -> Iterator[tuple[int, int]]:
@@ -140,7 +139,7 @@ def chinese_apposed(text: str) -> Iterator[tuple[int, int]]:
                     not before and run > 0 and _ZH_LETTER.match(text, run - 1)):
                 break
             yield start, end
-            if not (many and _ZH_AND.search(text, 0, start)):
+            if not (many and start > 0 and _ZH_AND.match(text, start - 1)):
                 break
             end = start - 1
 
@@ -154,7 +153,7 @@ HEAD_WORDS = ("plan", "package", "subscription", "membership", "card", "pass", "
 def find_products(text: str) -> list[tuple[int, int]]:
     """Spans of product, plan and service names in ``text``, in order, not overlapping."""
     low = text.lower()
-    found = set(chinese_apposed(text)) if "这" in text or "那" in text else set()
+    found = set(chinese_apposed(text)) if "道菜" in text else set()
     if any(w in low for w in HEAD_WORDS):
         found |= set(english_products(text)) | set(chinese_products(text))
     out: list[tuple[int, int]] = []

@@ -257,11 +257,7 @@ class RuleExtractor(BaseExtractor):
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
-                updates, kept = proposed_instead(turn, anchors, index)
-                if len(kept) < len(anchors):  # a failed value said back is no new one
-                    gone = {id(a) for a in anchors} - {id(a) for a in kept}
-                    delta.anchors = [a for a in delta.anchors if id(a) not in gone]
-                delta.updates += updates
+                delta.updates += proposed_instead(turn, anchors, index)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send

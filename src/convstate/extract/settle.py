@@ -5,8 +5,8 @@ that they do not satisfy — a time, a date, a price outside the range asked for
 the proposal satisfies (a rating above the least asked for) stays the user's, and what
 was asked for, said back ("no restaurant rated 4.5 or more"), is no offer.
 
-An offer outside the bounds just asked for that the user goes on from, neither refusing
-it nor asking anew ("人均消费137元" after "50元以下"; "嗯，就它家了"), is taken the same way.
+An offer outside the bounds just asked for that the user agrees to ("人均消费137元"
+after "50元以下", then "嗯，就它家了") is taken the same way.
 
 A requirement is read as a bound when it says one: a range ("100-150元", "$20 to $40"),
 "at least"/"X以上", "at most"/"under"/"X以下"; a value satisfies it when its number is
@@ -31,48 +31,34 @@ _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\
 
 
 def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
-                     ) -> tuple[list[ItemUpdate], list[NewAnchor]]:
+                     ) -> list[ItemUpdate]:
     """The updates that an assistant turn saying it cannot meet a request, and proposing
-    values instead, makes to the earlier values (see the module's rule), and the turn's
-    values that stay: a value said before that failed (a time read back, "I could not
-    book 11:30 am") is replaced wherever it was held, here too."""
+    values instead, makes to the user's earlier values (see the module's rule)."""
     if turn.role == "user" or not turn.content or not C.unavailable.search(turn.content):
-        return [], list(anchors)
-    index = section_entries(index, "anchors")
+        return []
     offered: dict[str, list[str]] = {}
     for a in anchors:
         if a.key in SETTLED_KEYS:
             offered.setdefault(a.key, []).append(a.value)
-    mine = [(e, *e.text.partition("=")[::2]) for e in index
+    mine = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
             if e.speaker == "user" and e.text.partition("=")[0] in offered]
     said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
-    # ... and what was said before, of the assistant's too (a read-back): what failed
-    proposed = {(k, normalize(v)) for k, vs in offered.items() for v in vs}
-    failed = {normalize(v) for e in index if e.turn is not None and e.turn < turn.index
-              for k, v in [e.text.partition("=")[::2]] if (k, normalize(v)) in proposed}
     out = []
     for e, key, value in mine:
         instead = [v for v in offered[key] if normalize(v) not in said]
         if instead and not any(satisfies(value, v) for v in instead):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
-    # a key with a new value proposed: its values that failed are replaced
-    replaced = {k for k, vs in offered.items() if any(normalize(v) not in failed | said
-                                                       for v in vs)}
-    for e in index:
-        key, _, value = e.text.partition("=")
-        if e.speaker == "assistant" and key in replaced and normalize(value) in failed:
-            out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
-    return out, [a for a in anchors if a.key not in replaced
-                 or normalize(a.value) not in failed]
+    return out
 
 
 def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
              ) -> list[ItemUpdate]:
     """The updates a user's turn makes by going on after the assistant answered a request
     with values outside the bounds it asked for (人均消费137元 after "50元以下", a rating
-    of 4.3 after "4.5 or more"): an offer neither refused nor asked anew is taken, and the
-    bound of that request it does not meet is replaced."""
-    if turn.role != "user" or not turn.content or C.corrects.search(turn.content):
+    of 4.3 after "4.5分以上"): an offer agreed to (嗯，就它家了; 可以啊), not corrected, is
+    taken, and the bound of that request it does not meet is replaced."""
+    if turn.role != "user" or not turn.content or not C.agrees.search(turn.content) \
+            or C.corrects.search(turn.content):
         return []
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")

@@ -216,6 +216,9 @@ PACK = LanguagePack(
         "corrects": r"^\W*(?:no|nope|nah)\b|\b(?:actually|instead(?!\s+of\b)"
                     r"|rather(?!\s+than\b)|changed? my mind"
                     r"|my (?:bad|mistake)|made a mistake|correction|wrong)\b",
+        # a reply that takes what was just offered ("Sure, book it", "OK, what's the address?")
+        "agrees": r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|alright|all right|perfect|great|fine"
+                  r"|sounds good|that works|that's fine|that is fine)\b",
         "polar_answer": r"^(?:yes|yeah|yep|no|nope|sure|of course|certainly|absolutely"
                         r"|it is|it does|they do|there is|there are)\b",
         # what a question asks for, by the key of the value that answers it

@@ -138,6 +138,8 @@ PACK = LanguagePack(
         "at_most": r"以下|以内|至多|最多|不超过|不高于|不多于",
         # a user correcting what was just said back (不是…是…, 改成, 说错了)
         "corrects": r"^\W*(?:不|没|错)|不是|不对|错了|改成|改为|改到|换成|换到|搞错|说错|更正",
+        # a reply that takes what was just offered (嗯，就它家了; 可以啊; 也行)
+        "agrees": r"^\W*(?:好的?|行|可以|嗯+|没问题|也行|也可以|就它|就这|就去|就选)",
         "polar_answer": r"^(?:是的?|对的?|有的?|没有|可以|不可以|能|不能|不是|会的?|不会|行|不行"
                         r"|当然)",
         # what a question asks for, by the key of the value that answers it
