@@ -138,3 +138,15 @@ def test_an_offer_outside_the_bound_the_user_agrees_to_is_taken() -> None:
     assert active(mem, "amount") == ["137元"]
     for reply in ("不行，要50元以下的。", "还有别的便宜点的吗？", "太贵了。"):  # not taken
         assert "50元以下" in active(said(asked, offer, ("user", reply)), "amount"), reply
+
+
+@pytest.mark.parametrize("turns, key, both", [
+    ([("user", "请给我退款200元。"), ("assistant", "已为您退款200元，不过运费10元不退。")],
+     "amount", ["200元", "10元"]),
+    ([("user", "Book a table at Nopa for 7 pm."),
+      ("assistant", "Booked Nopa for 7 pm. The kitchen closes at 10 pm, but you are all set.")],
+     "time", ["7 pm", "10 pm"]),
+])
+def test_a_value_said_back_beside_a_contrast_only_stands(turns, key, both) -> None:
+    mem = said(*turns)  # no failure is said: the contrast adds a value, it replaces none
+    assert set(active(mem, key)) == set(both)

@@ -43,8 +43,12 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     mine = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
             if e.speaker == "user" and e.text.partition("=")[0] in offered]
     said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
+    here = {normalize(v) for vs in offered.values() for v in vs}
+    stands = C.contrast_only.search(turn.content) is not None  # "…200元，不过运费10元不退"
     out = []
     for e, key, value in mine:
+        if stands and normalize(value) in here:
+            continue  # said back beside a contrast only: it stands
         instead = [v for v in offered[key] if normalize(v) not in said]
         if instead and not any(satisfies(value, v) for v in instead):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))

@@ -201,6 +201,11 @@ PACK = LanguagePack(
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
+        # ... a contrast only ("Refunded $200, but the $10 shipping is not") keeps what it
+        # says back: it is no failure
+        "contrast_only": r"^(?![\s\S]*\b(?:unfortunately|sorry|able to|unable|could ?n[o']t"
+                         r"|can ?n[o']t|available|availability|openings?|vacanc|matches"
+                         r"|results|fully booked|sold out))[\s\S]*\b(?:but|however)\b",
         "unavailable": r"\b(?:unfortunately|sorry|but|however|(?:not|n't) able to|unable to"
                        r"|could ?n[o']t"
                        r"|can ?n[o']t|not available|unavailable|no (?:\w+ )?(?:available"

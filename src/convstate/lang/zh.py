@@ -133,6 +133,8 @@ PACK = LanguagePack(
         # what was asked for cannot be had as asked (没有合适的景点, 抱歉…订满了, 但评分是4分):
         # what the turn proposes comes instead
         "unavailable": r"没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|但是?|不过|只是|可惜",
+        "contrast_only": r"^(?![\s\S]*(?:没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|可惜))"
+                         r"[\s\S]*(?:但是?|不过|只是)",
         # a requirement's bound (4分以上, 不超过100元)
         "at_least": r"以上|至少|不低于|不少于",
         "at_most": r"以下|以内|至多|最多|不超过|不高于|不多于",
