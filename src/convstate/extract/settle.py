@@ -3,7 +3,9 @@ as asked ("Unfortunately 11:30 is taken. Would 11 am work?", 没有合适的景�
 门票70元), the values it proposes instead replace the user's earlier ones of the same key
 that they do not satisfy — a time, a date, a price outside the range asked for. A value
 the proposal satisfies (a rating above the least asked for) stays the user's, and what
-was asked for, said back ("no restaurant rated 4.5 or more"), is no offer.
+was asked for, said back ("no restaurant rated 4.5 or more"), is no offer. A contrast
+alone ("but", 不过: 已为您退款200元，不过运费10元不退) says no failure: a value said back
+beside it stands.
 
 An offer outside the bounds just asked for that the user agrees to ("人均消费137元"
 after "50元以下", then "嗯，就它家了") is taken the same way.
