@@ -518,10 +518,12 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
     def value(r: Row) -> str:  # every line of someone's text names who said it
         return quoted(r) + ("" if provenance else who(r))
 
-    def values(group: list[Row]) -> str:  # "key (who): v1, v2" for rows of one key
-        out = []  # (a verbatim value is the user's unless named: the tightest budget's
-        for same in grouped(group, lambda r: (r.label, r.speaker)).values():  # rows; a
-            r = same[0]  # constraint is the user's own words, and says so)
+    # "key (who): v1, v2" for rows of one key; a verbatim value is the user's unless named
+    # (the tightest budget's rows), a constraint is the user's own words and says so
+    def values(group: list[Row]) -> str:
+        out = []
+        for same in grouped(group, lambda r: (r.label, r.speaker)).values():
+            r = same[0]
             named = "" if r.speaker in ("user", None) and r.tag not in WORDED else who(r)
             out.append(f"{label(r)}{named}: " + ", ".join(map(quoted, same)))
         return "; ".join(out)

@@ -151,7 +151,7 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
                 not categories and _ZH_CATEGORY.fullmatch(text, start, end)):
             continue  # 地铁站, 经济型酒店: what a place is, not which
         if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）" \
-                and (brand := _branch_of(text, start - 1)) is not None:
+                and (brand := _name_before(text, start - 1)) is not None:
             start, end = brand, end + 1  # 全聚德(王府井店): one name
         if end - start >= 3:
             yield start, end
@@ -182,12 +182,6 @@ def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
         if end - start >= 2 and not _ZH_GENERIC.search(text, start, end) \
                 and not _ZH_KIND.fullmatch(text, start, end) and not text[start].isdigit():
             yield start, end
-
-
-def _branch_of(text: str, paren: int) -> int | None:
-    """Where the name of a branch in brackets starts: a business named without a kind
-    word and its branch (全聚德(王府井店)) are one name. None: no name before it."""
-    return _name_before(text, paren)
 
 
 def _name_before(text: str, end: int) -> int | None:

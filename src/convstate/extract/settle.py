@@ -36,7 +36,10 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
                      ) -> list[ItemUpdate]:
     """The updates that an assistant turn saying it cannot meet a request, and proposing
     values instead, makes to the user's earlier values (see the module's rule)."""
-    if turn.role == "user" or not turn.content or not C.unavailable.search(turn.content):
+    if turn.role == "user" or not turn.content:
+        return []
+    failed = C.unavailable.search(turn.content) is not None
+    if not failed and not C.contrast_offer.search(turn.content):
         return []
     offered: dict[str, list[str]] = {}
     for a in anchors:
@@ -46,10 +49,9 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
             if e.speaker == "user" and e.text.partition("=")[0] in offered]
     said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
     here = {normalize(v) for vs in offered.values() for v in vs}
-    stands = C.contrast_only.search(turn.content) is not None  # "…200元，不过运费10元不退"
     out = []
     for e, key, value in mine:
-        if stands and normalize(value) in here:
+        if not failed and normalize(value) in here:
             continue  # said back beside a contrast only: it stands
         instead = [v for v in offered[key] if normalize(v) not in said]
         if instead and not any(satisfies(value, v) for v in instead):

@@ -201,16 +201,14 @@ PACK = LanguagePack(
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
-        # ... a contrast only ("Refunded $200, but the $10 shipping is not") keeps what it
-        # says back: it is no failure
-        "contrast_only": r"^(?![\s\S]*\b(?:unfortunately|sorry|able to|unable|could ?n[o']t"
-                         r"|can ?n[o']t|available|availability|openings?|vacanc|matches"
-                         r"|results|fully booked|sold out))[\s\S]*\b(?:but|however)\b",
-        "unavailable": r"\b(?:unfortunately|sorry|but|however|(?:not|n't) able to|unable to"
+        "unavailable": r"\b(?:unfortunately|sorry|(?:not|n't) able to|unable to"
                        r"|could ?n[o']t"
                        r"|can ?n[o']t|not available|unavailable|no (?:\w+ )?(?:available"
                        r"|availability|openings?|vacanc(?:y|ies)|matches|results)"
                        r"|fully booked|sold out)\b",
+        # ... or a contrast proposes beside what it says back, which then stands ("Refunded
+        # $200, but the $10 shipping is not"; "Booked for 7 pm, but the kitchen closes at 10")
+        "contrast_offer": r"\b(?:but|however)\b",
         # a requirement's bound ("at least 4 stars", "under $50")
         "at_least": r"\b(?:at least|or more|or above|or higher|minimum|above|over|more than"
                     r"|greater than)\b",

@@ -130,11 +130,12 @@ PACK = LanguagePack(
         # what a request to the user asks to have confirmed
         "ask_confirm": r"确认",
         "polar_question": r"吗\s*[？?。]?\s*$|有没有|是不是|能不能|可不可以|会不会|是否",
-        # what was asked for cannot be had as asked (没有合适的景点, 抱歉…订满了, 但评分是4分):
+        # what was asked for cannot be had as asked (没有合适的景点, 抱歉…订满了):
         # what the turn proposes comes instead
-        "unavailable": r"没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|但是?|不过|只是|可惜",
-        "contrast_only": r"^(?![\s\S]*(?:没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|可惜))"
-                         r"[\s\S]*(?:但是?|不过|只是)",
+        "unavailable": r"没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|可惜",
+        # ... or a contrast proposes beside what it says back, which then stands
+        # (已为您退款200元，不过运费10元不退)
+        "contrast_offer": r"但是?|不过|只是",
         # a requirement's bound (4分以上, 不超过100元)
         "at_least": r"以上|至少|不低于|不少于",
         "at_most": r"以下|以内|至多|最多|不超过|不高于|不多于",
