@@ -259,6 +259,27 @@ def test_precision_is_the_share_of_active_anchors_that_are_gold_values_so_far() 
     assert state_scores(acc.tally)["state_precision"] == 0.6  # 1/2 at turn 0, 2/3 at 2
 
 
+def test_a_number_is_held_only_whole() -> None:
+    """"5分" is not held by "4.5分以上", nor "2" people by a phone with a 2: a number
+    form counts only where no digit (or decimal point) goes on from it."""
+    rows = [{"turn": 0, "user_state": [[1, "餐馆", "评分", "5分", True],
+                                       [1, "餐馆", "人数", "2", True]]},
+            {"turn": 2, "user_state": [[1, "餐馆", "评分", "4分", True],
+                                       [1, "餐馆", "人数", "2", True]]}]
+    acc = StateAccuracy(rows)
+    late = ConversationState(anchors=[anchor(1, "4.5分以上", 0), anchor(2, "4分", 2),
+                                      anchor(3, "010-82512345", 0)])
+    acc.read(0, late)
+    acc.read(2, late)
+    acc.end(late)
+    s = state_scores(acc.tally)
+    assert s["state_replaced"] == 1 and s["state_stale"] == 0.0  # 5分 is held nowhere
+    assert s["state_turn_recall"] == 0.25  # 4分 at turn 2; neither 5分 nor 2 people
+    acc = StateAccuracy(rows)
+    acc.read(0, ConversationState(anchors=[anchor(1, "评分5分", 0), anchor(2, "2位", 0)]))
+    assert state_scores(acc.tally)["state_turn_recall"] == 1.0
+
+
 def test_folded_recall_reads_the_last_gold_state() -> None:
     acc = StateAccuracy(sgd_rows((0, {"date": ["March 3rd"]}), (2, {"date": ["March 5th"]}),
                                  (4, {})))  # an empty last state: the one before counts

@@ -10,7 +10,8 @@ The gold, per user turn (``state_by_turn[]``; sets without it are not measured):
   pointer into another sub-goal ("出现在id=3的周边景点里") is no value and is skipped.
 
 An item *holds* a value when what it says (its text, an anchor's value, and an anchor's
-subject) contains one of the value's forms, case-insensitively. A *live* item has its
+subject) contains one of the value's forms, case-insensitively, a number only as a whole
+number ("5分" is not held by "4.5分以上", nor "2" people by a phone with a 2). A *live* item has its
 section's live status; an *active* anchor, status ``active``. The measures, over every
 read of every dialogue:
 
@@ -18,14 +19,14 @@ read of every dialogue:
 - ``state_anchor_recall``: the same, held by an active anchor;
 - ``state_stale``: of the values the gold state replaced for a slot (not another
   surface form of the slot's last value: its forms and the last one's do not contain
-  one another), those still held by an active anchor at the end while the last value
+  one another; nor the last value of another slot, as a requirement asked again for the
+  next sub-goal), those still held by an active anchor at the end while the last value
   is held by a live item;
 - ``state_precision``: of the active anchors at each read, those whose value contains a
   gold value of the dialogue stated up to that turn (replaced ones included: a replaced
   value is counted by ``state_stale``, not here). The gold is the *user's* dialogue
   state, so a value the assistant offered and the user never took (the phone of a
-  restaurant not chosen) counts against it; and containment is the recall's, so a short
-  value ("2" people) also counts inside a longer one (a phone with a 2);
+  restaurant not chosen) counts against it; and containment is the recall's;
 - ``state_folded_recall``: the last gold state's slots held by a live item after
   ``compact(keep_recent_turns=0)`` at the end: what extraction gives when every turn is
   folded, the ceiling of turn recall.
@@ -92,7 +93,23 @@ def _live(state: ConversationState) -> list[str]:
 
 
 def _held(texts: Iterable[str], forms: Forms) -> bool:
-    return any(f in t for t in texts for f in forms)
+    return any(_contains(t, f) for t in texts for f in forms)
+
+
+def _contains(text: str, form: str) -> bool:
+    """Whether ``text`` says ``form``; a number in it only whole: "5分" is not in
+    "4.5分以上", nor "2" in "12" or "2.5"."""
+    at = text.find(form)
+    if at < 0 or not (form[0].isdigit() or form[-1].isdigit()):
+        return at >= 0
+    while at >= 0:
+        end = at + len(form)
+        if not (form[0].isdigit() and at and (text[at - 1].isdigit() or text[at - 1] == "."))\
+                and not (form[-1].isdigit() and end < len(text) and (
+                    text[end].isdigit() or text[end] == "." and text[end + 1:end + 2].isdigit())):
+            return True
+        at = text.find(form, at + 1)
+    return False
 
 
 def _same_value(a: Forms, b: Forms) -> bool:
@@ -130,7 +147,7 @@ class StateAccuracy:
             self._stated.update(forms)
         for a in active:
             value = a.value.lower()
-            self.tally.add("state_precision", any(f in value for f in self._stated))
+            self.tally.add("state_precision", any(_contains(value, f) for f in self._stated))
         if gold:
             self._last = gold
 
@@ -139,9 +156,13 @@ class StateAccuracy:
         replacement."""
         live = _live(state)
         anchors = [_said(a) for a in state.active_anchors()]
+        current = [seen[-1] for seen in self._values.values()]
         for seen in self._values.values():
             last = seen[-1]
-            replaced = {old for old in seen[:-1] if not _same_value(old, last)}
+            # a value replaced for one slot may be current for another (4.5分以上 asked
+            # again for the next sub-goal): held, it is no stale value
+            replaced = {old for old in seen[:-1]
+                        if not any(_same_value(old, now) for now in current)}
             for old in replaced:
                 self.tally.add("state_stale", _held(anchors, old) and _held(live, last))
 
