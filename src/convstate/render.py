@@ -464,7 +464,7 @@ def _grouped(rows: list[Row]) -> list[list[Row]]:
     subjects = {r.subject for r in rows if r.subject}
     rows = [r for r in rows if r.subject or not (r.tag == "name" and r.value in subjects)]
     return list(grouped(rows, lambda r: ("about", r.subject) if r.subject
-                       else ("key", r.label, r.speaker)).values())
+                       else ("key", r.label.partition(" (")[0], r.speaker)).values())
 
 
 # Characters escaped in every format (as JSON escapes; XML: character references): what
@@ -521,11 +521,15 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
     # "key (who): v1, v2" for rows of one key; a verbatim value is the user's unless named
     # (the tightest budget's rows), a constraint is the user's own words and says so
     def values(group: list[Row]) -> str:
-        out = []
+        out, keys = [], set()
         for same in grouped(group, lambda r: (r.label, r.speaker)).values():
             r = same[0]
             named = "" if r.speaker in ("user", None) and r.tag not in WORDED else who(r)
-            out.append(f"{label(r)}{named}: " + ", ".join(map(quoted, same)))
+            key, _, marker = r.label.partition(" (")
+            # a key's replaced values after its current ones: "time: "8 pm"; replaced: …"
+            shown = marker[:-1] if marker and key in keys else label(r)
+            keys.add(key)
+            out.append(f"{shown}{named}: " + ", ".join(map(quoted, same)))
         return "; ".join(out)
 
     def claimed(r: Row) -> str:  # a decision the assistant did not make is a claim
