@@ -31,8 +31,12 @@ def test_a_later_time_of_the_same_thing_replaces_the_earlier() -> None:
     assert [(h.value, h.status) for h in history] == [("7 pm", "superseded"),
                                                       ("8 pm", "active")]
     lines = mem.render("text").splitlines()  # the whole state's block: 7 pm as history
-    assert '- time: "8 pm"' in lines and any(line.endswith('(replaced): "7 pm"')
+    assert '- time: "8 pm"' in lines and any(line.endswith('time (replaced): "7 pm"')
                                              for line in lines)
+    # a key's replaced values follow its current ones on one line
+    mem = said(("user", "My phone is 415-555-0100."),
+               ("user", "Sorry, my new phone is 415-555-0199."))
+    assert '- phone: "415-555-0199"; replaced: "415-555-0100"' in mem.render("text").splitlines()
 
 
 def test_values_said_in_one_turn_stand_together() -> None:
@@ -78,15 +82,28 @@ def test_a_correction_replaces_what_was_said_back() -> None:
 
 
 def test_a_new_search_place_replaces_the_old_one() -> None:
-    """A name in the place role ("in X") is where a search is: the user's next search
-    somewhere else replaces it (and the assistant's saying it back); the kinds of
-    service asked for are names, and stay."""
+    """A name in the place role ("in X") is where a search is, one in the category role
+    ("a X") what it is for: the user's next search replaces both (and the assistant's
+    saying them back)."""
     mem = said(("user", "I need a Psychologist in San Francisco."),
                ("assistant", "Dr. Lee is a Psychologist in San Francisco."),
                ("user", "What about a Psychiatrist in Pittsburg?"))
     places = {h.value: h.status for h in mem.state.history("place")}
     assert places == {"San Francisco": "superseded", "Pittsburg": "active"}
-    assert {"Psychologist", "Psychiatrist"} <= set(active(mem, "names"))
+    assert active(mem, "category") == ["Psychiatrist"]
+    assert "Psychologist" not in {a.value for a in mem.state.active_anchors()}
+
+
+def test_what_is_sought_is_replaced_by_what_is_sought_next() -> None:
+    mem = said(("user", "Can you find me a therapist in Vallejo?"),
+               ("assistant", "What kind would you like to see?"),
+               ("user", "I'd like to see a Psychologist."),
+               ("assistant", "Would you be interested in seeing Dwyer Patricia J?"),
+               ("user", "Is there a Family Counselor in Gilroy?"))
+    assert active(mem, "category") == ["Family Counselor"]
+    assert "Dwyer Patricia J" in active(mem, "names")  # which one, not what kind
+    both = said(("user", "I'd like a Coke and a Sprite, please."))
+    assert active(both, "category") == ["Coke", "Sprite"]
 
 
 def test_a_contrast_is_no_correction() -> None:
@@ -150,3 +167,49 @@ def test_an_offer_outside_the_bound_the_user_agrees_to_is_taken() -> None:
 def test_a_value_said_back_beside_a_contrast_only_stands(turns, key, both) -> None:
     mem = said(*turns)  # no failure is said: the contrast adds a value, it replaces none
     assert set(active(mem, key)) == set(both)
+
+
+def test_a_read_back_goes_with_the_request_the_user_changes() -> None:
+    mem = said(("user", "Book it for 1:15 pm on March 4th please."),
+               ("assistant", "An appointment with Loffer Shirley at 1:15 pm on March 4th, "
+                             "right?"),
+               ("user", "Yes, but make it 1:30 pm."))
+    assert active(mem, "time") == ["1:30 pm"]
+
+
+def test_a_day_asked_for_is_a_date_and_one_told_in_passing_is_not() -> None:
+    mem = said(("user", "Book me in on Friday next week."),
+               ("assistant", "An appointment on March 8th, is that correct?"),
+               ("user", "No, change that to today."))
+    assert active(mem, "date") == ["today"]
+    assert active(said(("user", "The parcel arrived today, broken.")), "date") == []
+
+
+def test_an_address_ends_where_the_sentence_goes_on() -> None:
+    mem = said(("user", "Share the address 255 North 1st Street with Nicole."))
+    assert active(mem, "address") == ["255 North 1st Street"]
+    assert "Nicole" in active(mem, "names")
+
+
+def test_an_exact_value_is_taken_up_when_agreed_to_and_said_alike() -> None:
+    """An offer the user agrees to replaces an exact value asked for when the two look
+    alike (5分, 4分); one time said two ways is a read-back, not an offer."""
+    mem = said(("user", "我希望餐厅的评分是5分并且消费在50-100元之间，这家店合适么？"),
+               ("assistant", "这家店的人均消费是169元，评分为4分，请您考虑一下哦。"),
+               ("user", "好吧，那麻烦您发一下这家店的地址给我吧。"))
+    assert active(mem, "rating") == ["4分"] and active(mem, "amount") == ["169元"]
+    mem = said(("user", "Make it at a quarter to 11 in the morning."),
+               ("assistant", "An appointment at 10:45 am, is that correct?"),
+               ("user", "Yes, that's right."))
+    assert "a quarter to 11 in the morning" in active(mem, "time")
+
+
+def test_a_chinese_category_replaces_the_one_of_its_kind() -> None:
+    """A type before a kind word (经济型酒店, 中式餐厅) is a category about that kind: the
+    user's next category of hotel replaces the last, a restaurant's stands beside it."""
+    mem = said(("user", "帮我找一家经济型酒店，再找一家中式餐厅。"),
+               ("assistant", "好的，请问还有别的要求吗？"),
+               ("user", "酒店还是换成舒适型的酒店吧。"))
+    assert sorted(active(mem, "category")) == ["中式餐厅", "舒适型的酒店"]
+    assert {h.value: h.status for h in mem.state.history("category")}["经济型酒店"] \
+        == "superseded"

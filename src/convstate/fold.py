@@ -455,10 +455,13 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
             new.status, new.superseded_by, new.superseded_turn = "active", None, None
         if new.status != "active":
             continue
-        for old in mine.get(new.key, ()):
+        olds = mine.get(new.key, ())
+        asked = max((o.last_turn for o in olds if o.speaker == "user"
+                     and o.last_turn < new.last_turn), default=None)
+        for old in olds:
             old = draft.own("anchors", old)
             if old.status == "active" and old.last_turn < new.last_turn \
-                    and _replaces(new, old):
+                    and (_replaces(new, old) or _read_back(new, old, asked)):
                 old.status, old.superseded_by = "superseded", new.id
                 old.superseded_turn = new.last_turn
                 stats.superseded += 1
@@ -475,6 +478,15 @@ def _replaces(new: Anchor, old: Anchor) -> bool:
         return not new.subject or not old.subject or named if old.speaker == "user" \
             else not old.subject or named
     return named and old.speaker != "user"
+
+
+def _read_back(new: Anchor, old: Anchor, asked: int | None) -> bool:
+    """Whether ``old`` is the assistant's read-back of the user's request that ``new``
+    changes (the user asked for 1:15 at ``asked``; "with Loffer Shirley at 1:15 pm, is
+    that right?"; "make it 1:30"): said in the reply to that request, it goes with it,
+    whatever named thing it was about."""
+    return new.speaker == "user" and not new.subject and old.speaker != "user" \
+        and asked is not None and old.turns[0] == asked + 1
 
 
 def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
@@ -549,10 +561,11 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
 def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     """What the assistant or a tool said about a named thing this fold replaced (the
     times offered at the station the user traded for another, the address shared with
-    the contact the user changed) was about that thing only: it goes with it."""
+    the contact the user changed) was about that thing only: it goes with it. (A
+    category replaced, 经济型酒店, names no one thing.)"""
     gone = {normalize(item.value): item for s, item, was in draft.owned.values()
             if s == "anchors" and was == "active" and item.status == "superseded"
-            and item.kind == "name"}
+            and item.kind == "name" and item.key != "category"}
     if not gone:
         return
     for a in draft.state.anchors:

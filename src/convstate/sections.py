@@ -259,8 +259,9 @@ def _anchor_rank(a: Anchor) -> float:
 # appointment's time, a trip's date). A later turn's value replaces the earlier ones of
 # the same thing (fold.py); values said in one turn stand together ("from the 3rd to the
 # 5th"), and the user who takes up the assistant's proposal replaces theirs with it. A
-# place is a name in the place role ("in Walnut Creek": where a search is).
-SLOT_KEYS = frozenset({"date", "time", "place"})
+# place is a name in the place role ("in Walnut Creek": where a search is), a category
+# one in the category role ("a Psychiatrist": what is sought).
+SLOT_KEYS = frozenset({"date", "time", "place", "category"})
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}

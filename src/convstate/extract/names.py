@@ -120,6 +120,15 @@ _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KIND
 # the same said with 的 (高档型的酒店), which a name never holds
 _ZH_CATEGORY_OF = re.compile(
     rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}(?<!类)[型式档级]的(?:{_ZH_KINDS})")
+def category_kind(name: str) -> str | None:
+    """The kind of place a Chinese name of a category qualifies (经济型酒店 and
+    高档型的酒店: 酒店; 中式餐厅: 餐厅); None for a name of which place."""
+    if _ZH_CATEGORY.fullmatch(name) or _ZH_CATEGORY_OF.fullmatch(name):
+        return _ZH_KIND_AFTER_TYPE.search(name).group(1)  # type: ignore[union-attr]
+    return None
+
+
+_ZH_KIND_AFTER_TYPE = re.compile(rf"[型式类档级]的?({_ZH_KINDS})$")
 # the first characters of the kinds: one class tried before the ~100 words of the kinds
 # at each place a name might end (the same matches, several times faster on long text)
 _ZH_KIND_FIRST = "".join(sorted({k[0] for k in _ZH_KINDS.split("|")}))

@@ -50,10 +50,10 @@ from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, asked_kinds
-from .names import find_names
+from .names import category_kind, find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
-from .settle import corrected, proposed_instead, taken_up
+from .settle import corrected, proposed_instead, shape, taken_up
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -134,6 +134,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", re.compile(  # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I), 0),
+    ("date", "date", re.compile(  # a day asked for ("for later today", "change it to
+        # tomorrow"), not one told in passing ("it arrived today")
+        r"\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b(?!')", _I), 1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I)), 1),
@@ -158,7 +161,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:是|为|在|改成|改为|换成|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"(?![和与跟及或吗呢吧])[^，。,;；!！?？\n\s]{4,60})"
-        r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)(?=[.;!?\n]|$)"
+        r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)"
+        # up to the sentence's end or the words that go on past the address ("… with
+        # Nicole", "…, correct?")
+        r"(?=,?\s+(?i:with|to|for|and|from|by|please|correct|right)\b|[.;!?\n]|$)"
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)",
@@ -388,9 +394,13 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             anchor.subject = _nearest(text, named, start, stops)
     for spans, key in ((products, "product"), (names, "names")):
         for start, end in spans:
-            role = "place" if key == "names" and C.locative.search(
-                text, max(0, start - 12), start) else key
-            found.append((start, NewAnchor(kind="name", key=role, value=text[start:end],
+            value = text[start:end]
+            of = category_kind(value) if key == "names" else None
+            role = key if key != "names" else "category" if of else \
+                _name_role(text, start, end)
+            # a category of place is about the kind it qualifies: one for a hotel and
+            # one for a restaurant stand together
+            found.append((start, NewAnchor(kind="name", key=role, value=value, subject=of,
                                            turns=[turn.index])))
     if too_long and notes is not None:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
@@ -398,19 +408,25 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
+def _name_role(text: str, start: int, end: int) -> str:
+    """The key of the name at ``text[start:end]`` by its role: where a search is ("in
+    Walnut Creek"), what is sought, one of a kind heading its phrase ("a Psychiatrist",
+    "another SUV"; "a GUI library" is a library), or a name (which one: "Dr. Lee")."""
+    if C.locative.search(text, max(0, start - 12), start):
+        return "place"
+    if C.indefinite.search(text, max(0, start - 9), start) and C.phrase_end.match(text, end):
+        return "category"
+    return "names"
+
+
 def _listed(text: str, more: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
     """The spans of the values listed right after ``text[start:end]``, each of its form."""
-    form = _form(text[start:end])
+    form = shape(text[start:end])
     out = []
-    while (m := more.match(text, end)) and _form(m.group(1)) == form:
+    while (m := more.match(text, end)) and shape(m.group(1)) == form:
         start, end = m.span(1)
         out.append((start, end))
     return out
-
-
-def _form(value: str) -> str:
-    """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
-    return re.sub(r"[^\W\d_]+", "A", re.sub(r"\d+", "9", value))
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:

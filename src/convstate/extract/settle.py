@@ -29,6 +29,7 @@ from ..turns import Turn
 
 C = Cues()
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_LETTERS, _DIGITS = re.compile(r"[^\W\d_]+"), re.compile(r"\d+")
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
 
 
@@ -82,8 +83,8 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     for e in recent if offered else ():
         key, _, value = e.text.partition("=")
         if e.speaker == "user" and key in offered and e.turn == turn.index - 2 \
-                and _bound(value) is not None \
-                and not any(satisfies(value, v) for v in offered[key]):
+                and not any(satisfies(value, v) or not comparable(value, v)
+                            for v in offered[key]):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out
 
@@ -115,6 +116,18 @@ def satisfies(required: str, value: str) -> bool:
         return normalize(required) == normalize(value)
     low, high = bound
     return low <= float(number.group(0)) <= high
+
+
+def comparable(required: str, value: str) -> bool:
+    """Whether ``value`` is known to meet ``required`` or not: ``required`` is a bound,
+    or both look alike ("5分" and "4分", "7 pm" and "8 pm"; not "a quarter to 11 in the
+    morning" and "10:45 am", one time said two ways)."""
+    return _bound(required) is not None or shape(required) == shape(value)
+
+
+def shape(value: str) -> str:
+    """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
+    return _DIGITS.sub("9", _LETTERS.sub("A", value))
 
 
 def _bound(required: str) -> tuple[float, float] | None:

@@ -199,13 +199,20 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
+        # a name in the category role: what is sought, an indefinite name that heads its
+        # phrase ("a Psychiatrist in Pittsburg", "another SUV."; not "a GUI library"):
+        # matched at the end of the text before the name, and right after it
+        "indefinite": r"\b(?:an?|another)\s+$",
+        "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|that"
+                      r"|which|who|and|or|but|instead|please|too|as well|again|then|now"
+                      r"|today|tomorrow|tonight)\b",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
         "unavailable": r"\b(?:unfortunately|sorry|(?:not|n't) able to|unable to"
                        r"|could ?n[o']t"
                        r"|can ?n[o']t|not available|unavailable|no (?:\w+ )?(?:available"
                        r"|availability|openings?|vacanc(?:y|ies)|matches|results)"
-                       r"|fully booked|sold out)\b",
+                       r"|fully booked|sold out|fail(?:s|ed|ure)?)\b",
         # ... or a contrast proposes beside what it says back, which then stands ("Refunded
         # $200, but the $10 shipping is not"; "Booked for 7 pm, but the kitchen closes at 10")
         "contrast_offer": r"\b(?:but|however)\b",
