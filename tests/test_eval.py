@@ -280,6 +280,24 @@ def test_a_number_is_held_only_whole() -> None:
     assert state_scores(acc.tally)["state_turn_recall"] == 1.0
 
 
+def test_a_value_current_for_another_slot_is_not_stale() -> None:
+    """A requirement relaxed for one sub-goal and asked again for the next is current
+    there; one that only looks like another slot's (5分 in 4.5分以上) is still stale."""
+    rows = [{"turn": 0, "user_state": [[1, "景点", "评分", "4.5分以上", True],
+                                       [2, "餐馆", "评分", "5分", True]]},
+            {"turn": 2, "user_state": [[1, "景点", "评分", "4.3分", True],
+                                       [2, "餐馆", "评分", "4分", True],
+                                       [3, "酒店", "评分", "4.5分以上", True]]}]
+    acc = StateAccuracy(rows)
+    for turn in (0, 2):
+        acc.read(turn, ConversationState())
+    acc.end(ConversationState(anchors=[anchor(1, "4.5分以上", 2), anchor(2, "评分5分", 0),
+                                       anchor(3, "4.3分", 2), anchor(4, "4分", 2)]))
+    s = state_scores(acc.tally)
+    assert s["state_replaced"] == 1  # 5分; 4.5分以上 is the hotel's now
+    assert s["state_stale"] == 1.0
+
+
 def test_folded_recall_reads_the_last_gold_state() -> None:
     acc = StateAccuracy(sgd_rows((0, {"date": ["March 3rd"]}), (2, {"date": ["March 5th"]}),
                                  (4, {})))  # an empty last state: the one before counts

@@ -28,6 +28,8 @@ SINGLE_VALUED_KEYS = frozenset({"phone", "email", "address", "budget", "account"
                                 "name", "refund_method", "deadline"})
 _SENTIMENT_STEP = 0.15  # a score change below this is "stable"
 
+_DIGITS = re.compile(r"\d+")
+
 
 @dataclass
 class FoldStats:
@@ -456,8 +458,8 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
         if new.status != "active":
             continue
         olds = mine.get(new.key, ())
-        asked = max((o.last_turn for o in olds if o.speaker == "user"
-                     and o.last_turn < new.last_turn), default=None)
+        asked = max((o for o in olds if o.speaker == "user" and o.last_turn < new.last_turn),
+                    key=lambda o: o.last_turn, default=None) if new.speaker == "user" else None
         for old in olds:
             old = draft.own("anchors", old)
             if old.status == "active" and old.last_turn < new.last_turn \
@@ -480,13 +482,15 @@ def _replaces(new: Anchor, old: Anchor) -> bool:
     return named and old.speaker != "user"
 
 
-def _read_back(new: Anchor, old: Anchor, asked: int | None) -> bool:
-    """Whether ``old`` is the assistant's read-back of the user's request that ``new``
-    changes (the user asked for 1:15 at ``asked``; "with Loffer Shirley at 1:15 pm, is
-    that right?"; "make it 1:30"): said in the reply to that request, it goes with it,
-    whatever named thing it was about."""
-    return new.speaker == "user" and not new.subject and old.speaker != "user" \
-        and asked is not None and old.turns[0] == asked + 1
+def _read_back(new: Anchor, old: Anchor, asked: Anchor | None) -> bool:
+    """Whether ``old`` is the assistant's reading back of ``asked``, the user's request
+    that ``new`` changes ("1:15 pm, please"; "with Loffer Shirley at 1:15 pm, is that
+    right?"; "make it 1:30"): said in the reply to it, with the same numbers, it goes
+    with it, whatever named thing it was about."""
+    return asked is not None and not new.subject and old.speaker == "assistant" \
+        and old.turns[0] == asked.last_turn + 1 \
+        and bool(numbers := _DIGITS.findall(asked.value)) \
+        and _DIGITS.findall(old.value) == numbers
 
 
 def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None

@@ -114,8 +114,8 @@ def _contains(text: str, form: str) -> bool:
 
 def _same_value(a: Forms, b: Forms) -> bool:
     """Whether two gold readings are surface forms of one value ("SFO" and "San
-    Francisco" come together; "March 3rd" and "3rd")."""
-    return any(x in y or y in x for x in a for y in b)
+    Francisco" come together; "March 3rd" and "3rd"; not "5分" and "4.5分以上")."""
+    return any(_contains(y, x) or _contains(x, y) for x in a for y in b)
 
 
 class StateAccuracy:

@@ -134,9 +134,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", re.compile(  # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I), 0),
-    ("date", "date", re.compile(  # a day asked for ("for later today", "change it to
-        # tomorrow"), not one told in passing ("it arrived today")
-        r"\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b(?!')", _I), 1),
+    ("date", "date", re.compile(  # a day a booking or a change asks for ("make it for
+        # later today", "change that to tomorrow"), not one told in passing ("it arrived
+        # today", "thanks for today")
+        r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve)\b"
+        r"[^.?!;\n]{0,24}?\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b"
+        r"(?!['’])", _I), 1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I)), 1),
@@ -392,31 +395,57 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
         for start, anchor in tied:
             anchor.subject = _nearest(text, named, start, stops)
-    for spans, key in ((products, "product"), (names, "names")):
-        for start, end in spans:
-            value = text[start:end]
-            of = category_kind(value) if key == "names" else None
-            role = key if key != "names" else "category" if of else \
-                _name_role(text, start, end)
-            # a category of place is about the kind it qualifies: one for a hotel and
-            # one for a restaurant stand together
-            found.append((start, NewAnchor(kind="name", key=role, value=value, subject=of,
-                                           turns=[turn.index])))
+    for start, end in products:
+        found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
+                                       turns=[turn.index])))
+    for start, end in names:
+        role, of = _name_role(text, start, end, turn.role)
+        found.append((start, NewAnchor(kind="name", key=role, value=text[start:end],
+                                       subject=of, turns=[turn.index])))
     if too_long and notes is not None:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
                      f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
-def _name_role(text: str, start: int, end: int) -> str:
-    """The key of the name at ``text[start:end]`` by its role: where a search is ("in
-    Walnut Creek"), what is sought, one of a kind heading its phrase ("a Psychiatrist",
-    "another SUV"; "a GUI library" is a library), or a name (which one: "Dr. Lee")."""
-    if C.locative.search(text, max(0, start - 12), start):
-        return "place"
-    if C.indefinite.search(text, max(0, start - 9), start) and C.phrase_end.match(text, end):
-        return "category"
-    return "names"
+# how far before a name its role's word is looked for ("in the ", "another ")
+_ROLE_REACH = 12
+
+
+def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str | None]:
+    """The key of the name at ``text[start:end]`` by its role, and what it is about: where
+    a search is ("in Walnut Creek"); what a user's request seeks (a category), one of a
+    kind heading its phrase ("I need a Psychiatrist", "is there another SUV?"; not "a
+    GUI library", "my car is a Toyota") or a type of place (经济型酒店: about 酒店, so one
+    for a hotel and one for a restaurant stand together), unless the request adds one
+    more ("a Sprite too", 另外…); or a name (which one: "Dr. Lee", 如家)."""
+    before = text[max(0, start - _ROLE_REACH):start]
+    if C.locative.search(before):
+        return "place", None
+    of = category_kind(text[start:end])
+    one_of_a_kind = C.indefinite.search(before) and C.phrase_end.match(text, end)
+    if speaker != "user":  # the kind the assistant offers or says a place is, about no
+        # kind in particular: what the user seeks next replaces it, the assistant's own
+        # kinds of two places stand together (如家是经济型酒店, 全季是舒适型酒店)
+        return ("category" if of or one_of_a_kind else "names"), None
+    first, last = _sentence(text, start, end)
+    if C.adds.search(text, first, last):
+        return "names", None
+    asked = text[first:start]
+    if of:
+        return "category", of
+    if one_of_a_kind and C.seeks.search(asked):
+        return "category", None
+    return "names", None
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence holding ``text[start:end]`` starts and ends (within a clause's
+    length either way)."""
+    starts = [m.end() for m in _BREAK.finditer(text, max(0, start - MAX_CLAUSE), start)]
+    stop = _BREAK.search(text, end, end + MAX_CLAUSE)
+    return (starts[-1] if starts else max(0, start - MAX_CLAUSE),
+            stop.start() if stop else min(len(text), end + MAX_CLAUSE))
 
 
 def _listed(text: str, more: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:

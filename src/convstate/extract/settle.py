@@ -83,8 +83,8 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     for e in recent if offered else ():
         key, _, value = e.text.partition("=")
         if e.speaker == "user" and key in offered and e.turn == turn.index - 2 \
-                and not any(satisfies(value, v) or not comparable(value, v)
-                            for v in offered[key]):
+                and _bound(value) is not None \
+                and not any(satisfies(value, v) for v in offered[key]):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out
 
@@ -116,13 +116,6 @@ def satisfies(required: str, value: str) -> bool:
         return normalize(required) == normalize(value)
     low, high = bound
     return low <= float(number.group(0)) <= high
-
-
-def comparable(required: str, value: str) -> bool:
-    """Whether ``value`` is known to meet ``required`` or not: ``required`` is a bound,
-    or both look alike ("5分" and "4分", "7 pm" and "8 pm"; not "a quarter to 11 in the
-    morning" and "10:45 am", one time said two ways)."""
-    return _bound(required) is not None or shape(required) == shape(value)
 
 
 def shape(value: str) -> str:

@@ -199,10 +199,16 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
-        # a name in the category role: what is sought, an indefinite name that heads its
-        # phrase ("a Psychiatrist in Pittsburg", "another SUV."; not "a GUI library"):
-        # matched at the end of the text before the name, and right after it
+        # a name in the category role: what a request seeks, an indefinite name that
+        # heads its phrase ("I need a Psychiatrist in Pittsburg", "is there another SUV?";
+        # not "a GUI library", "my car is a Toyota"), unless the request adds one more
+        # ("and a Sprite too"); indefinite is matched at the end of the text before the
+        # name, phrase_end right after it, seeks and adds in its sentence before it
         "indefinite": r"\b(?:an?|another)\s+$",
+        "seeks": r"\b(?:I(?: want| need| wish|'d like| would like)|look(?:ing)? for"
+                 r"|find|search|recommend|book|reserve|is there|are there|any|what about"
+                 r"|how about|try)\b",
+        "adds": r"\b(?:also|too|as well|additionally)\b",
         "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|that"
                       r"|which|who|and|or|but|instead|please|too|as well|again|then|now"
                       r"|today|tomorrow|tonight)\b",
@@ -212,7 +218,7 @@ PACK = LanguagePack(
                        r"|could ?n[o']t"
                        r"|can ?n[o']t|not available|unavailable|no (?:\w+ )?(?:available"
                        r"|availability|openings?|vacanc(?:y|ies)|matches|results)"
-                       r"|fully booked|sold out|fail(?:s|ed|ure)?)\b",
+                       r"|fully booked|sold out|failed)\b",
         # ... or a contrast proposes beside what it says back, which then stands ("Refunded
         # $200, but the $10 shipping is not"; "Booked for 7 pm, but the kitchen closes at 10")
         "contrast_offer": r"\b(?:but|however)\b",

@@ -132,7 +132,11 @@ PACK = LanguagePack(
         "polar_question": r"吗\s*[？?。]?\s*$|有没有|是不是|能不能|可不可以|会不会|是否",
         # what was asked for cannot be had as asked (没有合适的景点, 抱歉…订满了):
         # what the turn proposes comes instead
-        "unavailable": r"没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|可惜|失败",
+        "unavailable": r"没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|可惜"
+                       r"|(?:预订|预约|下单|支付|办理|订购|提交|操作)失败|失败了",
+        # a request that adds one more (另外给我父母找一家高档型的酒店): what it seeks
+        # replaces nothing
+        "adds": r"另外|还要|还想|同时|也要|也想",
         # ... or a contrast proposes beside what it says back, which then stands
         # (已为您退款200元，不过运费10元不退)
         "contrast_offer": r"但是?|不过|只是",
