@@ -231,3 +231,23 @@ def test_what_is_not_a_change_replaces_nothing() -> None:
                ("assistant", "如家是经济型酒店，价格200元。"),
                ("assistant", "全季是舒适型酒店，价格300元。"))
     assert sorted(active(mem, "category")) == ["经济型酒店", "舒适型酒店"]
+
+
+@pytest.mark.parametrize("turns, key, left", [
+    ([("user", "我想找一家经济型酒店。"), ("assistant", "好的。"), ("user", "改为舒适型酒店。")],
+     "category", ["舒适型酒店"]),
+    ([("user", "I need a Psychiatrist in Pittsburg."), ("assistant", "Dr. Roe is one."),
+      ("user", "That one is too expensive, I need a Psychologist instead.")],
+     "category", ["Psychologist"]),
+    ([("user", "Book a table at 7 pm."),
+      ("assistant", "A table at Chez Panisse at 7:00 pm, is that right?"),
+      ("user", "Make it 8 pm.")], "time", ["8 pm"]),
+    ([("user", "Can you book a table at Chez Panisse for tomorrow?")], "date", ["tomorrow"]),
+    ([("user", "请帮我预订3月5日的房间。"),
+      ("assistant", "已为您预订3月5日。如果预订失败，我们会改订3月6日。")],
+     "date", ["3月5日", "3月6日"]),
+    ([("user", "I need to tell you my car is a Toyota."), ("assistant", "Noted."),
+      ("user", "I want you to know my wife drives a Honda.")], "category", []),
+])
+def test_a_change_is_read_by_its_grammar(turns, key, left) -> None:
+    assert active(said(*turns), key) == left

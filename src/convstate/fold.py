@@ -489,8 +489,12 @@ def _read_back(new: Anchor, old: Anchor, asked: Anchor | None) -> bool:
     with it, whatever named thing it was about."""
     return asked is not None and not new.subject and old.speaker == "assistant" \
         and old.turns[0] == asked.last_turn + 1 \
-        and bool(numbers := _DIGITS.findall(asked.value)) \
-        and _DIGITS.findall(old.value) == numbers
+        and bool(numbers := _numbers(asked.value)) and _numbers(old.value) == numbers
+
+
+def _numbers(value: str) -> list[str]:
+    """The numbers a value says, whole minutes left out ("7 pm" and "7:00 pm": 7)."""
+    return [n for k, n in enumerate(_DIGITS.findall(value)) if not (k and n.strip("0") == "")]
 
 
 def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None

@@ -137,8 +137,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", re.compile(  # a day a booking or a change asks for ("make it for
         # later today", "change that to tomorrow"), not one told in passing ("it arrived
         # today", "thanks for today")
-        r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve)\b"
-        r"[^.?!;\n]{0,24}?\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b"
+        r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve|get)\b"
+        r"[^.?!;\n]{0,40}?\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b"
         r"(?!['’])", _I), 1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
@@ -408,8 +408,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
-# how far before a name its role's word is looked for ("in the ", "another ")
-_ROLE_REACH = 12
+# how far before a name its role's word is looked for ("in the ", "another "), and the
+# request that seeks it ("I'd like to see a ", "can you recommend a ")
+_ROLE_REACH, _SEEK_REACH = 12, 24
+_CLAUSE_BREAK = re.compile(r"[。！？!?；;，,\n]|\.\s")
 
 
 def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str | None]:
@@ -428,22 +430,21 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
         # kind in particular: what the user seeks next replaces it, the assistant's own
         # kinds of two places stand together (如家是经济型酒店, 全季是舒适型酒店)
         return ("category" if of or one_of_a_kind else "names"), None
-    first, last = _sentence(text, start, end)
+    first, last = _clause(text, start, end)
     if C.adds.search(text, first, last):
         return "names", None
-    asked = text[first:start]
     if of:
         return "category", of
-    if one_of_a_kind and C.seeks.search(asked):
+    if one_of_a_kind and C.seeks.search(text, max(first, start - _SEEK_REACH), start):
         return "category", None
     return "names", None
 
 
-def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
-    """Where the sentence holding ``text[start:end]`` starts and ends (within a clause's
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the clause holding ``text[start:end]`` starts and ends (within a clause's
     length either way)."""
-    starts = [m.end() for m in _BREAK.finditer(text, max(0, start - MAX_CLAUSE), start)]
-    stop = _BREAK.search(text, end, end + MAX_CLAUSE)
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, max(0, start - MAX_CLAUSE), start)]
+    stop = _CLAUSE_BREAK.search(text, end, end + MAX_CLAUSE)
     return (starts[-1] if starts else max(0, start - MAX_CLAUSE),
             stop.start() if stop else min(len(text), end + MAX_CLAUSE))
 

@@ -203,12 +203,14 @@ PACK = LanguagePack(
         # heads its phrase ("I need a Psychiatrist in Pittsburg", "is there another SUV?";
         # not "a GUI library", "my car is a Toyota"), unless the request adds one more
         # ("and a Sprite too"); indefinite is matched at the end of the text before the
-        # name, phrase_end right after it, seeks and adds in its sentence before it
+        # name, phrase_end right after it, seeks close before it in its clause (the
+        # request governs the name: not "I need to tell you my car is a Toyota"), adds
+        # in its clause
         "indefinite": r"\b(?:an?|another)\s+$",
-        "seeks": r"\b(?:I(?: want| need| wish|'d like| would like)|look(?:ing)? for"
+        "seeks": r"\b(?:I(?: want| need| wish|['’]d like| would like)|look(?:ing)? for"
                  r"|find|search|recommend|book|reserve|is there|are there|any|what about"
-                 r"|how about|try)\b",
-        "adds": r"\b(?:also|too|as well|additionally)\b",
+                 r"|how about|try|get|do you have)\b",
+        "adds": r"\b(?:also|as well|additionally)\b|\btoo\b(?=\s*(?:[.,;:!?]|$))",
         "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|that"
                       r"|which|who|and|or|but|instead|please|too|as well|again|then|now"
                       r"|today|tomorrow|tonight)\b",

@@ -133,7 +133,8 @@ PACK = LanguagePack(
         # what was asked for cannot be had as asked (没有合适的景点, 抱歉…订满了):
         # what the turn proposes comes instead
         "unavailable": r"没有|抱歉|不好意思|很遗憾|无法|没能|未能|订满|满了|可惜"
-                       r"|(?:预订|预约|下单|支付|办理|订购|提交|操作)失败|失败了",
+                       r"|(?<!如果)(?<!万一)(?<!要是)(?<!若)(?:预订|预约|下单|支付|办理|订购|提交"
+                       r"|操作)失败|失败了",
         # a request that adds one more (另外给我父母找一家高档型的酒店): what it seeks
         # replaces nothing
         "adds": r"另外|还要|还想|同时|也要|也想",
