@@ -23,6 +23,7 @@ from convstate import (
     VersionConflictError,
 )
 from convstate.store.migrations import MIGRATIONS
+from convstate.store.sqlcore import _key_time
 
 PG = os.environ.get("CONVSTATE_TEST_PG_DSN")
 
@@ -215,8 +216,7 @@ def test_an_idempotency_key_stores_a_retry_once(store, sid) -> None:
 
 
 def _expired_keys(store) -> int:
-    cutoff = (datetime.now(UTC) - timedelta(seconds=store.idempotency_ttl)).isoformat(
-        timespec="microseconds")
+    cutoff = _key_time(datetime.now(UTC) - timedelta(seconds=store.idempotency_ttl))
     return int(store._read("SELECT COUNT(*) FROM request_keys WHERE created_at < {p}",
                            (cutoff,))[0][0])
 

@@ -177,7 +177,7 @@ class Assembler:
         for t, msg, _ in reversed(self.view.recent):
             if t.index <= rows.noted:
                 break
-            new.append((t.index, str(msg.get("content") or "")))
+            new.append(_text(t, msg))
         rows.note(reversed(new))
         rows.source = self.view.recent  # (a reload starts another list)
         return rows.held_since(since)
@@ -194,8 +194,7 @@ class Assembler:
             rows = block_rows(state, lang, through=state.evicted_through)
             ranked = RankedRows(rows + self.profile_rows(state))
             if cached is not None and cached[2].source is v.recent:  # the same turns
-                ranked.carry(cached[2], [(t.index, str(msg.get("content") or ""))
-                                         for t, msg, _ in v.recent])
+                ranked.carry(cached[2], [_text(t, msg) for t, msg, _ in v.recent])
             cached = self._rows = (state, key, ranked)
         return cached[2]
 
@@ -356,3 +355,8 @@ class Assembler:
             return None, 0
         message = {"role": "system", "content": text}
         return message, v.counter.message(message)
+
+
+def _text(turn: Turn, message: Mapping[str, Any]) -> tuple[int, str]:
+    """A recent turn's index and the text of its message, as block rows note it."""
+    return turn.index, str(message.get("content") or "")

@@ -457,14 +457,15 @@ def _sections(rows: list[Row]) -> list[tuple[str, list[Row]]]:
     return list(grouped(rows, lambda r: r.section).items())
 
 
-def _grouped(rows: list[Row]) -> list[list[Row]]:
+def _grouped(rows: list[Row], replaced: str) -> list[list[Row]]:
     """Anchors about one subject share a line, and so do those of one key and speaker
-    about no subject; a line stands where its first value was. A name that heads a
-    subject's line is not listed again."""
+    about no subject, its replaced values (labelled with the ``replaced`` suffix)
+    included; a line stands where its first value was. A name that heads a subject's
+    line is not listed again."""
     subjects = {r.subject for r in rows if r.subject}
     rows = [r for r in rows if r.subject or not (r.tag == "name" and r.value in subjects)]
     return list(grouped(rows, lambda r: ("about", r.subject) if r.subject
-                       else ("key", r.label.partition(" (")[0], r.speaker)).values())
+                       else ("key", r.label.removesuffix(replaced), r.speaker)).values())
 
 
 # Characters escaped in every format (as JSON escapes; XML: character references): what
@@ -520,14 +521,16 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
 
     # "key (who): v1, v2" for rows of one key; a verbatim value is the user's unless named
     # (the tightest budget's rows), a constraint is the user's own words and says so
+    replaced = f" ({labels['replaced']})"  # the suffix of a replaced value's label
+
     def values(group: list[Row]) -> str:
         out, keys = [], set()
         for same in grouped(group, lambda r: (r.label, r.speaker)).values():
             r = same[0]
             named = "" if r.speaker in ("user", None) and r.tag not in WORDED else who(r)
-            key, _, marker = r.label.partition(" (")
+            key = r.label.removesuffix(replaced)
             # a key's replaced values after its current ones: "time: "8 pm"; replaced: …"
-            shown = marker[:-1] if marker and key in keys else label(r)
+            shown = labels["replaced"] if key != r.label and key in keys else label(r)
             keys.add(key)
             out.append(f"{shown}{named}: " + ", ".join(map(quoted, same)))
         return "; ".join(out)
@@ -537,7 +540,7 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
 
     if section == "anchors":
         return [f"- {_q(g[0].subject)} → {values(g)}" if g[0].subject else f"- {values(g)}"
-                for g in _grouped(rows)]
+                for g in _grouped(rows, replaced)]
     if section == "sentiment":
         return [f"- {label(r)} ({r.tag}): {_q(r.value)}" for r in rows]
     if section == "open_tasks":

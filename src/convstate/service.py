@@ -41,8 +41,8 @@ from .extract import Extractor
 from .inspector import html, is_ui, mount, pages, same_origin
 from .memory import ConversationMemory
 from .registry import FORMATS
-from .store.base import Store, key_ttl, sessions_under
-from .tenants import Keys, scoped, unscoped, unscoped_ids
+from .store.base import Store, key_ttl
+from .tenants import Keys, scoped, tenant_sessions, unscoped_ids
 from .tokens import DEFAULT_COUNT
 from .turns import MAX_NESTING, _nests_deeper
 from .window import MIN_WINDOW
@@ -393,7 +393,7 @@ def _session_routes(app: FastAPI, cache: Memories, max_body: int) -> None:
     def sessions(who: Tenant) -> dict[str, list[str]]:
         """Every session in the store (with API keys: every session of the key's
         tenant)."""
-        return {"sessions": unscoped(who, sessions_under(store, scoped(who, "")))}
+        return {"sessions": tenant_sessions(store, who)}
 
     @app.post("/v1/sessions/{session_id}/messages",
               openapi_extra={"requestBody": {"required": True, "content": {

@@ -74,18 +74,13 @@ class Index(list[IndexEntry]):
     turn, and a section's entries should cost what they hold, not what the index holds.
     Treat it as read-only, like any index."""
 
-    def __init__(self, entries: Iterable[IndexEntry] = (),
-                 sections: Mapping[str, list[IndexEntry]] | None = None):
+    def __init__(self, entries: Iterable[IndexEntry],
+                 sections: Mapping[str, list[IndexEntry]]):
         super().__init__(entries)
-        self._sections = sections  # each section's entries in index order, when known
+        self._sections = sections  # each section's entries, in index order
 
     def section(self, name: str) -> list[IndexEntry]:
         """The entries of section ``name``, in index order."""
-        if self._sections is None:
-            sections: dict[str, list[IndexEntry]] = {}
-            for e in self:
-                sections.setdefault(e.section, []).append(e)
-            self._sections = sections
         return self._sections.get(name, [])
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .store.base import Store, sessions_under
 
 TENANT = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 
@@ -34,6 +35,12 @@ def unscoped(tenant: str, names: list[str]) -> list[str]:
         return names
     prefix = f"{tenant}/"
     return [n[len(prefix):] for n in names if n.startswith(prefix)]
+
+
+def tenant_sessions(store: Store, tenant: str) -> list[str]:
+    """The tenant's sessions in ``store`` (every session without tenants), as its clients
+    named them."""
+    return unscoped(tenant, sessions_under(store, scoped(tenant, "")))
 
 
 def unscoped_ids(tenant: str, data: Any) -> Any:

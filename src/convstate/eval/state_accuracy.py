@@ -11,9 +11,9 @@ The gold, per user turn (``state_by_turn[]``; sets without it are not measured):
 
 An item *holds* a value when what it says (its text, an anchor's value, and an anchor's
 subject) contains one of the value's forms, case-insensitively, a number only as a whole
-number ("5分" is not held by "4.5分以上", nor "2" people by a phone with a 2). A *live* item has its
-section's live status; an *active* anchor, status ``active``. The measures, over every
-read of every dialogue:
+number ("5分" is not held by "4.5分以上", nor "2" people by a phone with a 2). A *live*
+item has its section's live status; an *active* anchor, status ``active``. The measures,
+over every read of every dialogue:
 
 - ``state_turn_recall``: the slots of each turn's gold state held by a live item;
 - ``state_anchor_recall``: the same, held by an active anchor;
@@ -34,7 +34,9 @@ read of every dialogue:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..sections import field_of, text_of
@@ -99,17 +101,16 @@ def _held(texts: Iterable[str], forms: Forms) -> bool:
 def _contains(text: str, form: str) -> bool:
     """Whether ``text`` says ``form``; a number in it only whole: "5分" is not in
     "4.5分以上", nor "2" in "12" or "2.5"."""
-    at = text.find(form)
-    if at < 0 or not (form[0].isdigit() or form[-1].isdigit()):
-        return at >= 0
-    while at >= 0:
-        end = at + len(form)
-        if not (form[0].isdigit() and at and (text[at - 1].isdigit() or text[at - 1] == "."))\
-                and not (form[-1].isdigit() and end < len(text) and (
-                    text[end].isdigit() or text[end] == "." and text[end + 1:end + 2].isdigit())):
-            return True
-        at = text.find(form, at + 1)
-    return False
+    if not (form[0].isdigit() or form[-1].isdigit()):
+        return form in text
+    return _whole(form).search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _whole(form: str) -> re.Pattern[str]:
+    """``form`` where no digit (nor a decimal point) goes on from its numbers."""
+    return re.compile((r"(?<![\d.])" if form[0].isdigit() else "") + re.escape(form)
+                      + (r"(?!\.?\d)" if form[-1].isdigit() else ""))
 
 
 def _same_value(a: Forms, b: Forms) -> bool:

@@ -109,7 +109,7 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
             continue  # says nothing of the user's; or a pleasantry, a feeling, a complaint
         exact = any(a.kind != "name" for a in values)
         around = len(normalize(s)) - sum(len(normalize(a.value)) for a in values)
-        if not (personal or values) or around < MIN_AROUND:
+        if around < MIN_AROUND:
             continue
         importance = 0.2 + 0.3 * personal + (0.3 if exact else 0.15 if values else 0.0) \
             + 0.1 * (turn.role == "user")

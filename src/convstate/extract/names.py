@@ -113,23 +113,29 @@ _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
+# ... and verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店))
+_ZH_CHANGE = "换成|换到|改成|改为|改到"
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
                       r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
-                      r"|换成|换到|改成|改为|改到")
+                      rf"|{_ZH_CHANGE}")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
 _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
 # the same said with 的 (高档型的酒店), which a name never holds
 _ZH_CATEGORY_OF = re.compile(
     rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}(?<!类)[型式档级]的(?:{_ZH_KINDS})")
+# the kind a category's type qualifies
+_ZH_KIND_AFTER_TYPE = re.compile(rf"[型式类档级]的?({_ZH_KINDS})$")
+
+
 def category_kind(name: str) -> str | None:
     """The kind of place a Chinese name of a category qualifies (经济型酒店 and
     高档型的酒店: 酒店; 中式餐厅: 餐厅); None for a name of which place."""
-    if _ZH_CATEGORY.fullmatch(name) or _ZH_CATEGORY_OF.fullmatch(name):
-        return _ZH_KIND_AFTER_TYPE.search(name).group(1)  # type: ignore[union-attr]
+    kind = _ZH_KIND_AFTER_TYPE.search(name)
+    if kind and (_ZH_CATEGORY.fullmatch(name) or _ZH_CATEGORY_OF.fullmatch(name)):
+        return kind.group(1)
     return None
 
 
-_ZH_KIND_AFTER_TYPE = re.compile(rf"[型式类档级]的?({_ZH_KINDS})$")
 # the first characters of the kinds: one class tried before the ~100 words of the kinds
 # at each place a name might end (the same matches, several times faster on long text)
 _ZH_KIND_FIRST = "".join(sorted({k[0] for k in _ZH_KINDS.split("|")}))
@@ -172,7 +178,7 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
 
 
 # verbs of choosing, buying and changing that come before a name (能换成华为(旗舰店))
-_ZH_CHOOSE = re.compile(r"换成|换到|改成|改为|升级到|选择|购买|订购|办理|开通")
+_ZH_CHOOSE = re.compile(rf"{_ZH_CHANGE}|升级到|选择|购买|订购|办理|开通")
 _ZH_BRAND = re.compile(rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{2,16}}$")
 # A name with no kind word (天坛, 老萨烤羊) known by its role: set before "this place"
 # (张裕爱斐堡国际酒庄这个景点), or what a place's attribute is asked of (天坛的电话)

@@ -53,7 +53,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import category_kind, find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
-from .settle import corrected, proposed_instead, shape, taken_up
+from .settle import corrected, proposed_instead, taken_up
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -411,7 +411,6 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
 # how far before a name its role's word is looked for ("in the ", "another "), and the
 # request that seeks it ("I'd like to see a ", "can you recommend a ")
 _ROLE_REACH, _SEEK_REACH = 12, 24
-_CLAUSE_BREAK = re.compile(r"[。！？!?；;，,\n]|\.\s")
 
 
 def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str | None]:
@@ -451,12 +450,17 @@ def _clause(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _listed(text: str, more: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
     """The spans of the values listed right after ``text[start:end]``, each of its form."""
-    form = shape(text[start:end])
+    form = _form(text[start:end])
     out = []
-    while (m := more.match(text, end)) and shape(m.group(1)) == form:
+    while (m := more.match(text, end)) and _form(m.group(1)) == form:
         start, end = m.span(1)
         out.append((start, end))
     return out
+
+
+def _form(value: str) -> str:
+    """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
+    return re.sub(r"[^\W\d_]+", "A", re.sub(r"\d+", "9", value))
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
@@ -476,6 +480,7 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
          "address": False, "email": False}
 _BREAK = re.compile(r"[。！？!?；;\n]|\.\s")
+_CLAUSE_BREAK = re.compile(rf"[，,]|{_BREAK.pattern}")  # a sentence's, or a comma
 _BREAK_AT = re.compile(f"(?=(?:{_BREAK.pattern}))")  # every place one starts
 
 

@@ -29,7 +29,6 @@ from ..turns import Turn
 
 C = Cues()
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_LETTERS, _DIGITS = re.compile(r"[^\W\d_]+"), re.compile(r"\d+")
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
 
 
@@ -116,11 +115,6 @@ def satisfies(required: str, value: str) -> bool:
         return normalize(required) == normalize(value)
     low, high = bound
     return low <= float(number.group(0)) <= high
-
-
-def shape(value: str) -> str:
-    """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
-    return _DIGITS.sub("9", _LETTERS.sub("A", value))
 
 
 def _bound(required: str) -> tuple[float, float] | None:

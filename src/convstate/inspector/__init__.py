@@ -23,8 +23,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ..profile import Profile
-from ..store.base import Store, sessions_under
-from ..tenants import scoped, unscoped
+from ..store.base import Store
+from ..tenants import scoped, tenant_sessions, unscoped
 from ..turns import Turn
 from . import pages
 
@@ -129,7 +129,7 @@ def mount(app: FastAPI, store: Store, *, memory: Callable[..., ConversationMemor
         who = gate(request)
         if not isinstance(who, str):
             return who
-        names = unscoped(who, sessions_under(store, scoped(who, "")))
+        names = tenant_sessions(store, who)
         wanted = q.strip()
         if wanted:
             users = getattr(store, "user_sessions", None)
