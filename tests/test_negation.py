@@ -52,10 +52,29 @@ def case_after(*texts: str) -> Case:
     ("I'll take the exchange.", "exchange"),
     ("能帮我换货吗？", "exchange"),  # a question with a request marker asks for it
     ("Could you please do an exchange instead?", "exchange"),
+    # "instead of" refuses what follows it; "instead" alone contrasts
+    ("I want a refund instead of an exchange.", "refund"),
+    ("Can you please process an exchange instead of a refund?", "exchange"),
+    ("Instead of an exchange, I'd like a refund.", "refund"),
+    # the cue word as an imperative's verb, with its object
+    ("Refund it.", "refund"),
+    ("Please don't refund me, just exchange it.", "exchange"),
+    ("Not an exchange — refund me, please.", "refund"),
+    ("Not an exchange but a refund.", "refund"),
+    ("Go ahead with the refund.", "refund"),
+    ("与其换货，不如退款", "refund"),
 ])
 def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
                                                                   method: str) -> None:
     assert case_after(text).refund_method == method
+
+
+@pytest.mark.parametrize("text", [
+    "The exchange it offered was bad.", "We refund the shipping fee only.",
+    "Don't refund it.", "Refund it? No way.",
+])
+def test_a_noun_or_a_report_before_an_object_is_no_imperative(text: str) -> None:
+    assert case_after(text).refund_method is None
 
 
 @pytest.mark.parametrize("text", [

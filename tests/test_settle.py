@@ -157,6 +157,22 @@ def test_an_offer_outside_the_bound_the_user_agrees_to_is_taken() -> None:
         assert "50元以下" in active(said(asked, offer, ("user", reply)), "amount"), reply
 
 
+@pytest.mark.parametrize("reply, amounts", [
+    ("哦，那它的营业时间是什么时候？", ["137元"]),
+    ("这家店在哪儿？", ["137元"]),
+    ("它太远了。", ["137元", "50元以下"]),
+    ("那附近有别的餐馆吗？", ["137元", "50元以下"]),
+    ("有没有更便宜的？", ["137元", "50元以下"]),
+])
+def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amounts) -> None:
+    """Going on about the offer (它, 这家) takes it as agreeing does; too far, another one
+    or a cheaper one is no taking, and the bound asked for stands. (English bounds are
+    not read as bounds yet: "under $100" is a budget of $100.)"""
+    mem = said(("user", "这个餐馆的人均消费是50元以下吗？"),
+               ("assistant", "不是的，人均消费是137元。"), ("user", reply))
+    assert sorted(active(mem, "amount")) == amounts
+
+
 @pytest.mark.parametrize("turns, key, both", [
     ([("user", "请给我退款200元。"), ("assistant", "已为您退款200元，不过运费10元不退。")],
      "amount", ["200元", "10元"]),
@@ -191,6 +207,22 @@ def test_an_address_ends_where_the_sentence_goes_on() -> None:
     mem = said(("user", "Share the address 255 North 1st Street with Nicole."))
     assert active(mem, "address") == ["255 North 1st Street"]
     assert "Nicole" in active(mem, "names")
+
+
+@pytest.mark.parametrize("correction", [
+    "No, the address is Heathrow International Airport.",
+    "I made a mistake. The location to share is Heathrow International Airport.",
+])
+def test_a_name_said_to_be_the_address_corrects_the_address_said_back(correction) -> None:
+    """A name after "the address/location ... is" is in the address role: the correction
+    replaces the address read back (and the user's own equal one), not the contact."""
+    mem = said(("user", "Share 2180 Third Street with Shirley."),
+               ("assistant", "You want to share 2180 Third Street with Shirley, is that right?"),
+               ("user", correction))
+    assert active(mem, "address") == ["Heathrow International Airport"]
+    assert "Shirley" in active(mem, "names")
+    where = said(("user", "What is the address of Blue Bottle Coffee?"))
+    assert active(where, "address") == []  # asks where it is: no address said
 
 
 def test_a_chinese_category_replaces_the_one_of_its_kind() -> None:

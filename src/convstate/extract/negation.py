@@ -43,7 +43,7 @@ from .facts import sentences
 
 C = Cues()
 Reading = Literal["chosen", "refused"] | None
-_CLAUSE = re.compile(r"[^，,;；]+")
+_CLAUSE = re.compile(r"[^，,;；—–]+")
 REACH = 60  # characters before a verb searched for its subject and adverbs
 # A clause longer than this is a paragraph, not a choice (as for the rule extractor's
 # other sections, rules.MAX_CLAUSE): each mention in it is read against all the words
@@ -130,6 +130,10 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     if _rx("neg_before").search(before[-REACH:]):
         return "refused"
     if _rx("fragment").fullmatch(f"{before} {after}"):
+        return "chosen"
+    if _rx("opening").fullmatch(before) and C.object.match(after):  # "Refund it."
+        return "chosen"
+    if _rx("contrast_after_negation").search(before):  # "not an exchange but a refund"
         return "chosen"
     if (m := C.accept.search(after)) is not None:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
@@ -223,6 +227,9 @@ _TEMPLATES = {
     "subject_start": r"(?:{subject})",
     "neg_before": r"(?:{negator}|{neg_det})(?:{filler}|\s)*+$",
     "fragment": r"(?:{filler}|{discourse}|{request}|[\W_])*+",
+    # what may stand before a verb said as an imperative
+    "opening": r"(?:{discourse}|{request}|{adverb}|[\W_])*+",
+    "contrast_after_negation": r"(?:{negator}|{neg_det}).*(?:{contrast})(?:{filler}|\s)*+$",
 }
 _built: dict[tuple[str, int], re.Pattern[str]] = {}
 

@@ -420,6 +420,8 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     GUI library", "my car is a Toyota") or a type of place (经济型酒店: about 酒店, so one
     for a hotel and one for a restaurant stand together), unless the request adds one
     more ("a Sprite too", 另外…); or a name (which one: "Dr. Lee", 如家)."""
+    if C.address_role.search(text, max(0, start - _SEEK_REACH), start):
+        return "address", None
     before = text[max(0, start - _ROLE_REACH):start]
     if C.locative.search(before):
         return "place", None

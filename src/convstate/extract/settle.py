@@ -63,10 +63,14 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
              ) -> list[ItemUpdate]:
     """The updates a user's turn makes by going on after the assistant answered a request
     with values outside the bounds it asked for (人均消费137元 after "50元以下", a rating
-    of 4.3 after "4.5分以上"): an offer agreed to (嗯，就它家了; 可以啊), not corrected, is
-    taken, and the bound of that request it does not meet is replaced."""
-    if turn.role != "user" or not turn.content or not C.agrees.search(turn.content) \
-            or C.corrects.search(turn.content):
+    of 4.3 after "4.5分以上"): an offer agreed to (嗯，就它家了; 可以啊) or asked about
+    (那它的营业时间是什么时候？, "What's its address?"), neither corrected nor found
+    wanting (太远了, "anything cheaper?"), is taken, and the bound of that request it
+    does not meet is replaced."""
+    text = turn.content
+    if turn.role != "user" or not text or C.corrects.search(text) \
+            or not (C.agrees.search(text)
+                    or C.refers_back.search(text) and not C.wanting.search(text)):
         return []
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")

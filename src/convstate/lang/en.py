@@ -22,7 +22,8 @@ SCOPE = {
     # a verb of wanting, choosing or requiring, which governs what follows it
     "want": r"\b(?:want|need|needs|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|prefer|rather)"
             r"|prefer|choose|chose|pick(?:ed)?|opt(?:ed)?\s+for|go\s+(?:with|for)"
-            r"|going\s+with|went\s+with|request(?:ed)?|ask(?:ed)?\s+for|appl(?:y|ied)\s+for"
+            r"|going\s+with|went\s+with|(?:go\s+ahead|proceed)\s+with|request(?:ed)?|ask(?:ed)?\s+for"
+            r"|appl(?:y|ied)\s+for"
             r"|looking\s+for|insist\s+on|(?:['’]ll|will|won['’]t)\s+(?:\w+\s+)?(?:take|have|get"
             r"|go\s+with)|let['’]?s\s+(?:do|get|have|go\s+with|make\s+it)|make\s+it"
             r"|switch\s+to|change\s+(?:it\s+|that\s+|this\s+)?to|(?:give|get|send)\s+me)\b",
@@ -43,8 +44,11 @@ SCOPE = {
     # what a mention may stand with and still be a whole answer ("A refund, please.")
     "filler": r"\b(?:a|an|the|just|ok(?:ay)?|yes|yeah|yep|sure|then|so|well|maybe|instead"
               r"|actually|only|go\s+for|for\s+me)\b",
+    # what a verb said as an imperative takes ("Refund it", "Email me"): the cue word is
+    # then the verb itself
+    "object": r"\s+(?:it|me|us|them|this|that|my|our|the|everything)\b",
     # a contrast ends a negation's scope ("not an exchange but a refund")
-    "contrast": r"\b(?:but|instead)\b",
+    "contrast": r"\b(?:but|instead(?!\s+of\b))\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
     "accept": r"^\s*(?:(?:is|would|will|['’]s|sounds|seems|does|do)(?:n['’]t|\s+not)?"
               r"\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better|best|perfect"
@@ -199,6 +203,11 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
+        # a name said to be an address ("the location to share is Sky Harbor Airport",
+        # "No, address is Heathrow"): matched at the end of the text before the name; not
+        # "the address of X", which asks where X is
+        "address_role": r"\b(?:address|location)\b(?:\s+[a-z]+){0,3}\s+(?:is|would be"
+                        r"|should be)\s+(?:the\s+)?$|\b(?:address|location)\s*:\s*$",
         # a name in the category role: what a request seeks, an indefinite name that
         # heads its phrase ("I need a Psychiatrist in Pittsburg", "is there another SUV?";
         # not "a GUI library", "my car is a Toyota"), unless the request adds one more
@@ -211,7 +220,8 @@ PACK = LanguagePack(
                  r"|find|search|recommend|book|reserve|is there|are there|any|what about"
                  r"|how about|try|get|do you have)\b",
         "adds": r"\b(?:also|as well|additionally)\b|\btoo\b(?=\s*(?:[.,;:!?]|$))",
-        "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|that"
+        "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|until|till"
+                      r"|by|before|after|that"
                       r"|which|who|and|or|but|instead|please|too|as well|again|then|now"
                       r"|today|tomorrow|tonight)\b",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
@@ -237,6 +247,12 @@ PACK = LanguagePack(
         # a reply that takes what was just offered ("Sure, book it", "OK, what's the address?")
         "agrees": r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|alright|all right|perfect|great|fine"
                   r"|sounds good|that works|that's fine|that is fine)\b",
+        # a reply that goes on about what was just offered ("What's its address?")
+        "refers_back": r"\b(?:it|its|they|them|their|that one|this one|that place)\b",
+        # ... or finds it wanting, or asks for another ("too expensive", "anything
+        # cheaper?", "what other options are there?")
+        "wanting": r"\btoo\b|\w+er than\b|\b(?:cheaper|better|closer|higher|lower|more|less"
+                   r"|another|other|others|else)\b",
         "polar_answer": r"^(?:yes|yeah|yep|no|nope|sure|of course|certainly|absolutely"
                         r"|it is|it does|they do|there is|there are)\b",
         # what a question asks for, by the key of the value that answers it

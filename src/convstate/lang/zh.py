@@ -10,15 +10,15 @@ NUMBER_WORDS = r"[零一二两三四五六七八九十百千万半]"
 # who may ask it, what a governing verb does not reach over.
 SCOPE = {
     # 不 and 没, not as part of a word that negates nothing (不错 不过 不同 不但 不管 不如
-    # 没关系 没问题)
+    # 没关系 没问题); 与其 (与其换货，不如退款: 不如 chooses)
     "negator": r"不用|不要|不必|不需要|无需|没有(?!问题)|(?<![分特区告类识差级性个辨鉴])别(?!的|人"
                r"|墅|致|名|家|处)|甭|而不是|而非|除了|取消|不(?!错|过|少|同|但|仅|管|然|久|断"
-               r"|得不|好意思|客气|如|论|止|光|只)|没(?!关系|事|问题)|未",
+               r"|得不|好意思|客气|如|论|止|光|只)|没(?!关系|事|问题)|未|与其",
     # a negation of what did or did not happen, not of what is wanted (我没要换货)
     "not_yet": r"没有?|未|还没",
     # a verb of wanting, choosing or requiring, which governs what follows it
     "want": r"想要|需要|希望|要求|打算|决定|选择|选|改成|改为|换成|改用|申请|办理"
-            r"|(?<![主重需想必总])要(?![是么不求])|想(?![法到起象念想])",
+            r"|(?<![主重需想必总])要(?![是么不求])|想(?![法到起象念想])|不如",
     # a verb of requiring: governs what follows it too, but negated it relaxes (不必)
     "require": r"必须|一定要|务必|得要",
     # a request by itself, in a question too (能帮我退款吗)
@@ -138,6 +138,8 @@ PACK = LanguagePack(
         # a request that adds one more (另外给我父母找一家高档型的酒店): what it seeks
         # replaces nothing
         "adds": r"另外|还要|还想|同时|也要|也想",
+        # a name said to be an address (位置是首都机场)
+        "address_role": r"(?:地址|位置|地点)(?:应该)?(?:是|为)\s*$",
         # ... or a contrast proposes beside what it says back, which then stands
         # (已为您退款200元，不过运费10元不退)
         "contrast_offer": r"但是?|不过|只是",
@@ -148,6 +150,10 @@ PACK = LanguagePack(
         "corrects": r"^\W*(?:不|没|错)|不是|不对|错了|改成|改为|改到|换成|换到|搞错|说错|更正",
         # a reply that takes what was just offered (嗯，就它家了; 可以啊; 也行)
         "agrees": r"^\W*(?:好的?|行|可以|嗯+|没问题|也行|也可以|就它|就这|就去|就选)",
+        # a reply that goes on about what was just offered (那它的营业时间是什么时候？)
+        "refers_back": r"它|这家|这个|这里|这儿|该|那家|那个|那里",
+        # ... or finds it wanting, or asks for another (太贵了, 有没有别的)
+        "wanting": r"太|更|别的|其他|其它|换",
         "polar_answer": r"^(?:是的?|对的?|有的?|没有|可以|不可以|能|不能|不是|会的?|不会|行|不行"
                         r"|当然)",
         # what a question asks for, by the key of the value that answers it
