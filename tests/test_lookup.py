@@ -101,3 +101,5 @@ def test_matcher_reads_the_value_as_written() -> None:
     assert Matcher("0315 889").find("单号 DD20240315889") is None  # a part, typed apart
     assert Matcher("BX-7741").find("BX-7741-2290") == "BX-7741"  # typed text: anywhere
     assert Found("raw", "A1", 3, "x") == "raw" and Found("raw").item is None
+    assert Matcher("3125550186").find("call (312) 555-0186") == "(312) 555-0186"
+    assert Matcher("01066667777").find("座机（010）6666-7777") == "（010）6666-7777"

@@ -243,6 +243,12 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "No, I don't need anything else.",
     "I still haven't heard back from anyone.",
     "又没人回复，等了三天了。",
+    "You have to be kidding me.",  # supposes, does not demand
+    "I'm really upset and disappointed with how this was handled.",
+    "I have to say, you guys are slow.",  # a frame, then a judgement
+    "I must say I'm impressed with the speed.",
+    "我真的很失望。",
+    "你们这效率也太低了吧",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)
@@ -257,6 +263,9 @@ def test_what_a_complaint_asks_for_stays() -> None:
     assert got["negative_constraint"] == ["Please never call me after 8pm"]
     assert built_in("别再给我打电话了")["negative_constraint"] == ["别再给我打电话了"]
     assert built_in("I need at least two bedrooms.")["constraint"]
+    assert built_in("You have to send it today.")["constraint"]
+    assert built_in("说实话，我必须今天拿到退款。")["constraint"]
+    assert built_in("My internet has been slow since Monday.")["facts"]
 
 
 def test_a_complaint_about_the_service_is_read_as_negative_sentiment() -> None:

@@ -196,7 +196,9 @@ def test_junk_is_never_promoted_and_a_one_off_request_is_promoted_low_and_fades(
     for text in ["This is the second time I have to chase you.", "你们这服务太差了",
                  "I'm so frustrated.", "我已经等了三天了，我很生气。",
                  "Please never call me after 8pm.", "It must arrive by Friday.",
-                 "I don't eat pork.", "Thanks, have a nice day!"]:
+                 "I don't eat pork.", "Thanks, have a nice day!", "You have to be kidding me.",
+                 "I'm really upset and disappointed with how this was handled.",
+                 "我真的很失望，等了一个星期了。", "I have to say, you guys are slow."]:
         mem.add("user", text)
         mem.add("assistant", "Noted.")
     mem.compact(keep_recent_turns=0)
@@ -204,7 +206,8 @@ def test_junk_is_never_promoted_and_a_one_off_request_is_promoted_low_and_fades(
     assert profile is not None
     values = {i.value: i for i in profile.items}
     assert not [v for v in values if any(junk in v for junk in (
-        "chase", "太差", "frustrated", "生气", "have a nice day"))], sorted(values)
+        "chase", "太差", "frustrated", "生气", "have a nice day", "kidding", "upset", "失望",
+        "slow"))], sorted(values)
     standing, one_off = values["Please never call me after 8pm"], values[
         "It must arrive by Friday"]
     assert standing.importance > 0.6 >= ONE_OFF >= one_off.importance

@@ -49,6 +49,19 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("联系电话是88204686！", ("phone", "88204686")),
     ("酒店位于北京丰台区广安路1号。", ("address", "北京丰台区广安路1号")),
     ("它的门票是免费的。", ("amount", "免费")),
+    # phones as people type them: one separator throughout, a trunk 1, brackets, or ten
+    # digits that their cue names a phone
+    ("My cell is 773.555.0143", ("phone", "773.555.0143")),
+    ("Try 773 555 0143 after six", ("phone", "773 555 0143")),
+    ("the line is 1-800-555-0199", ("phone", "1-800-555-0199")),
+    ("My mobile number is 7735550143", ("phone", "7735550143")),
+    ("座机是(010) 6666-7777", ("phone", "(010) 6666-7777")),
+    ("电话（010）66667777", ("phone", "（010）66667777")),
+    # Chinese weekdays and times in Chinese numerals
+    ("能改到下周三下午两点吗", ("date", "下周三")),
+    ("能改到下周三下午两点吗", ("time", "下午两点")),
+    ("星期五晚上八点半到", ("time", "晚上八点半")),
+    ("礼拜天十点钟见", ("time", "十点钟")),
 ])
 def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     found = anchors_of(text)
@@ -65,6 +78,15 @@ def test_a_free_service_is_not_a_price_and_a_bare_number_not_a_phone() -> None:
 
 def test_an_email_is_not_also_an_address() -> None:
     assert anchors_of("凭证发送到 zhang.wei@example.com") == [("email", "zhang.wei@example.com")]
+
+
+def test_a_bit_more_is_no_time_and_every_monday_no_date() -> None:
+    assert anchors_of("快一点好吗？便宜一点。每周一例会。") == []
+
+
+def test_digits_inside_an_id_are_no_phone() -> None:
+    assert anchors_of("我的宽带账号是sh02188776655") == [("account", "sh02188776655")]
+    assert [k for k, _ in anchors_of("是 sh02188776655, ref 773.555.01434")] == []
 
 
 def test_order_number_is_not_read_as_a_phone() -> None:

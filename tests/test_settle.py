@@ -42,6 +42,11 @@ def test_a_later_time_of_the_same_thing_replaces_the_earlier() -> None:
 def test_values_said_in_one_turn_stand_together() -> None:
     mem = said(("user", "I need a hotel from March 3rd to March 5th."))
     assert active(mem, "date") == ["March 3rd", "March 5th"]
+    for text in ("My mobile is 415-555-0101 and my home number is 415-555-0102.",
+                 "我的手机是13811112222，家里座机是010-66667777。"):  # a key of one value
+        mem = said(("user", "My number is 415-555-0100."), ("user", text))
+        assert len(active(mem, "phone")) == 2, text
+        assert [h.status for h in mem.state.history("phone")][0] == "superseded"
 
 
 def test_the_times_of_two_named_places_do_not_replace_each_other() -> None:
@@ -283,3 +288,22 @@ def test_what_is_not_a_change_replaces_nothing() -> None:
 ])
 def test_a_change_is_read_by_its_grammar(turns, key, left) -> None:
     assert active(said(*turns), key) == left
+
+
+@pytest.mark.parametrize("turns, kept, gone", [
+    ([("assistant", "I can book you on Monday at 9am."),
+      ("user", "Monday is bad. Wednesday at 1pm works.")], ["Wednesday"], "Monday"),
+    ([("assistant", "可以给您安排周一上午9点"), ("user", "周一不行，下周三下午两点可以")],
+     ["下周三"], "周一"),
+    ([("user", "Not Monday, Tuesday please.")], ["Tuesday"], "Monday"),
+    ([("user", "周一没空，周二吧")], ["周二"], "周一"),
+    # what a negated verb governs is still the value said
+    ([("user", "Friday please."), ("user", "I don't need it until Friday.")], ["Friday"],
+     None),
+])
+def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -> None:
+    mem = said(*turns)
+    assert active(mem, "date") == kept
+    if gone is not None:
+        assert all(h.status == "superseded" for h in mem.state.history("date")
+                   if h.value == gone)

@@ -40,6 +40,10 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "我会在24小时内把退货标签发给您。"),
     ("assistant", "好的，稍后会有专员联系您。"),
     ("assistant", "我们将在3个工作日内为您退款。"),
+    ("assistant", "I'll have a technician call you within the hour."),  # their act
+    ("assistant", "Billing will call you within 48 hours."),  # a party owing "you"
+    ("assistant", "A prepaid return label will be emailed to you shortly."),  # passive
+    ("assistant", "客服专员将于明天上午联系您。"),
     ("user", "I'll send you the photo."),
     ("user", "I will call you back this afternoon."),
     ("user", "照片我等下拍给你。"),
@@ -69,6 +73,9 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "I'll do my best to help you."),
     ("assistant", "我会尽力满足您的要求。"),
     ("assistant", "将原诗中的内容转化为更生动的词汇。"),
+    ("assistant", "The store will close at 9 pm."),
+    ("assistant", "This will cost you $5."),
+    ("assistant", "The weather will be sunny when you arrive."),
 ])
 def test_what_is_done_now_offered_or_planned_opens_nothing(role: str, text: str) -> None:
     assert run([(role, text)]).open_tasks == [], text
@@ -105,6 +112,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("客服专员将在两个工作日内与您联系。", "专员已经联系过您了。"),
     ("我会给您发一封确认邮件。", "我刚刚给您发了邮件。"),
     ("I'll have a new card mailed to you.", "Your new card was mailed yesterday."),
+    ("I'll reset your voicemail PIN now.", "Your voicemail PIN has been reset."),
+    ("我们会在3个工作日内为您退款。", "退款已经办理完成。"),
+    ("我们将于3个工作日内为您退款。", "退款已原路退回。"),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:

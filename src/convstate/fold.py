@@ -421,7 +421,8 @@ def _said_again(spec: Section, item: Any, turns: list[int]) -> None:
 def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,
             turn_field: bool) -> None:
     """Among items of one key/topic (``group``, of ``section``), the latest stated is
-    active; the others superseded."""
+    active; the others superseded, but values said in its turn (a mobile and a home
+    number given together) stand with it."""
     if len(group) < 2:
         return
     winner = max(group, key=lambda i: (i.last_turn, int(i.id[1:])))
@@ -432,7 +433,8 @@ def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,
         if turn_field:
             winner.superseded_turn = None
     for item in group:
-        if item.id != winner.id and item.status == "active":
+        if item.id != winner.id and item.status == "active" \
+                and not (section == "anchors" and item.last_turn == winner.last_turn):
             item = draft.own(section, item)
             item.status, item.superseded_by = "superseded", winner.id
             if turn_field:

@@ -28,7 +28,7 @@ Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
 
 # A phone number or an id as typed: letters, digits and the marks that separate them.
 _VALUE = re.compile(r"[+(]?[A-Za-z0-9][A-Za-z0-9 +().\-/#_]*")
-_SEP = r"[\s().\-/#_]{0,3}"  # between two characters of a value: "312) 555-0186"
+_SEP = r"[\s().\-/#_（）]{0,3}"  # between two characters of a value: "312) 555-0186"
 # a whole value, not a part of a longer one ("77412290" is not BX-7741-2290)
 _EDGE = r"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./])", r"(?![0-9A-Za-z])(?![-./][0-9A-Za-z])"
 MIN_VALUE_CHARS = 4  # letters and digits: shorter is a word or a number, not an id
@@ -75,7 +75,10 @@ class Matcher:
         text typed), or None when ``said`` does not hold it."""
         for pattern in self.patterns:
             if m := pattern.search(said):
-                return m.group(0)
+                start = m.start()
+                if start and said[start - 1] in "(（" and any(c in m.group(0) for c in ")）"):
+                    start -= 1  # "(312) 555-0186": its area code's opening bracket too
+                return said[start:m.end()]
         return None
 
 

@@ -140,6 +140,18 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     return None
 
 
+def turned_down(clause: str, start: int, end: int) -> bool:
+    """Whether ``clause`` turns down its mention at ``start:end`` itself: a negator right
+    before it ("not Monday", 不要周一) or a predicate after it that refuses it ("Monday
+    doesn't work", "Monday is bad", 周一不行, 周一没空) — not what a negated verb governs
+    ("I don't need it until Friday" still says Friday)."""
+    if _rx("neg_before").search(clause[max(0, start - REACH):start]):
+        return True
+    after = clause[end:]
+    m = C.accept.search(after)
+    return bool(m and C.negator.search(m.group(0))) or bool(C.reject.search(after))
+
+
 def negated(clause: str, at: int) -> bool:
     """Whether a negator stands in the group of the verb (or cue) that starts at ``at``:
     between its subject and it ("I don't really like", 我不太喜欢, 我不同意). A cue that

@@ -23,12 +23,14 @@ from collections.abc import Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import SETTLED_KEYS
+from ..sections import SETTLED_KEYS, SLOT_KEYS
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
+from .negation import turned_down
 
 C = Cues()
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_BREAK = re.compile(r"[，,;；。!！?？\n]|\.(?=\s|$)")  # where a value's clause ends
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
 
 
@@ -109,6 +111,34 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
              if e.turn == turn.index - 1 and normalize(value) not in new[key]}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
             in entries if (key, normalize(value)) in wrong]
+
+
+def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+             ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
+    """A slot value (a date, a time, a place, a category) the user turns down in its own
+    clause ("Monday is bad", 周一不行, "not at 5 pm") is no value of theirs: it is not
+    taken, and the values equal to it that the state holds are replaced (by the one the
+    turn gives instead: "Monday is bad. Wednesday at 1pm works.")."""
+    if turn.role != "user" or not turn.content:
+        return list(anchors), []
+    text, down = turn.text, []
+    for a in anchors:
+        start = text.find(a.value) if a.key in SLOT_KEYS else -1
+        if start < 0:
+            continue
+        end = start + len(a.value)
+        first = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
+        stop = _BREAK.search(text, end)
+        if turned_down(text[first:stop.start() if stop else len(text)], start - first,
+                       end - first):
+            down.append(a)
+    if not down:
+        return list(anchors), []
+    gone = {(a.key, normalize(a.value)) for a in down}
+    updates = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+               for e in section_entries(index, "anchors")
+               if (e.text.partition("=")[0], normalize(e.text.partition("=")[2])) in gone]
+    return [a for a in anchors if a not in down], updates
 
 
 def satisfies(required: str, value: str) -> bool:

@@ -43,8 +43,9 @@ class English(EnglishWords):
         if team and (head in self.team or "someone" in toks[max(0, k - 4):k]
                      or "somebody" in toks[max(0, k - 4):k]):
             return self.noun_phrase(toks, k), None, False
-        if team and head in self.third:
-            return [], None, True
+        if team and (head in self.third or head.isalpha() and head not in self.PRONOUNS
+                     and head not in self.function and head not in self.adverbs):
+            return [], None, True  # "Billing will call you": a third party, owing "you"
         for m in range(k):  # "I promise (that) the refund will arrive"
             if toks[m] in self.promise_verbs and m > 0 and toks[m - 1] in ("i", "we") \
                     and head not in ("you", "it"):
@@ -62,7 +63,17 @@ class English(EnglishWords):
             j = self.skip(toks, span[1])
             if who is None or j >= len(toks) or toks[j] in self.not_promise:
                 continue
+            if toks[j] == "be" and role == "assistant" and j + 1 < len(toks) \
+                    and self.is_past(toks[j + 1]) and who[1] is None:
+                # "A return label will be emailed to you": the thing promised is the subject
+                phrase = self.verb_phrase(toks, j + 1)
+                if phrase is not None and self.owed(phrase[0], phrase[1]) \
+                        and "you" in toks[j:]:
+                    return self.finish(phrase[0], self.noun_phrase(toks, span[0] - 1), [], None)
+                continue
             progressive = toks[j] == "be" and j + 1 < len(toks) and toks[j + 1].endswith("ing")
+            if who[2] and toks[j] == "be" and not progressive:
+                continue  # "The weather will be sunny when you arrive": a state, owed by none
             if progressive:
                 if role == "user":
                     continue  # "I'll be leaving on the 7th": a plan, owed to no one

@@ -13,15 +13,15 @@ from .acts import HAN, HAN_RUN, Act, Agent, alternation, groups, words
 class Chinese:
     """会/将/保证/马上 + verb promises; 已/已经 + verb and verb + 了 reports."""
 
-    TIME = re.compile(
-        r"在[^，。把将]{0,14}?(?:之内|以内|之前|以前|之后|以后|内|前|后)"
+    TIME = re.compile(  # (于 before one: 将于明天上午联系您)
+        r"于?(?:在[^，。把将]{0,14}?(?:之内|以内|之前|以前|之后|以后|内|前|后)"
         r"|[\d一二两三四五六七八九十半]+\s*个?(?:小时|分钟|天|工作日|周|星期)(?:之内|以内|之后|内|后)?"
         r"|(?:今天|明天|后天|今晚|明早|本周|下周|周[一二三四五六日天])?"
         r"(?:上午|下午|晚上|中午|早上|傍晚)?(?:\d{1,2}|[一二两三四五六七八九十]{1,3})[点:：]"
         r"(?:半|\d{1,2}分?)?(?:之前|以前|前|左右)?"
         r"|今天|明天|后天|今晚|明早|当天|本周|下周|之后|以后|随后|上午|下午|晚上|中午|早上"
-        r"|稍后|待会儿?|等会儿?|回头|晚点")
-    ASPECT = re.compile(r"^(?:[了着完好]|过(?![去来]))+")  # what may follow a verb
+        r"|稍后|待会儿?|等会儿?|回头|晚点)")
+    ASPECT = re.compile(r"^(?:完成|成功|[了着完好]|过(?![去来]))+")  # what may follow a verb
     MODAL_END = re.compile(r"(?:会|将|要|想|能|可以|得|需要)$")  # a future or a wish before it
     PLEASE = re.compile(r"(?:请您?|麻烦您?|能否|可以)?")  # what opens a request
 
@@ -232,8 +232,10 @@ class Chinese:
         subject, topic = who if who else ("", before)
         agent: Agent = "speaker" if subject in self.first else \
             "other" if subject in self.second else None
-        return Act(verbs, self.objects(subject, topic, obj), agent,
-                   generic=verbs <= self.generic)
+        objects = self.objects(subject, topic, obj)
+        if verbs <= self.generic:  # 退款已经办理完成: the act named as its object
+            objects |= {self.classes[t] for t in objects if t in self.classes}
+        return Act(verbs, objects, agent, generic=verbs <= self.generic)
 
     def objects(self, subject: str, topic: str, obj: str) -> frozenset[str]:
         """What an act is done to: its object and the topic put before (照片我等下拍给你);

@@ -38,7 +38,9 @@ def expressive(text: str) -> bool:
     ``text`` is one ("你好，请给我推荐一家酒店" is not), or is a mere word ("Well, ...")."""
     found = False
     for m in _CLAUSE.finditer(text):
-        clause = m.group(0).strip()
+        clause = C.frame.sub("", m.group(0).strip())  # "I have to say, ..." says nothing
+        if not clause:
+            continue
         if _one(clause):
             found = True
         elif len(clause.split()) > 1 or len(_HAN.findall(clause)) > SHORT:

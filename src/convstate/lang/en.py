@@ -53,6 +53,9 @@ SCOPE = {
     "accept": r"^\s*(?:(?:is|would|will|['’]s|sounds|seems|does|do)(?:n['’]t|\s+not)?"
               r"\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better|best|perfect"
               r"|preferable|alright|work)|works|will\s+do|would\s+do)\b",
+    # after a mention with no verb: a predicate that turns it down ("Monday is bad")
+    "reject": r"^\s*(?:is|['’]s|would\s+be|will\s+be)\s+(?:\w+\s+)?(?:bad|no\s+good"
+              r"|impossible|out|taken|full|booked)\b",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"\b(?:because|since|when|whenever|if|unless|while|though|although|which|who"
                r"|whom|whose|where|whether|know|knew|tell|told|say|said|think|thought|wonder"
@@ -79,15 +82,20 @@ ACTS = {
         r"\s+(?:service|support|company|process))\s*(?:['’]m|am|are|['’]re|['’]s|is|was|were"
         r"|feel|felt|get|got|getting|['’]ve\s+been|have\s+been|has\s+been|seems?)?)"
         r"\s*(?:(?:so|very|really|quite|pretty|too|extremely|completely|totally|absolutely"
-        r"|just|a\s+bit|kind\s+of|getting|becoming|\w+ly)\s+)*$",
+        r"|just|a\s+bit|kind\s+of|getting|becoming|\w+ly|\w+,?\s+(?:and|or))\s+)*$",
     # after it: nothing, or what the feeling is about
     "feeling_tail": r"^\s*(?:(?:with|about|at|by|of|over|for|that|to)\b.*)?[\s.!…]*$",
+    # a frame that says nothing by itself ("I have to say, ...", "Honestly, ...")
+    "frame": r"^\s*(?:I\s+(?:have\s+to|must|gotta|got\s+to)\s+say(?:\s+that)?|honestly"
+             r"|frankly|to\s+be\s+honest)\b\W*",
     # a grievance that recurs or drags on: a complaint about the service
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
         r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
         r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing"
         r"|still\s+(?:haven['’]t|hasn['’]t|have\s+not|has\s+not|not|no|waiting|nothing)"
+        r"|(?:you(?:['’]re|\s+are|\s+must\s+be|\s+have\s+to\s+be|['’]ve\s+got\s+to\s+be)"
+        r"|are\s+you)\s+(?:kidding|joking|serious)"
         r"|how\s+many\s+times|every\s+single\s+time|no\s+one|nobody|never\s+(?:got|received"
         r"|heard|called|answered|replied))\b",
     # a request or an order: an imperative, a demand on the listener, the speaker's want
@@ -95,6 +103,7 @@ ACTS = {
         r"^(?:(?:so|and|but|then|ok(?:ay)?|now|just)\s+)*(?:please|kindly|don['’]?t|do\s+not"
         r"|never|let['’]?s)\b|\b(?:and|but|so)\s+(?:please|don['’]?t|never)\b"
         r"|\byou\s+(?:must|need\s+to|have\s+to|should|can['’]?t|cannot|mustn['’]?t)\b"
+        r"(?!\s+be\s+\w+ing\b)"  # "you must be joking" supposes, it does not demand
         r"|\b(?:I|we)\s+(?:really\s+|just\s+|only\s+)?(?:want|need|(?:would|['’]d)\s+like"
         r"|insist|demand|expect)\b",
     # said as a rule for every time, not for this conversation
@@ -170,10 +179,10 @@ PACK = LanguagePack(
             r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible"
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
-            r"|sick of|tired of)\b",
+            r"|sick of|tired of|slow)\b",
         "sentiment_pos":
             r"\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome"
-            r"|wonderful|satisfied|helpful|love it)\b",
+            r"|wonderful|satisfied|helpful|love it|impressed|pleased)\b",
         "intense": r"\b(?:very|so|really|extremely)\b",
         # the speaker about themselves; "I" only as the pronoun (upper case)
         "first_person": r"\b(?i:my|mine|me|myself|we|we're|we've|our|us)\b"
@@ -278,6 +287,7 @@ PACK = LanguagePack(
             " have had has; hear heard; hold held; keep kept; know knew known; lay laid;"
             " lead led; leave left; lend lent; let; lose lost; make made; mean meant;"
             " meet met; pay paid; prepay prepaid; put; read; redo redid redone; resend resent;"
+            " reset; upset; hit; quit; split; spread; broadcast; cast; forecast; hurt; bet;"
             " rewrite rewrote rewritten; ring rang rung; run ran; say said; see saw seen;"
             " sell sold; send sent; set; show showed shown; shut; sit sat; speak spoke spoken;"
             " spend spent; stand stood; take took taken; teach taught; tell told;"

@@ -38,6 +38,8 @@ SCOPE = {
     "contrast": r"而是|但是|可是|只",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
+    # after a mention with no verb: a predicate that turns it down (周一没空)
+    "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?(?:没空|没时间|不方便|有事|去不了|来不了|不合适)",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
                r"|看看|是否|为什么|怎么",
@@ -61,8 +63,10 @@ ACTS = {
     # a grievance that recurs or drags on: a complaint about the service
     "grievance": r"第[一二三四五六七八九十几两\d]+[次回遍]|又(?:要|得|没|来了|是这样)|老是|每次都"
                  r"|一直(?:都)?(?:没|不|在等)|还(?:是)?没(?:有)?|多少次|几次了|好几次"
-                 r"|没人(?:管|理|回)|等了?(?:这么久|半天|好久|[一二三四五六七八九十几两\d]+(?:天|周"
-                 r"|个月|小时))",
+                 r"|没人(?:管|理|回)|等了?(?:这么久|半天|好久|[一二三四五六七八九十几两\d]+个?(?:天|周"
+                 r"|星期|礼拜|月|小时))",
+    # a frame that says nothing by itself (说实话，…)
+    "frame": r"^\s*(?:说实话|老实说|说真的|讲真)\W*",
     # a request or an order: an imperative, a demand on the listener, the speaker's want
     "directive": r"^(?:那|那就|所以|好|嗯)?(?:请|别|不要|千万|务必|麻烦)"
                  r"|(?:你们?|您)(?:必须|得|要|一定要|务必|不能|不要|别|赶紧|马上|快点)"
@@ -111,7 +115,7 @@ PACK = LanguagePack(
         "question": r"[?？]\s*$|[吗么呢]\s*+[？?。]?\s*+$",  # possessive: linear
         "sentiment_neg":
             r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语"
-            r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱"
+            r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱|太低了?"
             r"|(?:太|很|真|好|特别|非常|极其|超|也太)差(?!不多|价|评|额|异|距)",
         "sentiment_pos": r"满意|谢谢|感谢|太好了|不错|开心|很棒|真棒|辛苦了|给力|靠谱",
         "intense": r"非常|特别|真的|太|极其|[!！]{2,}",
@@ -218,7 +222,7 @@ PACK = LanguagePack(
         "vague_verbs": "帮助 协助 帮 服务 满足 努力 配合 支持",
         "adverbs": "一定 尽快 马上 立即 立刻 稍后 随后 及时 再 也 都 就 亲自 优先 第一时间 这边"
                    " 尽力 尽量 尽我所能 尽一切努力 认真 积极"
-                   " 那边 还 专门 重新 全部 统一 直接 会 将",
+                   " 那边 还 专门 重新 全部 统一 直接 会 将 原路 全额 按原路 顺利",
         "benefactives": "为您 给您 帮您 替您 与您 跟您 和您 为你 给你 帮你 替你 与你 跟你 为你们"
                         " 给你们",
         "acknowledgements": "好的 好 嗯 那 那么 OK ok 没问题 是的 对 行",
