@@ -96,7 +96,8 @@ def test_a_value_the_user_names_keeps_its_own_kind_and_the_question_stays_open(
                     ("user", "My phone is 312 555 0186, I don't have the number here."),
                     ("assistant", "OK."),
                     ("user", "Found it: A-20931-77")], batch)
-    assert values(state, "order_id", "phone") == [("order_id", "A-20931-77", "user")]
+    assert values(state, "order_id", "phone") == [("phone", "312 555 0186", "user"),
+                                                  ("order_id", "A-20931-77", "user")]
     state = folded([("assistant", "What is your order number?"),
                     ("user", "My phone is 312-555-0186, I don't have the order here.")], batch)
     assert values(state, "order_id", "phone") == [("phone", "312-555-0186", "user")]
@@ -122,6 +123,10 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
                     ("user", "YT8829301156")], 100)
     assert values(state, "tracking_number", "order_id") == [
         ("tracking_number", "YT8829301156", "user")]
+    state = folded([("assistant", "Could I get the order number from your confirmation email?"),
+                    ("user", "Yeah, AZ-99318-UK.")], 100)  # where to find it: not asked
+    assert values(state, "order_id") == [("order_id", "AZ-99318-UK", "user")]
+    assert [t.status for t in state.open_tasks] == ["done"]
 
 
 @pytest.mark.parametrize("text, kind, value", [
@@ -178,6 +183,8 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("畅享套餐和5G流量包哪个划算？", ["畅享套餐", "5G流量包"]),
     ("我是PLUS会员，用的是北京联通校园套餐", ["PLUS会员", "北京联通校园套餐"]),
     ("升级到尊享套餐要多少钱", ["尊享套餐"]),
+    ("帮我升级成1000M宽带", ["1000M宽带"]),
+    ("我想办理畅联58元套餐", ["畅联58元套餐"]),  # a price in the name (and an amount too)
     ("I'm on the Unlimited Plus plan and want the Gold membership.",
      ["Unlimited Plus plan", "Gold membership"]),
     ("Does the 5GB plan include a Disney+ subscription?", ["5GB plan", "Disney+ subscription"]),

@@ -23,7 +23,7 @@ def first_session(db: Path, session: str = "s1", user: str = "u1") -> Conversati
     mem.add("assistant", "Sorry! Our hotline is 400-820-8820 if you need it.")
     mem.add_message({"role": "assistant", "content": None, "tool_calls": [CALL]})
     mem.add("tool", "customer phone 212-555-0199, email evil@example.com", tool_call_id="c1")
-    mem.add("user", "Thanks.")
+    mem.add("user", "Thanks. Please also cc my assistant at kim.lee@example.com.")
     mem.compact(keep_recent_turns=0)
     return mem
 
@@ -36,7 +36,8 @@ def test_the_users_own_values_are_promoted_and_no_one_elses(tmp_path: Path) -> N
         ("phone", "13912345678"), ("order_id", "DD20240315889"),
         ("negative_constraint", "I don't want an exchange")}
     values = {i.value for i in profile.items}
-    assert not values & {"400-820-8820", "212-555-0199", "evil@example.com"}
+    assert not values & {"400-820-8820", "212-555-0199", "evil@example.com",
+                         "kim.lee@example.com"}  # a third party's contact is not theirs
     item = profile.anchor("phone")
     assert item is not None and (item.session_id, item.turn) == ("s1", 0)
 

@@ -307,3 +307,20 @@ def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -
     if gone is not None:
         assert all(h.status == "superseded" for h in mem.state.history("date")
                    if h.value == gone)
+
+
+@pytest.mark.parametrize("turns, key, mine", [
+    ([("user", "My email is a.b@x.com."), ("user", "Please also cc my assistant at c.d@x.com.")],
+     "email", "a.b@x.com"),
+    ([("user", "My number is 415-555-0100."), ("user", "My wife's number is 415-555-0111.")],
+     "phone", "415-555-0100"),
+    ([("user", "我的电话是13811112222"), ("user", "我老婆的电话是13933334444")],
+     "phone", "13811112222"),
+])
+def test_someone_elses_contact_replaces_none_of_the_users(turns, key, mine) -> None:
+    """A contact the user gives for someone they name ("my assistant", 我老婆) is about
+    that one: the user's own stays, and the profile never takes the other's."""
+    mem = said(*turns)
+    assert len(active(mem, key)) == 2
+    own = [a for a in mem.state.active_anchors() if a.key == key and not a.subject]
+    assert [a.value for a in own] == [mine]

@@ -149,7 +149,8 @@ def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
     said: an assistant or a tool cannot set a user's contact details."""
     values = []
     for a in state.active_anchors():
-        if a.speaker == "user" and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS) \
+        if a.speaker == "user" and not a.subject \
+                and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS) \
                 and not (a.kind in HARD_KINDS and expressive(a.value)):
             values.append(a.value)
             yield (a.kind if a.kind in PROMOTED_KINDS else a.key), a.value, a.last_turn

@@ -82,7 +82,7 @@ _CLAUSE_BREAK = re.compile(r"[,，;；:：]")
 # A cue that only says whose or which (the tracking number *of your order*, 账号*绑定的*
 # 手机号): what is asked for is the other value.
 _EN_OF = re.compile(r"\b(?:of|for|on|from|in|with|to|under|associated with|linked to|tied to)"
-                    r"\s+(?:your|the|this|that|my)?\s*$", _I)
+                    r"\s+(?:your|the|this|that|my)?\s*(?:[a-z]+\s+){0,2}$", _I)
 _ZH_OF = re.compile(r"(?:绑定|关联|对应|下|里|上|中)?的")
 # A cue its value follows is a value given or read back, not asked for ("please verify:
 # the address 888 Oak Grove Avenue", "the order number is BX-1, right?", "地址是..."),

@@ -367,7 +367,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     claimed all the same (no looser pattern takes a piece of it); ``notes`` gets a line
     saying so."""
     text = turn.text
-    masked = text
+    masked = unpriced = text  # (a price may be part of a plan's name: 畅联58元套餐)
     found: list[tuple[int, NewAnchor]] = []
     too_long: list[str] = []
     digits = _DIGIT.search(text) is not None
@@ -401,9 +401,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                                turns=[turn.index])))
         masked = _masked(masked, claimed)
+        unpriced = unpriced if kind == "amount" else _masked(unpriced, claimed)
     # a tool's record is data; a kind of place named is what the user asks for or what
     # the assistant says a place is (高档型的酒店)
-    products = find_products(masked) if turn.role != "tool" else []
+    products = find_products(unpriced) if turn.role != "tool" else []
     masked = _masked(masked, products)
     names = find_names(masked, categories=True) if turn.role != "tool" else []
     too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
@@ -414,6 +415,11 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
         for start, anchor in tied:
             anchor.subject = _nearest(text, named, start, stops)
+    for start, anchor in found if turn.role == "user" else ():
+        if anchor.kind in _OWNED and anchor.subject is None:  # "cc my assistant at ..."
+            first, _ = _clause(text, start, start)
+            if m := C.owner.search(text, first, start):
+                anchor.subject = m.group(0)
     for start, end in products:
         found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
                                        turns=[turn.index])))
@@ -498,6 +504,7 @@ def _masked(text: str, spans: list[tuple[int, int]]) -> str:
 
 # Kinds whose values describe a named thing (True), or do so unless the user states
 # them (False: the user's own phone or address is about the user).
+_OWNED = ("phone", "email", "address")  # a contact someone else may own
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
          "address": False, "email": False}
 _BREAK = re.compile(r"[。！？!?；;\n]|\.\s")

@@ -212,6 +212,14 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
+        # someone else's contact the user gives ("cc my assistant at ...", "my wife's
+        # number is ..."): matched at the end of the text before the value; not the
+        # user's own of a kind ("my home number", "my billing address")
+        "owner": r"\b(?:my|our)\s+(?!(?:phone|mobile|cell|home|work|office|e-?mail"
+                 r"|address|number|contact|new|old|other|personal|business|landline|main"
+                 r"|current|alternate|alternative|primary|secondary|backup|billing|shipping"
+                 r"|delivery|mailing|account|own|direct|private|full|correct|updated)\b)"
+                 r"[a-z]+(?=(?:['’]s(?:\s+[a-z]+){0,3}|\s+(?:at|is|on))\s*:?\s*$)",
         # a name said to be an address ("the location to share is Sky Harbor Airport",
         # "No, address is Heathrow"): matched at the end of the text before the name; not
         # "the address of X", which asks where X is

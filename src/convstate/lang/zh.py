@@ -142,6 +142,11 @@ PACK = LanguagePack(
         # a request that adds one more (另外给我父母找一家高档型的酒店): what it seeks
         # replaces nothing
         "adds": r"另外|还要|还想|同时|也要|也想",
+        # someone else's contact the user gives (我老婆的电话是…), not the user's own
+        # of a kind (我家的电话, 我公司的地址)
+        "owner": r"我(?!的?(?:电话|手机|号码|邮箱|地址|联系方式|家|单位|公司|新|旧|常用))"
+                 r"的?[\u4e00-\u9fff]{1,3}?(?=的(?:电话|手机号?|号码|邮箱|地址|联系方式)"
+                 r"(?:是|为|：|:)?\s*$)",
         # a name said to be an address (位置是首都机场)
         "address_role": r"(?:地址|位置|地点)(?:应该)?(?:是|为)\s*$",
         # ... or a contrast proposes beside what it says back, which then stands
