@@ -127,6 +127,12 @@ def test_a_later_turn_of_the_batch_takes_a_choice_back_and_the_latest_choice_win
     assert case_after("I'd like an exchange.", "Actually, no exchange.").refund_method is None
     assert case_after("我要换货", "算了，不要换货，我要退款").refund_method == "refund"
     assert case_after("我要换货", "我朋友上次退款了").refund_method == "exchange"
+    # "forget" lets go of what it names, unless negated itself
+    assert case_after("I want a refund.", "On second thought, forget the refund."
+                      ).refund_method is None
+    assert case_after("我要退款", "退款就算了").refund_method is None
+    assert case_after("I want a refund.", "Please don't forget the refund."
+                      ).refund_method == "refund"
 
 
 def fold_batches(*batches: tuple[tuple[str, str], ...],

@@ -324,3 +324,14 @@ def test_someone_elses_contact_replaces_none_of_the_users(turns, key, mine) -> N
     assert len(active(mem, key)) == 2
     own = [a for a in mem.state.active_anchors() if a.key == key and not a.subject]
     assert [a.value for a in own] == [mine]
+
+
+@pytest.mark.parametrize("turns, kept", [
+    ([("user", "I'm on the Unlimited Starter plan with the Gold membership."),
+      ("user", "Please move me to the Unlimited Elite plan instead.")],
+     ["Gold membership", "Unlimited Elite plan"]),
+    ([("user", "我现在是300M宽带"), ("user", "帮我升级成1000M宽带")], ["1000M宽带"]),
+    ([("user", "我办了畅享套餐"), ("user", "5G流量包多少钱？")], ["5G流量包", "畅享套餐"]),
+])
+def test_a_change_of_product_replaces_the_one_of_its_kind(turns, kept) -> None:
+    assert sorted(active(said(*turns), "product")) == kept

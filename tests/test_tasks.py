@@ -197,6 +197,20 @@ def test_answered_questions_close_across_batches(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_the_assistants_question_for_the_users_information_is_answered_by_a_reply(
+        mode: str) -> None:
+    """"What's your date of birth?" is the user's to answer: a reply that says something
+    closes it, a question back does not; one for a kind of value (an order number) waits
+    for a value of that kind."""
+    state = run([("assistant", "What is your date of birth?"), ("user", "March 3rd, 1990."),
+                 ("assistant", "您的身份证后四位是多少？"), ("user", "是1234"),
+                 ("assistant", "Could you tell me the last four digits of the card?"),
+                 ("user", "Why do you need that?")], mode)
+    assert [(t.owner, t.status) for t in state.open_tasks] == [
+        ("user", "done"), ("user", "done"), ("user", "open")]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_question_back_or_a_moment_answers_nothing(mode: str) -> None:
     state = run([("user", "What is the phone number of the hotel?"),
                  ("assistant", "Which hotel do you mean?"),

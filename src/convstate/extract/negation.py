@@ -129,6 +129,8 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
         return "refused"
+    if C.reject.search(after):  # "the exchange is out", 退款就算了
+        return "refused"
     if _rx("fragment").fullmatch(f"{before} {after}"):
         return "chosen"
     if _rx("opening").fullmatch(before) and C.object.match(after):  # "Refund it."

@@ -151,6 +151,17 @@ HEAD_WORDS = ("plan", "package", "subscription", "membership", "card", "pass", "
               "bundle", "add-on", "套", "包", "会员", "宽带", "卡", "票", "增值业务")
 
 
+_EN_HEAD_AT_END = re.compile(rf"(?i:{_EN_HEADS})$")
+
+
+def product_head(name: str) -> str:
+    """The head of a product name: what kind of product it is ("plan", 宽带, 流量包)."""
+    if m := _EN_HEAD_AT_END.search(name):
+        return m.group(0).lower()
+    heads = list(_ZH_HEADS.finditer(name))
+    return heads[-1].group(0) if heads else name
+
+
 def find_products(text: str) -> list[tuple[int, int]]:
     """Spans of product, plan and service names in ``text``, in order, not overlapping."""
     low = text.lower()

@@ -53,7 +53,7 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import category_kind, find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
-from .settle import corrected, declined, proposed_instead, taken_up
+from .settle import corrected, declined, proposed_instead, switched, taken_up
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -161,7 +161,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?<![快慢多少早晚便宜好大小高低近远])[一二两三四五六七八九十]{1,3}点(?:半|钟)"), 0),
     ("date", "date", re.compile(  # a weekday: 周三, 下周三, 星期五, 礼拜天; not a schedule's
         # (营业时间周一至周日, 周六、周日) nor every one (每周一)
-        r"(?<![每至到~—-])(?<![周期拜][一二三四五六日天][,，、])"
+        r"(?<!每)(?<![周期拜][一二三四五六日天][,，、至到~—-])"
         r"(?:下下?个?|这个?|本|上个?)?(?:周|星期|礼拜)[一二三四五六日天]"
         r"(?!\s*[至到~—,，、-]\s*(?:周|星期|礼拜))"), 0),
     ("amount", "amount", re.compile(
@@ -280,8 +280,10 @@ class RuleExtractor(BaseExtractor):
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
+                _answer_info(turn, delta, open_tasks)
                 delta.updates += corrected(turn, anchors, index)
                 delta.updates += taken_up(turn, anchors, index)
+                delta.updates += switched(turn, anchors, index)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
@@ -323,7 +325,8 @@ class RuleExtractor(BaseExtractor):
         elif role == "assistant":
             if _lifecycle(c, delta, index):
                 pass
-            elif C.ask_user.search(text):
+            elif C.ask_user.search(text) or C.ask_info.search(text) \
+                    and not asked_kinds(text, owed=True):  # (a kind's ask: answers.py)
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
         if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
                 and not negated(text, m.start()) and not junk:
@@ -729,6 +732,16 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and bool(C.ask_user.search(t))
                         and bool(C.ask_confirm.search(t)), "done", delta, turn.index)
+
+
+def _answer_info(turn: Turn, delta: StateDelta, index: list[IndexEntry]) -> None:
+    """A user turn that says something answers the assistant's questions for a piece of
+    the user's information of no kind the answers read ("What's your date of birth?"):
+    those of a kind (an order number) wait for a value of it (answers.py)."""
+    if _substantive(turn.content or ""):
+        _close_matching(delta.open_tasks, index,
+                        lambda t, o: o == "user" and bool(C.ask_info.search(t))
+                        and not asked_kinds(t, owed=True), "done", delta, turn.index)
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:

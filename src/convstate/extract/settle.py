@@ -27,6 +27,7 @@ from ..sections import SETTLED_KEYS, SLOT_KEYS
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .negation import turned_down
+from .products import product_head
 
 C = Cues()
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -104,9 +105,9 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
     index = section_entries(index, "anchors")
     new: dict[str, set[str]] = {}
     for a in anchors:
-        new.setdefault(a.key, set()).add(normalize(a.value))
-    entries = [(e, *e.text.partition("=")[::2]) for e in index
-               if e.text.partition("=")[0] in new]
+        new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
+    entries = [(e, _kind(key, value), value) for e in index
+               for key, _, value in [e.text.partition("=")] if _kind(key, value) in new]
     wrong = {(key, normalize(value)) for e, key, value in entries
              if e.turn == turn.index - 1 and normalize(value) not in new[key]}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
@@ -139,6 +140,33 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
                for e in section_entries(index, "anchors")
                if (e.text.partition("=")[0], normalize(e.text.partition("=")[2])) in gone]
     return [a for a in anchors if a not in down], updates
+
+
+def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+             ) -> list[ItemUpdate]:
+    """The updates a user's change of product makes ("move me to the Unlimited Elite plan
+    instead", 帮我升级成1000M宽带): the products of its kind (the same head: plan, 宽带)
+    the state holds are replaced; a membership stays beside a new plan."""
+    if turn.role != "user" or not turn.content:
+        return []
+    text, heads, new = turn.text, set(), set()
+    for a in anchors:
+        start = text.find(a.value) if a.key == "product" else -1
+        if start >= 0 and C.switch.search(text, max(0, start - 40), start):
+            heads.add(product_head(a.value))
+            new.add(normalize(a.value))
+    if not heads:
+        return []
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+            for e in section_entries(index, "anchors")
+            if (kv := e.text.partition("="))[0] == "product" and product_head(kv[2]) in heads
+            and normalize(kv[2]) not in new]
+
+
+def _kind(key: str, value: str) -> str:
+    """What a correction replaces a value by: its key, and for a product its head (a
+    plan corrects a plan, not the membership beside it)."""
+    return f"{key}:{product_head(value)}" if key == "product" else key
 
 
 def satisfies(required: str, value: str) -> bool:

@@ -11,9 +11,11 @@ NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twel
 SCOPE = {
     # a word that negates the verb or the option after it; "than" after a comparison
     # of preference ("rather X than Y"), not of amount ("no later than", "more than");
-    # not "no", which negates a noun ("no exchange": neg_det) or answers ("No, I want")
-    "negator": r"\b(?:not|never|no\s+longer|without|rather\s+than|instead\s+of"
-               r"|other\s+than|except|cancel|skip|avoid)\b|\b\w+n['’]t\b|\bcannot\b"
+    # not "no", which negates a noun ("no exchange": neg_det) or answers ("No, I want");
+    # "forget" lets go of what it governs, unless negated ("don't forget the refund")
+    "negator": r"\b(?:not(?!\s+forget\b)|never|no\s+longer|without|rather\s+than|instead\s+of"
+               r"|other\s+than|except|cancel|skip|avoid)\b|\b\w+n['’]t\b(?!\s+forget\b)"
+               r"|\bcannot\b|(?<!n['’]t\s)(?<!not\s)\bforget(?:\s+about)?\b"
                r"|(?<!more )(?<!less )(?<!later )(?<!earlier )(?<!sooner )(?<!fewer )\bthan\b",
     "neg_det": r"\bno\b",
     # a negation of what did or did not happen, not of what is wanted ("I didn't get")
@@ -161,6 +163,11 @@ PACK = LanguagePack(
         "dislike": r"hate|dislike",
         "goal": r"\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
                 r"|help me)\b",
+        # the assistant asking the user for a piece of their information ("What's your date
+        # of birth?", "Could you tell me the last four digits of the card?"): any answer
+        # that says something gives it
+        "ask_info": r"\b(?:what(?:['’]s| is) your|(?:may|can|could) I (?:please )?(?:have|get"
+                    r"|ask for|know) your|could you (?:please )?(?:tell me|give me|spell))\b",
         "ask_user": r"\b(?:please (?:provide|send|upload|share|confirm)"
                     r"|could you (?:send|provide|share))\b",
         "decision":
@@ -220,6 +227,12 @@ PACK = LanguagePack(
                  r"|current|alternate|alternative|primary|secondary|backup|billing|shipping"
                  r"|delivery|mailing|account|own|direct|private|full|correct|updated)\b)"
                  r"[a-z]+(?=(?:['’]s(?:\s+[a-z]+){0,3}|\s+(?:at|is|on))\s*:?\s*$)",
+        # a change of product: what follows is taken instead of one of its kind ("move me
+        # to the Unlimited Elite plan", "upgrade to 1000M"); matched at the end of the text
+        # before the product
+        "switch": r"\b(?:switch(?:ing)?|mov(?:e|ing)|upgrad(?:e|ing)|downgrad(?:e|ing)"
+                  r"|chang(?:e|ing)|migrat(?:e|ing)|transfer(?:ring)?)\s+(?:\w+\s+){0,3}?"
+                  r"(?:over\s+)?to\s+(?:the\s+|a\s+|an\s+)?$",
         # a name said to be an address ("the location to share is Sky Harbor Airport",
         # "No, address is Heathrow"): matched at the end of the text before the name; not
         # "the address of X", which asks where X is
