@@ -39,7 +39,8 @@ SCOPE = {
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
     # after a mention with no verb: a predicate that turns it down (周一没空)
-    "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了)",
+    "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?"
+              r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了)",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
                r"|看看|是否|为什么|怎么",
@@ -110,7 +111,8 @@ PACK = LanguagePack(
         "goal_stop": r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)",
         # the assistant asking the user for a piece of their information (您的身份证后四位是
         # 多少？): any answer that says something gives it
-        "ask_info": r"(?:您|你)的[\u4e00-\u9fff]{1,10}是(?:多少|什么)|请(?:您)?(?:告诉我|说一下|报一下)",
+        "ask_info": r"(?:您|你)的[\u4e00-\u9fff]{1,10}是(?:多少|什么)"
+                    r"|请(?:您)?(?:告诉我|说一下|报一下)",
         "ask_user": r"请(?:您)?(?:提供|上传|发送|发一下|拍|告诉|确认)|麻烦您(?:提供|上传|发|拍)",
         "decision": r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|我选|选择了",
         "asks": r"请问|多少|什么|哪里|哪儿|哪个|哪些|几点|几个|是否|有没有|能不能|可不可以"
@@ -151,8 +153,8 @@ PACK = LanguagePack(
                  r"的?[\u4e00-\u9fff]{1,3}?(?=的(?:电话|手机号?|号码|邮箱|地址|联系方式)"
                  r"(?:是|为|：|:)?\s*$)",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
-        "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为|变更为|转成"
-                  r"|转到|转为)$",
+        "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
+                  r"|变更为|转成|转到|转为)$",
         # a name said to be an address (位置是首都机场)
         "address_role": r"(?:地址|位置|地点)(?:应该)?(?:是|为)\s*$",
         # ... or a contrast proposes beside what it says back, which then stands
