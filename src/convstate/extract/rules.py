@@ -421,8 +421,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     for start, anchor in found if turn.role == "user" else ():
         if anchor.kind in _OWNED and anchor.subject is None:  # "cc my assistant at ..."
             first, _ = _clause(text, start, start)
-            if m := C.owner.search(text, first, start):
-                anchor.subject = m.group(0)
+            if owner := C.owner.search(text, first, start):
+                anchor.subject = owner.group(0)
     for start, end in products:
         found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
                                        turns=[turn.index])))
