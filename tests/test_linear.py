@@ -34,6 +34,8 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     # an answer's values looked for again at every place each other value stands
     "many values in an answer": lambda n: "Hilton " + "1元 " * (n // 3),
     "branches and attributes": lambda n: "全聚德(王府井店)的电话" * (n // 13),
+    # a reply about an offer, one run of word characters: "…er than" tried at each
+    "a zh reply that refers back": lambda n: "这个" + "好" * n + "吗？",
 }
 ASKED = "What is your address?"  # the assistant's turn before every text
 SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x

@@ -133,6 +133,9 @@ def test_a_later_turn_of_the_batch_takes_a_choice_back_and_the_latest_choice_win
     assert case_after("我要退款", "退款就算了").refund_method is None
     assert case_after("I want a refund.", "Please don't forget the refund."
                       ).refund_method == "refund"
+    # a contrast after a negation chooses only the other option ("not X but Y")
+    for later in ("我没收到短信但是退款到账了", "It's not my fault but the refund is late."):
+        assert case_after("I want an exchange.", later).refund_method == "exchange", later
 
 
 def fold_batches(*batches: tuple[tuple[str, str], ...],

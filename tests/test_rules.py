@@ -57,6 +57,9 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("My mobile number is 7735550143", ("phone", "7735550143")),
     ("座机是(010) 6666-7777", ("phone", "(010) 6666-7777")),
     ("电话（010）66667777", ("phone", "（010）66667777")),
+    ("call 312-555-0186x123", ("phone", "312-555-0186")),  # an extension after it
+    ("Phone is 7735550143", ("phone", "7735550143")),
+    ("my number is 7735550143", ("phone", "7735550143")),
     # Chinese weekdays and times in Chinese numerals
     ("能改到下周三下午两点吗", ("date", "下周三")),
     ("能改到下周三下午两点吗", ("time", "下午两点")),
@@ -82,6 +85,10 @@ def test_an_email_is_not_also_an_address() -> None:
 
 def test_a_bit_more_is_no_time_and_every_monday_no_date() -> None:
     assert anchors_of("快一点好吗？便宜一点。每周一例会。") == []
+    # a word that starts with a weekday's character, a count of weeks, "a bit"
+    for text in ("你们上周一直不接电话", "一周一次", "本周五折", "早上一点消息都没有",
+                 "我有一点半信半疑"):
+        assert anchors_of(text) == [], text
 
 
 def test_digits_inside_an_id_are_no_phone() -> None:

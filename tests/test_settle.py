@@ -42,6 +42,14 @@ def test_a_later_time_of_the_same_thing_replaces_the_earlier() -> None:
 def test_values_said_in_one_turn_stand_together() -> None:
     mem = said(("user", "I need a hotel from March 3rd to March 5th."))
     assert active(mem, "date") == ["March 3rd", "March 5th"]
+    # ... unless the speaker corrects themselves between them
+    assert active(said(("user", "My number is 415-555-0100, sorry, I mean 415-555-0111.")),
+                  "phone") == ["415-555-0111"]
+    assert active(said(("user", "我的手机号是13811112222，不对，是13811112233")),
+                  "phone") == ["13811112233"]
+    assert active(said(("user", "My email is kim@old.com"),
+                       ("user", "Wait, kim@old.com is wrong, it's kim@olds.com")),
+                  "email") == ["kim@olds.com"]
     for text in ("My mobile is 415-555-0101 and my home number is 415-555-0102.",
                  "我的手机是13811112222，家里座机是010-66667777。"):  # a key of one value
         mem = said(("user", "My number is 415-555-0100."), ("user", text))
@@ -168,6 +176,8 @@ def test_an_offer_outside_the_bound_the_user_agrees_to_is_taken() -> None:
     ("它太远了。", ["137元", "50元以下"]),
     ("那附近有别的餐馆吗？", ["137元", "50元以下"]),
     ("有没有更便宜的？", ["137元", "50元以下"]),
+    ("这个不行", ["137元", "50元以下"]),  # refers back, but no question: turned down
+    ("这家我不喜欢", ["137元", "50元以下"]),
 ])
 def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amounts) -> None:
     """Going on about the offer (它, 这家) takes it as agreeing does; too far, another one
@@ -297,6 +307,10 @@ def test_a_change_is_read_by_its_grammar(turns, key, left) -> None:
      ["下周三"], "周一"),
     ([("user", "Not Monday, Tuesday please.")], ["Tuesday"], "Monday"),
     ([("user", "周一没空，周二吧")], ["周二"], "周一"),
+    ([("user", "下周三不行，周三可以")], ["周三"], "下周三"),  # where each stands
+    ([("assistant", "I can do Monday."), ("user", "Sorry, not on Monday. Tuesday works.")],
+     ["Tuesday"], "Monday"),
+    ([("user", "Monday is not taken yet, so Monday please.")], ["Monday"], None),
     # what a negated verb governs is still the value said
     ([("user", "Friday please."), ("user", "I don't need it until Friday.")], ["Friday"],
      None),
@@ -324,6 +338,11 @@ def test_someone_elses_contact_replaces_none_of_the_users(turns, key, mine) -> N
     assert len(active(mem, key)) == 2
     own = [a for a in mem.state.active_anchors() if a.key == key and not a.subject]
     assert [a.value for a in own] == [mine]
+    # the user's own, whatever words they put before it
+    for text in ("不对，我现在的手机号是13912345678", "my cellphone is 415-555-0199",
+                 "My gmail is kim@gmail.com"):
+        assert [a.subject for a in said(("user", text)).state.active_anchors()
+                if a.kind in ("phone", "email")] == [None], text
 
 
 @pytest.mark.parametrize("turns, kept", [
@@ -332,6 +351,16 @@ def test_someone_elses_contact_replaces_none_of_the_users(turns, key, mine) -> N
      ["Gold membership", "Unlimited Elite plan"]),
     ([("user", "我现在是300M宽带"), ("user", "帮我升级成1000M宽带")], ["1000M宽带"]),
     ([("user", "我办了畅享套餐"), ("user", "5G流量包多少钱？")], ["5G流量包", "畅享套餐"]),
+    # asking about one, or refusing it, changes nothing
+    ([("user", "I'm on the Unlimited Starter plan."),
+      ("user", "How much would it cost to upgrade to the Unlimited Elite plan?")],
+     ["Unlimited Elite plan", "Unlimited Starter plan"]),
+    ([("user", "I'm on the Unlimited Starter plan."),
+      ("user", "No, I don't want to switch to the Unlimited Elite plan.")],
+     ["Unlimited Elite plan", "Unlimited Starter plan"]),
+    ([("user", "我现在用的是畅享套餐"), ("user", "升级到尊享套餐要多少钱？")],
+     ["尊享套餐", "畅享套餐"]),
+    ([("user", "我现在用的是畅享套餐"), ("user", "我不想换成尊享套餐")], ["尊享套餐", "畅享套餐"]),
 ])
 def test_a_change_of_product_replaces_the_one_of_its_kind(turns, kept) -> None:
     assert sorted(active(said(*turns), "product")) == kept

@@ -76,6 +76,8 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "The store will close at 9 pm."),
     ("assistant", "This will cost you $5."),
     ("assistant", "The weather will be sunny when you arrive."),
+    ("assistant", "Unfortunately, nobody will call you back today."),
+    ("assistant", "Nothing will be sent to you until you confirm."),
 ])
 def test_what_is_done_now_offered_or_planned_opens_nothing(role: str, text: str) -> None:
     assert run([(role, text)]).open_tasks == [], text

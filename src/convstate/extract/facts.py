@@ -104,7 +104,8 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
             continue
         values = [a for a in anchors if a.value in s and a.kind not in
                   ("constraint", "negative_constraint")]
-        personal = turn.role == "user" and bool(C.first_person.search(s))
+        # (the "I" of a frame, "I have to say, ...", says nothing of the user)
+        personal = turn.role == "user" and bool(C.first_person.search(C.frame.sub("", s)))
         if not values and (not personal or expressive(s)):
             continue  # says nothing of the user's; or a pleasantry, a feeling, a complaint
         exact = any(a.kind != "name" for a in values)

@@ -83,14 +83,18 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
     for clause, asks in clauses(text):
         hits = sorted((m.start(), m.end(), value) for value, pattern in options
                       for m in pattern.finditer(clause) if m.end() > m.start())
+        turned = -1  # where the option the clause refused last ends
         for start, end, value in hits:
             found = reading(clause, start, end, asks)
+            if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
+                found = "chosen"  # the other option, after a contrast: "not X but Y"
             if found is not None and value in refused:
                 refused.remove(value)
             if found == "chosen":
                 chosen = value
             elif found == "refused":
                 refused.append(value)
+                turned = end
                 chosen = None if chosen == value else chosen
     return chosen, refused
 
@@ -135,8 +139,6 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "chosen"
     if _rx("opening").fullmatch(before) and C.object.match(after):  # "Refund it."
         return "chosen"
-    if _rx("contrast_after_negation").search(before):  # "not an exchange but a refund"
-        return "chosen"
     if (m := C.accept.search(after)) is not None:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     return None
@@ -144,10 +146,12 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
 
 def turned_down(clause: str, start: int, end: int) -> bool:
     """Whether ``clause`` turns down its mention at ``start:end`` itself: a negator right
-    before it ("not Monday", 不要周一) or a predicate after it that refuses it ("Monday
-    doesn't work", "Monday is bad", 周一不行, 周一没空) — not what a negated verb governs
-    ("I don't need it until Friday" still says Friday)."""
-    if _rx("neg_before").search(clause[max(0, start - REACH):start]):
+    before it, or before its preposition ("not Monday", "not at 5 pm", 不要周一), or a
+    predicate after it that refuses it ("Monday doesn't work", "Monday is bad", 周一不行,
+    周一没空) — not what a negated verb governs ("I don't need it until Friday" still
+    says Friday)."""
+    before = C.preposition_end.sub("", clause[max(0, start - REACH):start])  # "not at"
+    if _rx("neg_before").search(before):
         return True
     after = clause[end:]
     m = C.accept.search(after)
@@ -213,8 +217,10 @@ def _governs(head: str, verb: re.Match[str], speaker: bool = False
     if not rest.strip() or subject is not None:
         return verb, negative
     earlier = [m for m in C.want.finditer(rest)]  # a verb coordinated with an earlier one
-    if earlier and _governs(rest[:earlier[-1].start()], earlier[-1], speaker) is not None:
-        return verb, negative
+    if earlier and (before := _governs(rest[:earlier[-1].start()], earlier[-1], speaker)):
+        # its negation scopes on ("don't want to switch to"), up to a contrast (不要…只要)
+        carried = before[1] and not C.contrast.search(head, earlier[-1].end())
+        return verb, negative or carried
     return None
 
 
@@ -243,7 +249,6 @@ _TEMPLATES = {
     "fragment": r"(?:{filler}|{discourse}|{request}|[\W_])*+",
     # what may stand before a verb said as an imperative
     "opening": r"(?:{discourse}|{request}|{adverb}|[\W_])*+",
-    "contrast_after_negation": r"(?:{negator}|{neg_det}).*(?:{contrast})(?:{filler}|\s)*+$",
 }
 _built: dict[tuple[str, int], re.Pattern[str]] = {}
 

@@ -53,7 +53,14 @@ from .kinds import TICKET_ID, asked_kinds
 from .names import category_kind, find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
-from .settle import corrected, declined, proposed_instead, switched, taken_up
+from .settle import (
+    corrected,
+    declined,
+    proposed_instead,
+    self_corrected,
+    switched,
+    taken_up,
+)
 from .tasks import closes, read
 
 _I = re.IGNORECASE
@@ -112,14 +119,17 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # North American: (312) 555-0186, 312-555-0186, 773.555.0143, 773 555 0143,
         # 1-800-555-0199 (one separator throughout)
         r"|(?<![0-9A-Za-z_+-])(?:\+?1[-.\s]?)?\(\d{3}\)\s?\d{3}[-.\s]?\d{4}(?![\d-])"
-        r"|(?<![0-9A-Za-z_+.-])(?:\+?1[-.\s]?)?\d{3}(?P<sep>[-.\s])\d{3}(?P=sep)\d{4}(?![0-9A-Za-z_-])"
+        r"|(?<![0-9A-Za-z_+.-])(?:\+?1[-.\s]?)?\d{3}(?P<sep>[-.\s])\d{3}(?P=sep)\d{4}"
+        r"(?![0-9A-Za-wyz_-])"  # (an extension may follow: 312-555-0186x123)
         r"|(?<![0-9A-Za-z_-])400-?\d{3}-?\d{4}(?!\d)"
         # Chinese landlines: 010-66667777, (010) 6666-7777, （010）66667777
         r"|(?<![0-9A-Za-z_-])0\d{2,3}-?\d{7,8}(?![\d-])"
         r"|(?<![0-9A-Za-z_-])[(（]0\d{2,3}[)）]\s?\d{3,4}-?\d{4}(?![\d-])"
         # ten digits or more said to be a phone ("my mobile is 7735550143")
-        + "".join(rf"|(?<={cue} is )\+?\d{{10,11}}(?!\d)" for cue in (
-            "phone", "mobile", "cell", "phone number", "mobile number", "cell number"))
+        + "".join(rf"|(?<={cue} is )\+?\d{{10,11}}(?!\d)" for word in (
+            "phone", "mobile", "cell", "phone number", "mobile number", "cell number")
+            for cue in (word, word.capitalize(), f"my {word}", f"My {word}"))
+        + r"|(?<=my number is )\+?\d{10,11}(?!\d)|(?<=My number is )\+?\d{10,11}(?!\d)"
         + r"|(?<=me at )\+?\d{10,11}(?!\d)"
         # a local number with no area code, named as a phone number by its cue
         r"|(?<=电话是)\d{7,8}(?![\d-])|(?<=电话为)\d{7,8}(?![\d-])|(?<=电话：)\d{7,8}(?![\d-])"
@@ -156,13 +166,18 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b\d{1,2}\s?[ap]\.?m\.?"
         r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I)), 0),
     ("time", "time", re.compile(  # in Chinese numerals: 下午两点, 十点钟, 三点半 (not 快一点)
-        r"(?:上午|下午|晚上|早上|中午|凌晨|傍晚)[一二两三四五六七八九十]{1,3}点"
+        r"(?:上午|下午|晚上|早上|中午|凌晨|傍晚)(?:[两二三四五六七八九]|十[一二]?)点"
         r"(?:半|[一二三四五六七八九十]{1,3}分|\d{1,2}分|钟)?"
-        r"|(?<![快慢多少早晚便宜好大小高低近远])[一二两三四五六七八九十]{1,3}点(?:半|钟)"), 0),
+        r"|(?<![快慢多少早晚便宜好大小高低近远有])(?:[两二三四五六七八九]|十[一二]?)点(?:半|钟)"
+        # 一点 is also "a bit" (快一点, 一点消息都没有, 有一点半信半疑): a time only by a part
+        # of the day or 钟, and not run into a word
+        r"|(?:(?:上午|下午|晚上|早上|中午|凌晨|傍晚)一点(?:半|钟)?|(?<![有快慢多少])一点钟)"
+        r"(?![\u4e00-\u9fff](?<![前后左以到至的见在整吧啊呢吗了可]))"), 0),
     ("date", "date", re.compile(  # a weekday: 周三, 下周三, 星期五, 礼拜天; not a schedule's
-        # (营业时间周一至周日, 周六、周日) nor every one (每周一)
-        r"(?<!每)(?<![周期拜][一二三四五六日天][,，、至到~—-])"
-        r"(?:下下?个?|这个?|本|上个?)?(?:周|星期|礼拜)[一二三四五六日天]"
+        # (营业时间周一至周日, 周六、周日), every one (每周一), a count of weeks (一周一次) or
+        # a word that starts with the weekday's character (上周一直, 本周五折)
+        r"(?<!每)(?<![周期拜][一二三四五六日天][,，、至到~—-])(?<![一两三四五六七八九十几个])"
+        r"(?:下下?个?|这个?|本|上个?)?(?:周|星期|礼拜)[一二三四五六日天](?![直次折末])"
         r"(?!\s*[至到~—,，、-]\s*(?:周|星期|礼拜))"), 0),
     ("amount", "amount", re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
@@ -257,6 +272,7 @@ class RuleExtractor(BaseExtractor):
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
+            anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
             delta.updates += down
             loose = [a for a in anchors if a.subject is None and a.kind != "name"

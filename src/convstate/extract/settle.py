@@ -26,7 +26,7 @@ from ..normalize import normalize
 from ..sections import SETTLED_KEYS, SLOT_KEYS
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
-from .negation import turned_down
+from .negation import question, reading, turned_down
 from .products import product_head
 
 C = Cues()
@@ -67,13 +67,13 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     """The updates a user's turn makes by going on after the assistant answered a request
     with values outside the bounds it asked for (人均消费137元 after "50元以下", a rating
     of 4.3 after "4.5分以上"): an offer agreed to (嗯，就它家了; 可以啊) or asked about
-    (那它的营业时间是什么时候？, "What's its address?"), neither corrected nor found
-    wanting (太远了, "anything cheaper?"), is taken, and the bound of that request it
-    does not meet is replaced."""
+    (那它的营业时间是什么时候？, "What's its address?": a question that refers back to
+    it), neither corrected, negated nor found wanting (这个不行, 太远了, "anything
+    cheaper?"), is taken, and the bound of that request it does not meet is replaced."""
     text = turn.content
     if turn.role != "user" or not text or C.corrects.search(text) \
-            or not (C.agrees.search(text)
-                    or C.refers_back.search(text) and not C.wanting.search(text)):
+            or not (C.agrees.search(text) or C.refers_back.search(text) and question(text)
+                    and not C.wanting.search(text) and not C.negator.search(text)):
         return []
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")
@@ -99,19 +99,36 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
               ) -> list[ItemUpdate]:
     """The updates a user's correction makes ("No, share it with Carol", 不是周五，改成
     周六): the values of the keys it states anew that the turn before said (a read-back,
-    a proposal) are replaced, and the user's own earlier ones equal to them."""
+    a proposal) are replaced, and the user's own earlier ones equal to them. A value it
+    refuses ("No, I don't want to switch to ...", 我不想换成…) states nothing anew."""
     if turn.role != "user" or not turn.content or not C.corrects.search(turn.content):
         return []
     index = section_entries(index, "anchors")
     new: dict[str, set[str]] = {}
-    for a in anchors:
-        new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
+    for a, start, end in _placed(turn.text, anchors):
+        first, last = _clause_at(turn.text, start, end)
+        if reading(turn.text[first:last], start - first, end - first) != "refused":
+            new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
     entries = [(e, _kind(key, value), value) for e in index
                for key, _, value in [e.text.partition("=")] if _kind(key, value) in new]
     wrong = {(key, normalize(value)) for e, key, value in entries
              if e.turn == turn.index - 1 and normalize(value) not in new[key]}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
             in entries if (key, normalize(value)) in wrong]
+
+
+def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
+    """A user's values less those they correct in the same turn: of two values of a key,
+    the first when the speaker corrects themselves between them ("My number is
+    415-555-0100, sorry, I mean 415-555-0111", 13811112222，不对，是13811112233)."""
+    if turn.role != "user" or not turn.content:
+        return list(anchors)
+    placed = _placed(turn.text, anchors)
+    dropped = {id(a) for k, (a, _, end) in enumerate(placed)
+               for b, start, _ in placed[k + 1:]
+               if b.key == a.key and b.value != a.value
+               and C.self_correction.search(turn.text, end, start)}
+    return [a for a in anchors if id(a) not in dropped]
 
 
 def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -122,17 +139,10 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     turn gives instead: "Monday is bad. Wednesday at 1pm works.")."""
     if turn.role != "user" or not turn.content:
         return list(anchors), []
-    text, down = turn.text, []
-    for a in anchors:
-        start = text.find(a.value) if a.key in SLOT_KEYS else -1
-        if start < 0:
-            continue
-        end = start + len(a.value)
-        first = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
-        stop = _BREAK.search(text, end)
-        if turned_down(text[first:stop.start() if stop else len(text)], start - first,
-                       end - first):
-            down.append(a)
+    text = turn.text
+    down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
+            and turned_down(text[(c := _clause_at(text, start, end))[0]:c[1]],
+                            start - c[0], end - c[0])]
     if not down:
         return list(anchors), []
     gone = {(a.key, normalize(a.value)) for a in down}
@@ -146,13 +156,18 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
              ) -> list[ItemUpdate]:
     """The updates a user's change of product makes ("move me to the Unlimited Elite plan
     instead", 帮我升级成1000M宽带): the products of its kind (the same head: plan, 宽带)
-    the state holds are replaced; a membership stays beside a new plan."""
+    the state holds are replaced; a membership stays beside a new plan. Asking about one
+    ("How much is it to upgrade to ...?") or refusing it ("I don't want to switch to")
+    changes nothing."""
     if turn.role != "user" or not turn.content:
         return []
     text, heads, new = turn.text, set(), set()
-    for a in anchors:
-        start = text.find(a.value) if a.key == "product" else -1
-        if start >= 0 and C.switch.search(text, max(0, start - 40), start):
+    for a, start, end in _placed(text, anchors):
+        first, last = _clause_at(text, start, end)
+        verb = C.switch.search(text, max(first, start - 40), start) \
+            if a.key == "product" else None
+        if verb is not None and not question(text[first:last]) \
+                and not C.negator.search(text, first, verb.start()):  # "I don't want to"
             heads.add(product_head(a.value))
             new.add(normalize(a.value))
     if not heads:
@@ -161,6 +176,27 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             for e in section_entries(index, "anchors")
             if (kv := e.text.partition("="))[0] == "product" and product_head(kv[2]) in heads
             and normalize(kv[2]) not in new]
+
+
+def _placed(text: str, anchors: Sequence[NewAnchor]) -> list[tuple[NewAnchor, int, int]]:
+    """Each anchor of ``text`` (in the order found) with where it stands: the first of its
+    value at or after the one before it (下周三, then 周三: not the one inside 下周三)."""
+    out, at = [], 0
+    for a in anchors:
+        start = text.find(a.value, at)
+        if start < 0:
+            start = text.find(a.value)
+        if start >= 0:
+            out.append((a, start, start + len(a.value)))
+            at = start + len(a.value)
+    return out
+
+
+def _clause_at(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the clause holding ``text[start:end]`` starts and ends."""
+    first = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
+    stop = _BREAK.search(text, end)
+    return first, stop.start() if stop else len(text)
 
 
 def _kind(key: str, value: str) -> str:

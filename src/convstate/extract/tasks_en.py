@@ -39,6 +39,9 @@ class English(EnglishWords):
         head = toks[k]
         if head in ("i", "we"):
             return [], "speaker", False
+        if head in ("nobody", "nothing", "none", "noone") or head == "one" and k \
+                and toks[k - 1] == "no":
+            return None  # "Nobody will call you back today": no one owes it
         team = role == "assistant"
         if team and (head in self.team or "someone" in toks[max(0, k - 4):k]
                      or "somebody" in toks[max(0, k - 4):k]):

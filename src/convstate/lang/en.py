@@ -55,9 +55,11 @@ SCOPE = {
     "accept": r"^\s*(?:(?:is|would|will|['’]s|sounds|seems|does|do)(?:n['’]t|\s+not)?"
               r"\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better|best|perfect"
               r"|preferable|alright|work)|works|will\s+do|would\s+do)\b",
+    # a preposition ending the text before a mention ("not at 5 pm")
+    "preposition_end": r"\b(?:at|on|for|by|in|until|before|after|around)\s*$",
     # after a mention with no verb: a predicate that turns it down ("Monday is bad")
-    "reject": r"^\s*(?:is|['’]s|would\s+be|will\s+be)\s+(?:\w+\s+)?(?:bad|no\s+good"
-              r"|impossible|out|taken|full|booked)\b",
+    "reject": r"^\s*(?:is|['’]s|would\s+be|will\s+be)\s+(?:(?!not\b|never\b)\w+\s+)?"
+              r"(?:bad|no\s+good|impossible|out|taken|full|booked)\b",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"\b(?:because|since|when|whenever|if|unless|while|though|although|which|who"
                r"|whom|whose|where|whether|know|knew|tell|told|say|said|think|thought|wonder"
@@ -186,7 +188,7 @@ PACK = LanguagePack(
             r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible"
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
-            r"|sick of|tired of|slow)\b",
+            r"|sick of|tired of|(?:so|too|very|really|super|extremely|painfully)\s+slow)\b",
         "sentiment_pos":
             r"\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome"
             r"|wonderful|satisfied|helpful|love it|impressed|pleased)\b",
@@ -219,14 +221,19 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
-        # someone else's contact the user gives ("cc my assistant at ...", "my wife's
-        # number is ..."): matched at the end of the text before the value; not the
-        # user's own of a kind ("my home number", "my billing address")
-        "owner": r"\b(?:my|our)\s+(?!(?:phone|mobile|cell|home|work|office|e-?mail"
-                 r"|address|number|contact|new|old|other|personal|business|landline|main"
-                 r"|current|alternate|alternative|primary|secondary|backup|billing|shipping"
-                 r"|delivery|mailing|account|own|direct|private|full|correct|updated)\b)"
-                 r"[a-z]+(?=(?:['’]s(?:\s+[a-z]+){0,3}|\s+(?:at|is|on))\s*:?\s*$)",
+        # someone else's contact the user gives: one whose it is ("my boss's number is") or
+        # a relation's ("cc my assistant at ..."); matched at the end of the text before
+        # the value (not the user's own: "my cellphone is", "my house at")
+        "owner": r"\b(?:my|our)\s+(?:[a-z]+(?=['’]s\s+(?:[a-z]+\s+){0,2}(?:is|at|:)?\s*$)"
+                 r"|(?:wife|husband|partner|spouse|son|daughter|kid|child|mother|mom|mum|father"
+                 r"|dad|parents?|brother|sister|friend|boss|manager|assistant|colleague|coworker"
+                 r"|co-worker|secretary|neighbou?r|landlord|roommate|girlfriend|boyfriend"
+                 r"|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle|cousin)"
+                 r"(?=\s+(?:at|is|on)\s*:?\s*$))",
+        # a speaker correcting themselves between two values ("415-555-0100, sorry, I
+        # mean 415-555-0111"; "kim@old.com is wrong, it's kim@olds.com")
+        "self_correction": r"\b(?:sorry|I mean|I meant|wait|correction|scratch that|make (?:it"
+                           r"|that)|my (?:mistake|bad)|oops|or rather|wrong|typo)\b",
         # a change of product: what follows is taken instead of one of its kind ("move me
         # to the Unlimited Elite plan", "upgrade to 1000M"); matched at the end of the text
         # before the product
@@ -281,7 +288,7 @@ PACK = LanguagePack(
         "refers_back": r"\b(?:it|its|they|them|their|that one|this one|that place)\b",
         # ... or finds it wanting, or asks for another ("too expensive", "anything
         # cheaper?", "what other options are there?")
-        "wanting": r"\btoo\b|\w+er than\b|\b(?:cheaper|better|closer|higher|lower|more|less"
+        "wanting": r"\btoo\b|\b[a-z]+er\s+than\b|\b(?:cheaper|better|closer|higher|lower|more|less"
                    r"|another|other|others|else)\b",
         "polar_answer": r"^(?:yes|yeah|yep|no|nope|sure|of course|certainly|absolutely"
                         r"|it is|it does|they do|there is|there are)\b",

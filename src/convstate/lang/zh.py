@@ -38,6 +38,8 @@ SCOPE = {
     "contrast": r"而是|但是|可是|只",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
+    # a preposition ending the text before a mention (不要在周一)
+    "preposition_end": r"(?:在|于)\s*$",
     # after a mention with no verb: a predicate that turns it down (周一没空)
     "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?"
               r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了)",
@@ -147,11 +149,14 @@ PACK = LanguagePack(
         # a request that adds one more (另外给我父母找一家高档型的酒店): what it seeks
         # replaces nothing
         "adds": r"另外|还要|还想|同时|也要|也想",
-        # someone else's contact the user gives (我老婆的电话是…), not the user's own
-        # of a kind (我家的电话, 我公司的地址)
-        "owner": r"我(?!的?(?:电话|手机|号码|邮箱|地址|联系方式|家|单位|公司|新|旧|常用))"
-                 r"的?[\u4e00-\u9fff]{1,3}?(?=的(?:电话|手机号?|号码|邮箱|地址|联系方式)"
-                 r"(?:是|为|：|:)?\s*$)",
+        # someone else's contact the user gives: a relation's (我老婆的电话是…), not the
+        # user's own (我家的电话, 我现在的手机号)
+        "owner": r"我的?(?:老婆|老公|妻子|丈夫|爱人|对象|男朋友|女朋友|妈妈?|爸爸?|母亲|父亲|父母"
+                 r"|儿子|女儿|孩子|哥哥?|姐姐?|弟弟?|妹妹?|爷爷|奶奶|外公|外婆|朋友|同事|老板"
+                 r"|领导|助理|秘书|室友|房东|邻居|亲戚|家人)"
+                 r"(?=的?(?:电话|手机号?|号码|邮箱|地址|联系方式)(?:是|为|：|:)?\s*$)",
+        # a speaker correcting themselves between two values (13811112222，不对，是…)
+        "self_correction": r"不对|不是|错了|说错|我是说|哦不|更正|应该是|写错",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
                   r"|变更为|转成|转到|转为)$",
