@@ -21,6 +21,11 @@ _I = re.IGNORECASE
 TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服务单号|受理单号|受理编号|售后单号"
               r"|退款单号|退货单号|维修单号|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
               r"|return|(?:service\s+)?request|reference|ref)\s*(?:number|no\.?|id|#)")
+# a word every ticket's cue holds (lower case), looked for before the pattern
+TICKET_WORDS = ("投诉单", "投诉编号", "工单", "服务单号", "受理单号", "受理编号", "售后单号",
+                "退款单号", "退货单号", "维修单号", "ticket", "case", "complaint", "claim",
+                "incident", "rma",
+                "return", "request", "ref")
 # a ticket number named by its cue ("投诉单号TS20240315001", "case number CS-88213",
 # "ticket TK-20931")
 TICKET_ID = re.compile(

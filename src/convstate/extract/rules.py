@@ -49,7 +49,7 @@ from .acts import HAN_RUN, Act
 from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
-from .kinds import TICKET_ID, asked_kinds
+from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
 from .names import category_kind, find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
@@ -83,6 +83,17 @@ _NUMERIC: set[int] = set()
 _DIGIT = re.compile(r"\d")
 
 
+_NEEDS: dict[int, tuple[str, ...]] = {}
+
+
+def _needs(words: tuple[str, ...], pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """Mark ``pattern`` as one that no match of holds without one of ``words`` (lower
+    case: "@" for an email, 点 for a time in Chinese numerals): it is not run on a turn
+    that has none (most turns have none of most)."""
+    _NEEDS[id(pattern)] = words
+    return pattern
+
+
 def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """Mark ``pattern`` as one that no match of holds without a digit (each alternative
     needs one): it is not run on a turn that has none (most turns)."""
@@ -93,27 +104,29 @@ def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
 ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
-    ("email", "email", re.compile(  # a local part from where its run starts (one try a
-        # run), or of at most 64 characters (right after another match)
+    ("email", "email", _needs(("@",), re.compile(  # a local part from where its run
+        # starts (one try a run), or of at most 64 characters (right after another match)
         r"(?:(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+|[A-Za-z0-9._%+-]{1,64})"
-        r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"), 0),
-    ("tracking_number", "tracking_number", re.compile(
-        r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
-        rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I), 1),
+        r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")), 0),
+    ("tracking_number", "tracking_number", _needs(("快递单号", "运单号", "物流单号", "tracking"),
+        re.compile(r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
+                   rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I)), 1),
     ("other", "quote", re.compile(  # words set in quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
         r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
-    ("ticket_id", "ticket_id", _numeric(TICKET_ID), 1),  # 投诉单号: a ticket, before any 单号
+    # 投诉单号: a ticket, before any 单号
+    ("ticket_id", "ticket_id", _needs(TICKET_WORDS, _numeric(TICKET_ID)), 1),
     ("order_id", "order_id", _numeric(re.compile(
         r"(?:订单号|订单编号|单号|订单|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?)"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
         rf"({_ORDER_ID})", _I)), 1),
-    ("account", "account", re.compile(
+    ("account", "account", _needs(("账号", "账户", "会员号", "用户名", "account", "user"),
+                                  re.compile(
         r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
         r"|\b(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
-        r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I), -1),
+        r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I)), -1),
     ("phone", "phone", _numeric(re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         # North American: (312) 555-0186, 312-555-0186, 773.555.0143, 773 555 0143,
@@ -125,15 +138,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # Chinese landlines: 010-66667777, (010) 6666-7777, （010）66667777
         r"|(?<![0-9A-Za-z_-])0\d{2,3}-?\d{7,8}(?![\d-])"
         r"|(?<![0-9A-Za-z_-])[(（]0\d{2,3}[)）]\s?\d{3,4}-?\d{4}(?![\d-])"
-        # ten digits or more said to be a phone ("my mobile is 7735550143")
-        + "".join(rf"|(?<={cue} is )\+?\d{{10,11}}(?!\d)" for word in (
-            "phone", "mobile", "cell", "phone number", "mobile number", "cell number")
-            for cue in (word, word.capitalize(), f"my {word}", f"My {word}"))
-        + r"|(?<=my number is )\+?\d{10,11}(?!\d)|(?<=My number is )\+?\d{10,11}(?!\d)"
-        + r"|(?<=me at )\+?\d{10,11}(?!\d)"
         # a local number with no area code, named as a phone number by its cue
         r"|(?<=电话是)\d{7,8}(?![\d-])|(?<=电话为)\d{7,8}(?![\d-])|(?<=电话：)\d{7,8}(?![\d-])"
         r"|(?<=电话:)\d{7,8}(?![\d-])|(?<=号码是)\d{7,8}(?![\d-])")), 0),
+    ("phone", "phone", _numeric(re.compile(  # ten digits a phone cue names ("my mobile is
+        # 7735550143", "call me at 7735550143")
+        r"\b(?:(?:my\s+)?(?:phone|mobile|cell)(?:\s+number)?|my\s+number)\s+is\s+"
+        r"(\+?\d{10,11})(?!\d)|\bme\s+at\s+(\+?\d{10,11})(?!\d)", _I)), -1),
     ("date", "date", re.compile(
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
@@ -165,31 +176,33 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?<![\d:])\d{1,2}:\d{2}(?:\s*[-~至到]\s*\d{1,2}:\d{2})?(?:\s?[ap]\.?m\.?)?(?![\d:])"
         r"|\b\d{1,2}\s?[ap]\.?m\.?"
         r"|(?:上午|下午|晚上|早上|中午|凌晨)?\d{1,2}点(?:半|\d{1,2}分)?", _I)), 0),
-    ("time", "time", re.compile(  # in Chinese numerals: 下午两点, 十点钟, 三点半 (not 快一点)
+    ("time", "time", _needs(("点",), re.compile(  # in Chinese numerals: 下午两点, 十点钟, 三点半
         r"(?:上午|下午|晚上|早上|中午|凌晨|傍晚)(?:[两二三四五六七八九]|十[一二]?)点"
         r"(?:半|[一二三四五六七八九十]{1,3}分|\d{1,2}分|钟)?"
         r"|(?<![快慢多少早晚便宜好大小高低近远有])(?:[两二三四五六七八九]|十[一二]?)点(?:半|钟)"
         # 一点 is also "a bit" (快一点, 一点消息都没有, 有一点半信半疑): a time only by a part
         # of the day or 钟, and not run into a word
         r"|(?:(?:上午|下午|晚上|早上|中午|凌晨|傍晚)一点(?:半|钟)?|(?<![有快慢多少])一点钟)"
-        r"(?![\u4e00-\u9fff](?<![前后左以到至的见在整吧啊呢吗了可]))"), 0),
-    ("date", "date", re.compile(  # a weekday: 周三, 下周三, 星期五, 礼拜天; not a schedule's
-        # (营业时间周一至周日, 周六、周日), every one (每周一), a count of weeks (一周一次) or
-        # a word that starts with the weekday's character (上周一直, 本周五折)
+        r"(?![\u4e00-\u9fff](?<![前后左以到至的见在整吧啊呢吗了可]))")), 0),
+    ("date", "date", _needs(("周", "星期", "礼拜"), re.compile(  # a weekday: 周三, 下周三,
+        # 星期五, 礼拜天; not a schedule's (营业时间周一至周日, 周六、周日), every one
+        # (每周一), a count of weeks (一周一次) or a word that starts with the weekday's
+        # character (上周一直)
         r"(?<!每)(?<![周期拜][一二三四五六日天][,，、至到~—-])(?<![一两三四五六七八九十几个])"
         r"(?:下下?个?|这个?|本|上个?)?(?:周|星期|礼拜)[一二三四五六日天](?![直次折末])"
-        r"(?!\s*[至到~—,，、-]\s*(?:周|星期|礼拜))"), 0),
-    ("amount", "amount", re.compile(
+        r"(?!\s*[至到~—,，、-]\s*(?:周|星期|礼拜))")), 0),
+    ("amount", "amount", _needs(("¥", "￥", "$", "usd", "rmb", "元", "块", "美元", "dollar", "buck",
+                                 "免费"), re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
         rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
         r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?"
         rf"|{_ZH_NUM}{{1,8}}(?:元|块钱|块|美元)(?:以上|以下|左右)?"
-        r"|免费(?!的?(?:停车|wifi|WiFi|取消|退换|咨询))", _I), 0),  # a price of nothing
-    ("other", "duration", re.compile(
+        r"|免费(?!的?(?:停车|wifi|WiFi|取消|退换|咨询))", _I)), 0),  # a price of nothing
+    ("other", "duration", _needs(("小时", "天", "分钟", "工作日", "星期"), re.compile(
         r"(?<!\d)\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)"
         r"(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
         r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
-        rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)"), 0),
+        rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)")), 0),
     ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
     ("address", "address", re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*+"
@@ -204,9 +217,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)",
     ), -1),
-    ("language", "language", re.compile(
-        r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
-        r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS, _I), 0),
+    ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
+        re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
+                   r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,
+                   _I)), 0),
 ]
 # The values a cue names may be a list: "orders: SR-1, SR-2 and SR-3", "单号分别是A、B和C".
 # Each listed value is one of the same form as the first (letters, digits and the rest
@@ -386,12 +400,16 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     claimed all the same (no looser pattern takes a piece of it); ``notes`` gets a line
     saying so."""
     text = turn.text
-    masked = unpriced = text  # (a price may be part of a plan's name: 畅联58元套餐)
+    masked = text
+    priced: list[tuple[int, int]] = []  # (a price may be part of a plan's name: 畅联58元套餐)
     found: list[tuple[int, NewAnchor]] = []
     too_long: list[str] = []
     digits = _DIGIT.search(text) is not None
+    low = text.lower()
     for kind, key, pattern, group in ANCHOR_PATTERNS:
         if not digits and id(pattern) in _NUMERIC:
+            continue
+        if (needs := _NEEDS.get(id(pattern))) and not any(w in low for w in needs):
             continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
@@ -420,10 +438,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
                                                turns=[turn.index])))
         masked = _masked(masked, claimed)
-        unpriced = unpriced if kind == "amount" else _masked(unpriced, claimed)
+        priced += claimed if kind == "amount" else ()
     # a tool's record is data; a kind of place named is what the user asks for or what
     # the assistant says a place is (高档型的酒店)
-    products = find_products(unpriced) if turn.role != "tool" else []
+    products = find_products(_unmasked(masked, text, priced)) if turn.role != "tool" else []
     masked = _masked(masked, products)
     names = find_names(masked, categories=True) if turn.role != "tool" else []
     too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
@@ -507,6 +525,13 @@ def _listed(text: str, more: re.Pattern[str], start: int, end: int) -> list[tupl
 def _form(value: str) -> str:
     """What a value looks like: each run of letters 'A', of digits '9', the rest kept."""
     return re.sub(r"[^\W\d_]+", "A", re.sub(r"\d+", "9", value))
+
+
+def _unmasked(masked: str, text: str, spans: list[tuple[int, int]]) -> str:
+    """``masked`` with ``spans`` shown again as ``text`` has them."""
+    for start, end in spans:
+        masked = masked[:start] + text[start:end] + masked[end:]
+    return masked
 
 
 def _masked(text: str, spans: list[tuple[int, int]]) -> str:
@@ -754,10 +779,13 @@ def _answer_info(turn: Turn, delta: StateDelta, index: list[IndexEntry]) -> None
     """A user turn that says something answers the assistant's questions for a piece of
     the user's information of no kind the answers read ("What's your date of birth?"):
     those of a kind (an order number) wait for a value of it (answers.py)."""
-    if _substantive(turn.content or ""):
-        _close_matching(delta.open_tasks, index,
-                        lambda t, o: o == "user" and bool(C.ask_info.search(t))
-                        and not asked_kinds(t, owed=True), "done", delta, turn.index)
+    def asked(text: str, owner: str | None) -> bool:
+        return owner == "user" and bool(C.ask_info.search(text)) \
+            and not asked_kinds(text, owed=True)
+    if any(t.status == "open" and asked(t.text, t.owner) for t in delta.open_tasks) \
+            or any(asked(e.text, e.owner) for e in index):  # (most turns answer none)
+        if _substantive(turn.content or ""):
+            _close_matching(delta.open_tasks, index, asked, "done", delta, turn.index)
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:

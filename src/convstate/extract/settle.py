@@ -159,7 +159,7 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     the state holds are replaced; a membership stays beside a new plan. Asking about one
     ("How much is it to upgrade to ...?") or refusing it ("I don't want to switch to")
     changes nothing."""
-    if turn.role != "user" or not turn.content:
+    if turn.role != "user" or not turn.content or all(a.key != "product" for a in anchors):
         return []
     text, heads, new = turn.text, set(), set()
     for a, start, end in _placed(text, anchors):
