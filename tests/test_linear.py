@@ -36,6 +36,9 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "branches and attributes": lambda n: "全聚德(王府井店)的电话" * (n // 13),
     # a reply about an offer, one run of word characters: "…er than" tried at each
     "a zh reply that refers back": lambda n: "这个" + "好" * n + "吗？",
+    # values of one key, each compared with the next for a correction between them
+    "plans switched to, over and over": lambda n: "move me to the Gold 5 plan, " * (n // 28),
+    "phones corrected, over and over": lambda n: "415-555-0100, sorry, " * (n // 21),
 }
 ASKED = "What is your address?"  # the assistant's turn before every text
 SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x

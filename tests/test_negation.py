@@ -71,10 +71,12 @@ def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
 
 @pytest.mark.parametrize("text", [
     "The exchange it offered was bad.", "We refund the shipping fee only.",
-    "Don't refund it.", "Refund it? No way.",
+    "Don't refund it.", "Refund it? No way.", "Today the courier never showed up.",
+    "Today it rained.", "Tomorrow the store is closed, right",
 ])
 def test_a_noun_or_a_report_before_an_object_is_no_imperative(text: str) -> None:
-    assert case_after(text).refund_method is None
+    case = case_after(text)
+    assert case.refund_method is None and case.urgency is None
 
 
 @pytest.mark.parametrize("text", [

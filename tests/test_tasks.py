@@ -78,6 +78,8 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "The weather will be sunny when you arrive."),
     ("assistant", "Unfortunately, nobody will call you back today."),
     ("assistant", "Nothing will be sent to you until you confirm."),
+    ("assistant", "Could you give me a moment while I check?"),  # asks for no information
+    ("assistant", "Hello! What is your question today?"),
 ])
 def test_what_is_done_now_offered_or_planned_opens_nothing(role: str, text: str) -> None:
     assert run([(role, text)]).open_tasks == [], text

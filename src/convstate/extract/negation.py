@@ -144,6 +144,15 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     return None
 
 
+def own_act(prefix: str) -> bool:
+    """Whether a verb after ``prefix`` (its clause up to it) is the speaker's own act,
+    asked for now: only a subject that may ask, discourse words, a request, a want and
+    adverbs stand before it ("Please move me to", "I'd like to switch to", 帮我换成) —
+    not a condition, a third party or a plan ("If I upgrade to", "My son wants to switch
+    to", 我同事升级成, "I was thinking of moving to")."""
+    return _rx("own_opening").fullmatch(prefix) is not None
+
+
 def turned_down(clause: str, start: int, end: int) -> bool:
     """Whether ``clause`` turns down its mention at ``start:end`` itself: a negator right
     before it, or before its preposition ("not Monday", "not at 5 pm", 不要周一), or a
@@ -249,6 +258,9 @@ _TEMPLATES = {
     "fragment": r"(?:{filler}|{discourse}|{request}|[\W_])*+",
     # what may stand before a verb said as an imperative
     "opening": r"(?:{discourse}|{request}|{adverb}|[\W_])*+",
+    # ... and before the speaker's own act asked for now
+    "own_opening": r"(?:{subject}|{discourse}|{request}|{want}|{require}|{adverb}|{filler}"
+                   r"|[\W_])*+",
 }
 _built: dict[tuple[str, int], re.Pattern[str]] = {}
 

@@ -17,6 +17,7 @@ within. Any other requirement is satisfied only by the same value.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 
@@ -26,12 +27,14 @@ from ..normalize import normalize
 from ..sections import SETTLED_KEYS, SLOT_KEYS
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
-from .negation import question, reading, turned_down
+from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
 from .products import product_head
 
 C = Cues()
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _BREAK = re.compile(r"[，,;；。!！?？\n]|\.(?=\s|$)")  # where a value's clause ends
+_SENTENCE = re.compile(r"[。!！?？\n]|\.(?=\s|$)")  # where a sentence ends
+_CORRECTION_REACH = 80  # characters from a value corrected to the value that replaces it
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
 
 
@@ -105,9 +108,11 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         return []
     index = section_entries(index, "anchors")
     new: dict[str, set[str]] = {}
+    bounds = _Bounds(turn.text)
     for a, start, end in _placed(turn.text, anchors):
-        first, last = _clause_at(turn.text, start, end)
-        if reading(turn.text[first:last], start - first, end - first) != "refused":
+        first, last = bounds.clause(start, end)
+        if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
+                                                end - first) != "refused":
             new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
     entries = [(e, _kind(key, value), value) for e in index
                for key, _, value in [e.text.partition("=")] if _kind(key, value) in new]
@@ -118,16 +123,21 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
 
 
 def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
-    """A user's values less those they correct in the same turn: of two values of a key,
-    the first when the speaker corrects themselves between them ("My number is
-    415-555-0100, sorry, I mean 415-555-0111", 13811112222，不对，是13811112233)."""
+    """A user's values less those they correct in the same turn: a value the speaker
+    corrects right after it ("415-555-0100, sorry, I mean 415-555-0111", 13811112222，
+    不对，是13811112233; "kim@old.com is wrong, it's ...") when another of its key follows
+    within a clause's reach. ("The wrong item, and order #2 too" corrects nothing.)"""
     if turn.role != "user" or not turn.content:
         return list(anchors)
-    placed = _placed(turn.text, anchors)
-    dropped = {id(a) for k, (a, _, end) in enumerate(placed)
-               for b, start, _ in placed[k + 1:]
-               if b.key == a.key and b.value != a.value
-               and C.self_correction.search(turn.text, end, start)}
+    text, placed = turn.text, _placed(turn.text, anchors)
+    later: dict[str, int] = {}  # the start of the next value of each key, read backwards
+    dropped = set()
+    for a, start, end in reversed(placed):
+        after = later.get(a.key)
+        if after is not None and after - end <= _CORRECTION_REACH \
+                and C.self_correction.match(text, end) is not None:
+            dropped.add(id(a))
+        later[a.key] = start
     return [a for a in anchors if id(a) not in dropped]
 
 
@@ -139,10 +149,10 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     turn gives instead: "Monday is bad. Wednesday at 1pm works.")."""
     if turn.role != "user" or not turn.content:
         return list(anchors), []
-    text = turn.text
+    text, bounds = turn.text, _Bounds(turn.text)
     down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
-            and turned_down(text[(c := _clause_at(text, start, end))[0]:c[1]],
-                            start - c[0], end - c[0])]
+            and (c := bounds.clause(start, end))[1] - c[0] <= MAX_CLAUSE
+            and turned_down(text[c[0]:c[1]], start - c[0], end - c[0])]
     if not down:
         return list(anchors), []
     gone = {(a.key, normalize(a.value)) for a in down}
@@ -156,18 +166,19 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
              ) -> list[ItemUpdate]:
     """The updates a user's change of product makes ("move me to the Unlimited Elite plan
     instead", 帮我升级成1000M宽带): the products of its kind (the same head: plan, 宽带)
-    the state holds are replaced; a membership stays beside a new plan. Asking about one
-    ("How much is it to upgrade to ...?") or refusing it ("I don't want to switch to")
-    changes nothing."""
+    the state holds are replaced; a membership stays beside a new plan. Only the
+    speaker's own change asked for now (``negation.own_act``): asking about one ("How
+    much is it to upgrade to ...?"), refusing it, a condition or a third party's changes
+    nothing."""
     if turn.role != "user" or not turn.content or all(a.key != "product" for a in anchors):
         return []
-    text, heads, new = turn.text, set(), set()
+    text, heads, new, bounds = turn.text, set(), set(), _Bounds(turn.text)
     for a, start, end in _placed(text, anchors):
-        first, last = _clause_at(text, start, end)
+        first, _ = bounds.clause(start, end)
         verb = C.switch.search(text, max(first, start - 40), start) \
             if a.key == "product" else None
-        if verb is not None and not question(text[first:last]) \
-                and not C.negator.search(text, first, verb.start()):  # "I don't want to"
+        if verb is not None and own_act(text[max(first, verb.start() - REACH):verb.start()]) \
+                and not bounds.asks(start, end):
             heads.add(product_head(a.value))
             new.add(normalize(a.value))
     if not heads:
@@ -192,11 +203,35 @@ def _placed(text: str, anchors: Sequence[NewAnchor]) -> list[tuple[NewAnchor, in
     return out
 
 
-def _clause_at(text: str, start: int, end: int) -> tuple[int, int]:
-    """Where the clause holding ``text[start:end]`` starts and ends."""
-    first = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
-    stop = _BREAK.search(text, end)
-    return first, stop.start() if stop else len(text)
+class _Bounds:
+    """Where the clauses and sentences of a text start and end, found once (a turn's
+    values each ask for theirs: a scan from the start for each would be quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.clauses = [(m.start(), m.end()) for m in _BREAK.finditer(text)]
+        self.sentences = [(m.start(), m.end()) for m in _SENTENCE.finditer(text)]
+        self.asked: dict[tuple[int, int], bool] = {}
+
+    def clause(self, start: int, end: int) -> tuple[int, int]:
+        """Where the clause holding ``text[start:end]`` starts and ends."""
+        return self._around(self.clauses, start, end, closed=False)
+
+    def asks(self, start: int, end: int) -> bool:
+        """Whether the sentence holding ``text[start:end]`` asks (read once a sentence)."""
+        span = self._around(self.sentences, start, end, closed=True)
+        if span not in self.asked:
+            self.asked[span] = question(self.text[span[0]:span[1]])
+        return self.asked[span]
+
+    def _around(self, breaks: list[tuple[int, int]], start: int, end: int, closed: bool
+                ) -> tuple[int, int]:
+        before = bisect.bisect_right(breaks, (start, -1))  # the breaks that start before it
+        first = breaks[before - 1][1] if before else 0
+        after = bisect.bisect_left(breaks, (end, -1))  # the first at or after its end
+        if after == len(breaks):
+            return first, len(self.text)
+        return first, breaks[after][1] if closed else breaks[after][0]
 
 
 def _kind(key: str, value: str) -> str:

@@ -47,8 +47,9 @@ SCOPE = {
     "filler": r"\b(?:a|an|the|just|ok(?:ay)?|yes|yeah|yep|sure|then|so|well|maybe|instead"
               r"|actually|only|go\s+for|for\s+me)\b",
     # what a verb said as an imperative takes ("Refund it", "Email me"): the cue word is
-    # then the verb itself
-    "object": r"\s+(?:it|me|us|them|this|that|my|our|the|everything)\b",
+    # then the verb itself (not "Today it rained": a finite verb follows)
+    "object": r"\s+(?:it|me|us|them)\b(?!\s+(?:is|was|are|were|has|have|had|will|would|did"
+              r"|does|do|can|could|should|may|might|must|\w+ed)\b)",
     # a contrast ends a negation's scope ("not an exchange but a refund")
     "contrast": r"\b(?:but|instead(?!\s+of\b))\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
@@ -56,10 +57,10 @@ SCOPE = {
               r"\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better|best|perfect"
               r"|preferable|alright|work)|works|will\s+do|would\s+do)\b",
     # a preposition ending the text before a mention ("not at 5 pm")
-    "preposition_end": r"\b(?:at|on|for|by|in|until|before|after|around)\s*$",
+    "preposition_end": r"\b(?:at|on|for|in)\s*$",  # ("not until Friday" says Friday)
     # after a mention with no verb: a predicate that turns it down ("Monday is bad")
     "reject": r"^\s*(?:is|['’]s|would\s+be|will\s+be)\s+(?:(?!not\b|never\b)\w+\s+)?"
-              r"(?:bad|no\s+good|impossible|out|taken|full|booked)\b",
+              r"(?:bad|no\s+good|impossible)\b",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"\b(?:because|since|when|whenever|if|unless|while|though|although|which|who"
                r"|whom|whose|where|whether|know|knew|tell|told|say|said|think|thought|wonder"
@@ -168,8 +169,9 @@ PACK = LanguagePack(
         # the assistant asking the user for a piece of their information ("What's your date
         # of birth?", "Could you tell me the last four digits of the card?"): any answer
         # that says something gives it
-        "ask_info": r"\b(?:what(?:['’]s| is) your|(?:may|can|could) I (?:please )?(?:have|get"
-                    r"|ask for|know) your|could you (?:please )?(?:tell me|give me|spell))\b",
+        "ask_info": r"\b(?:(?:what(?:['’]s| is)|(?:may|can|could) I (?:please )?(?:have|get"
+                    r"|ask for|know)) your(?! (?:question|concern|issue|problem|request|reason))"
+                    r"|could you (?:please )?(?:tell me|spell))\b",
         "ask_user": r"\b(?:please (?:provide|send|upload|share|confirm)"
                     r"|could you (?:send|provide|share))\b",
         "decision":
@@ -221,19 +223,19 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|near|around)\s+(?:the\s+)?$",
-        # someone else's contact the user gives: one whose it is ("my boss's number is") or
-        # a relation's ("cc my assistant at ..."); matched at the end of the text before
-        # the value (not the user's own: "my cellphone is", "my house at")
-        "owner": r"\b(?:my|our)\s+(?:[a-z]+(?=['’]s\s+(?:[a-z]+\s+){0,2}(?:is|at|:)?\s*$)"
-                 r"|(?:wife|husband|partner|spouse|son|daughter|kid|child|mother|mom|mum|father"
-                 r"|dad|parents?|brother|sister|friend|boss|manager|assistant|colleague|coworker"
-                 r"|co-worker|secretary|neighbou?r|landlord|roommate|girlfriend|boyfriend"
-                 r"|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle|cousin)"
-                 r"(?=\s+(?:at|is|on)\s*:?\s*$))",
-        # a speaker correcting themselves between two values ("415-555-0100, sorry, I
+        # someone else's contact the user gives: a relation's ("my boss's number is", "cc
+        # my assistant at ..."); matched at the end of the text before the value (not the
+        # user's own: "my cellphone is", "my company's phone is")
+        "owner": r"\b(?:my|our)\s+(?:wife|husband|partner|spouse|son|daughter|kid|child|mother"
+                 r"|mom|mum|father|dad|parents?|brother|sister|friend|boss|manager|assistant"
+                 r"|colleague|coworker|co-worker|secretary|neighbou?r|landlord|roommate"
+                 r"|girlfriend|boyfriend|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle"
+                 r"|cousin)(?=(?:['’]s(?:\s+[a-z]+){0,2}\s+(?:is|at)|\s+(?:at|is|on))\s*:?\s*$)",
+        # a speaker correcting themselves right after a value ("415-555-0100, sorry, I
         # mean 415-555-0111"; "kim@old.com is wrong, it's kim@olds.com")
-        "self_correction": r"\b(?:sorry|I mean|I meant|wait|correction|scratch that|make (?:it"
-                           r"|that)|my (?:mistake|bad)|oops|or rather|wrong|typo)\b",
+        "self_correction": r"\W*(?:(?:is|was|['’]s)\s+(?:wrong|incorrect|a typo)|sorry|I mean"
+                           r"|I meant|no|correction|scratch that|make (?:it|that)|my (?:mistake"
+                           r"|bad)|oops|or rather)\b",
         # a change of product: what follows is taken instead of one of its kind ("move me
         # to the Unlimited Elite plan", "upgrade to 1000M"); matched at the end of the text
         # before the product

@@ -155,8 +155,8 @@ PACK = LanguagePack(
                  r"|儿子|女儿|孩子|哥哥?|姐姐?|弟弟?|妹妹?|爷爷|奶奶|外公|外婆|朋友|同事|老板"
                  r"|领导|助理|秘书|室友|房东|邻居|亲戚|家人)"
                  r"(?=的?(?:电话|手机号?|号码|邮箱|地址|联系方式)(?:是|为|：|:)?\s*$)",
-        # a speaker correcting themselves between two values (13811112222，不对，是…)
-        "self_correction": r"不对|不是|错了|说错|我是说|哦不|更正|应该是|写错",
+        # a speaker correcting themselves right after a value (13811112222，不对，是…)
+        "self_correction": r"\W*(?:不对|不是|错了|说错了?|我是说|哦不|更正|应该是|写错了?)",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
                   r"|变更为|转成|转到|转为)$",
