@@ -127,8 +127,8 @@ def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
     corrects right after it ("415-555-0100, sorry, I mean 415-555-0111", 13811112222，
     不对，是13811112233; "kim@old.com is wrong, it's ...") when another of its key follows
     within a clause's reach. ("The wrong item, and order #2 too" corrects nothing.)"""
-    if turn.role != "user" or not turn.content:
-        return list(anchors)
+    if turn.role != "user" or not turn.content or len({a.key for a in anchors}) == len(anchors):
+        return list(anchors)  # (no key said twice: most turns)
     text, placed = turn.text, _placed(turn.text, anchors)
     later: dict[str, int] = {}  # the start of the next value of each key, read backwards
     dropped = set()
@@ -147,7 +147,7 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     clause ("Monday is bad", 周一不行, "not at 5 pm") is no value of theirs: it is not
     taken, and the values equal to it that the state holds are replaced (by the one the
     turn gives instead: "Monday is bad. Wednesday at 1pm works.")."""
-    if turn.role != "user" or not turn.content:
+    if turn.role != "user" or not turn.content or all(a.key not in SLOT_KEYS for a in anchors):
         return list(anchors), []
     text, bounds = turn.text, _Bounds(turn.text)
     down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
