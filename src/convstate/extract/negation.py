@@ -133,12 +133,21 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
         return "refused"
-    if C.reject.search(after):  # "the exchange is out", 退款就算了
-        return "refused"
+    if (said := _predicate(after)) is not None:  # before an answer's words: 退款就算了
+        return said
     if _rx("fragment").fullmatch(f"{before} {after}"):
         return "chosen"
     if _rx("opening").fullmatch(before) and C.object.match(after):  # "Refund it."
         return "chosen"
+    return None
+
+
+def _predicate(after: str) -> Reading:
+    """What a predicate right after a mention with no verb does with it: accepts it
+    ("an exchange is fine", 退款就行) or turns it down ("doesn't work", "is bad", 换货不行,
+    就算了)."""
+    if C.reject.search(after):
+        return "refused"
     if (m := C.accept.search(after)) is not None:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     return None
@@ -162,9 +171,7 @@ def turned_down(clause: str, start: int, end: int) -> bool:
     before = C.preposition_end.sub("", clause[max(0, start - REACH):start])  # "not at"
     if _rx("neg_before").search(before):
         return True
-    after = clause[end:]
-    m = C.accept.search(after)
-    return bool(m and C.negator.search(m.group(0))) or bool(C.reject.search(after))
+    return _predicate(clause[end:]) == "refused"
 
 
 def negated(clause: str, at: int) -> bool:

@@ -441,7 +441,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         priced += claimed if kind == "amount" else ()
     # a tool's record is data; a kind of place named is what the user asks for or what
     # the assistant says a place is (高档型的酒店)
-    products = find_products(_unmasked(masked, text, priced)) if turn.role != "tool" else []
+    products = find_products(_masked(masked, priced, shown=text)) if turn.role != "tool" else []
     masked = _masked(masked, products)
     names = find_names(masked, categories=True) if turn.role != "tool" else []
     too_long += ["names" for s, e in names + products if e - s > MAX_TEXT]
@@ -527,28 +527,22 @@ def _form(value: str) -> str:
     return re.sub(r"[^\W\d_]+", "A", re.sub(r"\d+", "9", value))
 
 
-def _unmasked(masked: str, text: str, spans: list[tuple[int, int]]) -> str:
-    """``masked`` with ``spans`` shown again as ``text`` has them."""
-    for start, end in spans:
-        masked = masked[:start] + text[start:end] + masked[end:]
-    return masked
-
-
-def _masked(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with each of the (ordered, disjoint) ``spans`` blanked out with NULs."""
+def _masked(text: str, spans: list[tuple[int, int]], shown: str | None = None) -> str:
+    """``text`` with each of the (ordered, disjoint) ``spans`` blanked out with NULs, or
+    with ``shown``'s characters there (a masked text's spans shown again)."""
     if not spans:
         return text
     pieces, at = [], 0
     for start, end in spans:
-        pieces += [text[at:start], "\0" * (end - start)]
+        pieces += [text[at:start], "\0" * (end - start) if shown is None else shown[start:end]]
         at = end
     pieces.append(text[at:])
     return "".join(pieces)
 
 
+_OWNED = ("phone", "email", "address")  # a contact someone else may own
 # Kinds whose values describe a named thing (True), or do so unless the user states
 # them (False: the user's own phone or address is about the user).
-_OWNED = ("phone", "email", "address")  # a contact someone else may own
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
          "address": False, "email": False}
 _BREAK = re.compile(r"[。！？!?；;\n]|\.\s")
@@ -779,13 +773,11 @@ def _answer_info(turn: Turn, delta: StateDelta, index: list[IndexEntry]) -> None
     """A user turn that says something answers the assistant's questions for a piece of
     the user's information of no kind the answers read ("What's your date of birth?"):
     those of a kind (an order number) wait for a value of it (answers.py)."""
-    def asked(text: str, owner: str | None) -> bool:
-        return owner == "user" and bool(C.ask_info.search(text)) \
-            and not asked_kinds(text, owed=True)
-    if any(t.status == "open" and asked(t.text, t.owner) for t in delta.open_tasks) \
-            or any(asked(e.text, e.owner) for e in index):  # (most turns answer none)
-        if _substantive(turn.content or ""):
-            _close_matching(delta.open_tasks, index, asked, "done", delta, turn.index)
+    said = lru_cache(maxsize=1)(lambda: _substantive(turn.content or ""))  # read once, if
+    # ever: most turns answer no such question
+    _close_matching(delta.open_tasks, index,
+                    lambda t, o: o == "user" and bool(C.ask_info.search(t))
+                    and not asked_kinds(t, owed=True) and said(), "done", delta, turn.index)
 
 
 def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
