@@ -56,7 +56,7 @@ RANK_OLDER_VALUE = 55.0
 RANK_BEFORE_RAW = 60.0
 # A key's values that later ones replaced: shown marked as such (the history a bot may
 # need: "the customer changed their number"), ranked as they were (their age puts them
-# after the values that replaced them); a key's newest few.
+# after the values that replaced them); a key's newest few from each speaker.
 KEPT_REPLACED = 4
 
 
@@ -416,14 +416,15 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
 
 def _replaced_rows(state: ConversationState, labels: Mapping[str, str],
                    words: Mapping[str, str], upto: int, last: int) -> list[tuple[Any, ...]]:
-    """The rows of a key's newest ``KEPT_REPLACED`` replaced values (first stated by
-    ``upto``), labelled as replaced, ranked as anchors."""
+    """The rows of the newest ``KEPT_REPLACED`` replaced values of a key that each speaker
+    stated (first by ``upto``), labelled as replaced, ranked as anchors: the user's own
+    changes are not crowded out by the assistant's read-backs of them."""
     old = sorted((a for a in state.anchors if a.status == "superseded" and a.first_turn <= upto),
                  key=lambda a: -a.last_turn)
-    taken: dict[str, int] = {}
+    taken: dict[tuple[str, str | None], int] = {}
     rows = []
     for a in old:
-        taken[a.key] = n = taken.get(a.key, 0) + 1
+        taken[a.key, a.speaker] = n = taken.get((a.key, a.speaker), 0) + 1
         if n <= KEPT_REPLACED:
             turn = a.last_turn if a.last_turn <= upto else said_by(a, upto)
             rows.append(("anchors", f"{labels.get(a.key, a.key)} ({words['replaced']})",
