@@ -260,6 +260,8 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "I must say I'm impressed with the speed.",
     "我真的很失望。",
     "你们这效率也太低了吧",
+    "不用了，谢谢。",  # a refusal that refuses nothing named: an answer, no constraint
+    "不需要。",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)
@@ -273,6 +275,7 @@ def test_what_a_complaint_asks_for_stays() -> None:
     got = built_in("This is the second time I call. Please never call me after 8pm.")
     assert got["negative_constraint"] == ["Please never call me after 8pm"]
     assert built_in("别再给我打电话了")["negative_constraint"] == ["别再给我打电话了"]
+    assert built_in("不要三点。")["negative_constraint"] == ["不要三点"]
     assert built_in("I need at least two bedrooms.")["constraint"]
     assert built_in("You have to send it today.")["constraint"]
     assert built_in("说实话，我必须今天拿到退款。")["constraint"]

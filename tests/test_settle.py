@@ -39,6 +39,19 @@ def test_a_later_time_of_the_same_thing_replaces_the_earlier() -> None:
     assert '- phone: "415-555-0199"; replaced: "415-555-0100"' in mem.render("text").splitlines()
 
 
+def test_the_users_changes_are_not_crowded_out_by_read_backs() -> None:
+    """The block shows a key's newest replaced values from each speaker: the assistant
+    reading back every change does not push the user's own earlier ones out."""
+    turns = []
+    for time, said_back in (("9am", "9:00 am"), ("10am", "10:00 am"), ("11am", "11:00 am"),
+                            ("2pm", "2:00 pm"), ("3pm", "3:00 pm")):
+        turns += [("user", f"Actually, make it {time}."),
+                  ("assistant", f"Please confirm: an appointment at {said_back}?")]
+    block = said(*turns).render("text")
+    for time in ("9am", "10am", "11am", "2pm"):  # the user's own, under the newest
+        assert f'"{time}"' in block, time
+
+
 def test_values_said_in_one_turn_stand_together() -> None:
     mem = said(("user", "I need a hotel from March 3rd to March 5th."))
     assert active(mem, "date") == ["March 3rd", "March 5th"]
@@ -82,6 +95,127 @@ def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, l
     assert active(mem, key) == left
     assert any(h.value == gone and h.status == "superseded"
                for h in mem.state.history(key))
+
+
+@pytest.mark.parametrize("turns, key, left", [
+    ([("user", "No, the appointment time should be in the morning 11:30."),
+      ("assistant", "Please confirm an appointment at 11:30 am with Dr. Nangia."),
+      ("user", "Yes, that is correct."),
+      ("assistant", "Unfortunately I was not able to make an appointment at 11:30 am with "
+                    "Dr. Nangia. Would you like me to try 11 am?"),
+      ("user", "Yes, that would work for me.")], "time", ["11 am"]),
+    ([("user", "Please change the appointment to a quarter to 6 in the evening."),
+      ("assistant", "Please confirm you would like a 5:45 pm appointment on March 1st."),
+      ("user", "Yes. Is this a unisex salon?"),
+      ("assistant", "Yes, it is. Unfortunately I was not able to make the appointment on "
+                    "March 1st. Would you like me to try a 5:30 pm appointment?"),
+      ("user", "That would be great.")], "time", ["5:30 pm"]),
+    ([("user", "这家店的评分是4分以上的么？"),
+      ("assistant", "不好意思，不是哦，老萨烤羊的评分是3.5分，附近的餐馆里面我也没有找到评分是"
+                    "4分以上的。")], "rating", ["3.5分"]),
+])
+def test_what_failed_goes_with_the_request(turns, key, left) -> None:
+    """The assistant's reading back of a request that then fails, and the failed value
+    it says back beside what it proposes instead, are no live values."""
+    mem = said(*turns)
+    assert active(mem, key) == left
+    # what it said in answer, not in reading back, stands ("it is 83元" of another place)
+    mem = said(("user", "人均消费200元以上的餐馆有吗？"),
+               ("assistant", "推荐大鸭梨，人均消费83元。"),
+               ("user", "有没有人均消费100-150元的？"),
+               ("assistant", "抱歉找不到这样的餐馆，推荐鱼大厨美食城，人均消费61元。"))
+    assert sorted(active(mem, "amount")) == ["61元", "83元"]
+
+
+@pytest.mark.parametrize("reply, times, task", [
+    ("I don't think so.", ["13:15"], "done"),  # turned down: the request stands
+    ("Nope, that's not good.", ["13:15"], "done"),
+    ("Yes, please.", ["1:30 PM"], "done"),
+    ("Sure, what's their address?", ["1:30 PM"], "done"),
+    (None, ["13:15", "1:30 PM"], "open"),  # not answered yet: the user's to take
+])
+def test_an_offer_put_to_the_user_is_settled_by_their_answer(reply, times, task) -> None:
+    """An offer the assistant asks the user to take ("Would you like me to try ...?",
+    您能接受么？) is an open task of the user's; their answer closes it and settles what
+    it proposed: taken, it replaces the request; turned down, it goes with nothing
+    instead and the request stands (what failed is still what they asked for)."""
+    turns = [("user", "Please try to book it again at 13:15."),
+             ("assistant", "Confirming a table for 1 at House of Curries at 1:15 PM today."),
+             ("user", "That sounds good."),
+             ("assistant", "I was unable to book that for you. Would you like me to try a "
+                           "reservation for 1 person today at 1:30 PM?")]
+    mem = said(*turns, *([("user", reply)] if reply else []))
+    assert active(mem, "time") == times
+    offer = [t for t in mem.state.open_tasks if t.text.startswith("Would you like")]
+    assert [(t.owner, t.status) for t in offer] == [("user", task)]
+    # in Chinese, and an offer made without a failure
+    offer = ("assistant", "推荐您去朝阳公园，但评分是4.4分，您能接受么？")
+    mem = said(("user", "推荐一个评分5分的景点。"), offer, ("user", "不用了，谢谢。"))
+    assert active(mem, "rating") == ["5分"]
+    mem = said(("user", "推荐一个评分5分的景点。"), offer, ("user", "可以，地址在哪里？"))
+    assert active(mem, "rating") == ["4.4分"]
+    # only what the offer's turn proposed goes: not an earlier goal's value, not a fact
+    mem = said(("user", "帮我找一个最低价格是300-400元的酒店。"),
+               ("assistant", "推荐锦江之星，价格351元。"),
+               ("user", "周边的餐馆哪家人均消费是150-500元的呢？"),
+               ("assistant", "全聚德烤鸭店人均消费137元，你看可以吗？"), ("user", "可以。"))
+    assert sorted(active(mem, "amount")) == ["137元", "300-400元", "351元"]
+
+
+@pytest.mark.parametrize("reply, left", [
+    ("No problem, go ahead.", ["4 pm"]),
+    ("What other times do you have?", ["3 pm", "4 pm"]),  # another asked for: not yet
+    ("Let me check with my wife first.", ["3 pm", "4 pm"]),  # put off
+    ("No thanks.", ["3 pm"]),
+])
+def test_a_reply_to_an_offer_is_read_by_how_it_opens(reply, left) -> None:
+    mem = said(("user", "Can I book at 3 pm?"),
+               ("assistant", "Sorry, 3 pm is taken. Would 4 pm work?"), ("user", reply))
+    assert active(mem, "time") == left
+
+
+@pytest.mark.parametrize("turns, key, left", [
+    # "no" to a question that offers no value instead of one asked for drops nothing
+    ([("user", "I'd like a table at 7 pm on Friday."),
+      ("assistant", "Your table is booked for 7 pm on Friday. Do you want anything else?"),
+      ("user", "No, thanks.")], "time", ["7 pm"]),
+    ([("user", "我的订单什么时候到？"),
+      ("assistant", "您的订单金额是299元，预计3月5日送达，需要我帮您取消吗？"),
+      ("user", "不用了，谢谢。")], "date", ["3月5日"]),
+    # the user asking about a value the assistant gave does not take it
+    ([("user", "I'd like a table at 7 pm on Friday."),
+      ("assistant", "Note that the kitchen closes at 9 pm."),
+      ("user", "Is the bar still open after 9 pm?")], "time", ["7 pm", "9 pm"]),
+    # an amount the user reports is no bound an answer replaces
+    ([("user", "I was charged $59.99 for the order."),
+      ("assistant", "That is $54.99 plus $5 shipping."),
+      ("user", "OK, can you refund the shipping?")], "amount", ["$59.99", "$5", "$54.99"]),
+])
+def test_only_what_was_offered_instead_is_settled(turns, key, left) -> None:
+    assert active(said(*turns), key) == left
+
+
+def test_every_value_of_an_offer_turned_down_is_replaced_by_none() -> None:
+    mem = said(("user", "Can I book at 7 pm?"),
+               ("assistant", "Sorry, 7 pm is taken. Would 8 pm or 9 pm work?"),
+               ("user", "No, thanks."))
+    assert active(mem, "time") == ["7 pm"]
+    assert [(a.value, a.superseded_by) for a in mem.state.anchors
+            if a.status == "superseded"] == [("8 pm", None), ("9 pm", None)]
+
+
+def test_a_rating_asked_for_is_the_least_wanted() -> None:
+    """A rating asked for ("评分是5分") is a bound from below: a lower one found and agreed
+    to takes it. A date or time asked for is no bound: agreeing to its reading back
+    replaces nothing."""
+    mem = said(("user", "我希望餐厅的评分是5分，这家店合适么？"),
+               ("assistant", "这家店的评分为4分，请您考虑一下哦。"),
+               ("user", "好吧，那麻烦您发一下这家店的地址给我吧。"))
+    assert active(mem, "rating") == ["4分"]
+    mem = said(("user", "Make it in the morning 11:30."),
+               ("assistant", "Please confirm an appointment at 11:30 am."),
+               ("user", "Yes, that is correct."))
+    assert {h.value: h.status for h in mem.state.history("time")}["morning 11:30"] == "active"
 
 
 def test_a_requirement_the_proposal_meets_stays() -> None:
@@ -186,11 +320,42 @@ def test_an_offer_outside_the_bound_the_user_agrees_to_is_taken() -> None:
 ])
 def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amounts) -> None:
     """Going on about the offer (它, 这家) takes it as agreeing does; too far, another one
-    or a cheaper one is no taking, and the bound asked for stands. (English bounds are
-    not read as bounds yet: "under $100" is a budget of $100.)"""
+    or a cheaper one is no taking, and the bound asked for stands."""
     mem = said(("user", "这个餐馆的人均消费是50元以下吗？"),
                ("assistant", "不是的，人均消费是137元。"), ("user", reply))
     assert sorted(active(mem, "amount")) == amounts
+
+
+@pytest.mark.parametrize("turns, budget, amounts", [
+    ([("user", "I need a hotel under $100 a night."),
+      ("assistant", "Sorry, nothing under $100. The Inn is $120 a night.")],
+     "superseded", ["$120"]),
+    ([("user", "My budget is $80."),
+      ("assistant", "The cheapest plan is $95 a month. Would that work?"),
+      ("user", "Yes, that works.")], "superseded", ["$95"]),
+    ([("user", "预算不超过500元"), ("assistant", "抱歉，没有500元以下的，这款是650元。")],
+     "superseded", ["650元"]),
+    ([("user", "Find me a plan for at most $50 a month."),
+      ("assistant", "The Basic plan is $45 a month."), ("user", "Great, what's included?")],
+     "active", ["$45"]),  # met: still what the user asked for
+    ([("user", "My budget is $80."),
+      ("assistant", "The cheapest plan is $95 a month. Would that work?"),
+      ("user", "That's too expensive.")], "active", ["$95"]),  # found wanting: not taken
+    # turned down: the budget stands and the offer goes
+    ([("user", "I need a plan for no more than $80 a month."),
+      ("assistant", "Sorry, nothing under $80. The cheapest is $95 a month, would you like "
+                    "the $95 one?"), ("user", "No thanks, that's too much.")], "active", []),
+    ([("user", "预算500元以内，帮我找个酒店。"),
+      ("assistant", "没有500元以下的，最便宜的是汉庭酒店，每晚560元，要不要帮您预订？"),
+      ("user", "太贵了。")], "active", []),
+])
+def test_a_budget_is_a_bound_on_the_amounts_offered(turns, budget, amounts) -> None:
+    """A budget ("under $100", "no more than $80", 预算不超过500元) bounds the amounts
+    offered from above: one beyond it, proposed instead or agreed to, replaces it; the
+    bound said back (没有500元以下的) is no offer."""
+    mem = said(*turns)
+    assert [h.status for h in mem.state.history("budget")] == [budget]
+    assert active(mem, "amount") == amounts
 
 
 @pytest.mark.parametrize("turns, key, both", [
@@ -221,6 +386,30 @@ def test_a_day_asked_for_is_a_date_and_one_told_in_passing_is_not() -> None:
     for passing in ("The parcel arrived today, broken.",
                     "Thanks for today, see you then.", "I was charged twice for today’s order."):
         assert active(said(("user", passing)), "date") == []
+    # a day said with a time is the day of it
+    for text, day in (("Can I get a table for two tomorrow at 7 pm?", "tomorrow"),
+                      ("Book it for 4 pm tomorrow.", "tomorrow"),
+                      ("I need a cab at 2 pm today.", "today"),
+                      ("帮我约明天下午三点的保洁", "明天"), ("帮我订明天上午10点的洗车", "明天")):
+        assert active(said(("user", text)), "date") == [day], text
+
+
+@pytest.mark.parametrize("turns, key, value", [
+    ([("user", "Hi, can I book a haircut for Friday at 3 pm?"),
+      ("assistant", "Sorry, 3 pm is taken. Would 4 pm work?"), ("user", "Yes, 4 pm is fine.")],
+     "time", "4 pm"),
+    ([("user", "Book me for Monday."), ("assistant", "Monday is full. How about Wednesday?"),
+      ("user", "OK, Wednesday then.")], "date", "Wednesday"),
+    ([("user", "我想约周三。"), ("assistant", "周三满了，周四可以吗？"),
+      ("user", "行，那就周四。")], "date", "周四"),
+])
+def test_the_user_saying_an_offered_value_takes_it_as_theirs(turns, key, value) -> None:
+    """A value the assistant proposed that the user says again is the user's: it replaces
+    their request (``anchor()`` gives it, not the slot that was taken)."""
+    mem = said(*turns)
+    assert active(mem, key) == [value]
+    anchor = mem.state.anchor(key)
+    assert anchor is not None and anchor.value == value
 
 
 def test_an_address_ends_where_the_sentence_goes_on() -> None:
@@ -329,6 +518,27 @@ def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -
     if gone is not None:
         assert all(h.status == "superseded" for h in mem.state.history("date")
                    if h.value == gone)
+
+
+@pytest.mark.parametrize("turns", [
+    [("user", "Can I book a technician visit on Monday?"), ("assistant", "Sure, Monday works."),
+     ("user", "Sorry, Monday is bad after all.")],
+    [("user", "我想预约周一上门维修。"), ("assistant", "好的，周一可以。"),
+     ("user", "不好意思，周一不行了。")],
+    [("user", "I'd like to come in on Monday."), ("assistant", "Monday is open."),
+     ("user", "Hmm, Monday won't work after all.")],
+])
+def test_a_value_the_user_takes_back_with_nothing_instead_goes(turns) -> None:
+    """Replaced by no value: it leaves the live state, stays in history, and the block
+    shows it as replaced."""
+    mem = said(*turns)
+    assert active(mem, "date") == []
+    assert [h.status for h in mem.state.history("date")] == ["superseded"]
+    assert any("Monday" in line or "周一" in line for line in mem.render("text").splitlines()
+               if "replaced" in line or "已更换" in line)
+    # the assistant's value is not the user's to take back ("the 5th is bad for me")
+    mem = said(("assistant", "The store is closed on Monday."), ("user", "Monday is bad."))
+    assert active(mem, "date") == ["Monday"]
 
 
 @pytest.mark.parametrize("turns, key, mine", [

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import SETTLED_KEYS, SLOT_KEYS, Section, field_of, grouped, text_of
+from .sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS, Section, field_of, grouped, text_of
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -548,14 +548,19 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         return
     by = None
     if isinstance(item, Anchor) and status == "superseded":
-        # a live value of the key as new as it (of these turns, or one they took up)
-        newer = [o for o in state.anchors if o.key == item.key and o.id != item.id
+        # a live value of the key as new as it (of these turns, or one they took up; of a
+        # budget: an amount)
+        keys = {item.key, CEILING_OF.get(item.key)}
+        newer = [o for o in state.anchors if o.key in keys and o.id != item.id
                  and o.status == "active" and o.last_turn >= item.last_turn]
-        if not newer:
+        if _offer_turned_down(state, item, sources[turn]):
+            # by what the answer gives instead, not by a value offered beside it
+            newer = [o for o in newer if o.last_turn == turn]
+        elif not newer and not _taken_back(item, sources[turn]):
             stats.reject(f"update {item_id}->superseded names no value of {item.key!r} "
                          "as new as it")
             return
-        by = max(newer, key=lambda o: (o.last_turn, int(o.id[1:])))
+        by = max(newer, key=lambda o: (o.last_turn, int(o.id[1:]))) if newer else None
     if item.status == status:
         return
     item = draft.own(spec.name, item)
@@ -566,6 +571,23 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         item.superseded_turn = turn
         item.superseded_by = by.id if by is not None else None
     stats.updated += 1
+
+
+def _taken_back(item: Anchor, turn: Turn) -> bool:
+    """Whether the user takes back, with nothing instead, a value of their own that
+    ``turn`` says ("Sorry, Monday is bad after all"): replaced by no value
+    (``superseded_by`` None)."""
+    return item.speaker == "user" and turn.role == "user" \
+        and normalize(item.value) in normalize(turn.text)
+
+
+def _offer_turned_down(state: ConversationState, item: Anchor, turn: Turn) -> bool:
+    """Whether ``turn`` is the user's answer to the turn just before, which offered the
+    assistant's value ``item`` for them to take (an open task of theirs it opened: "Would
+    you like me to try 11 am?" "No, that's ok"): turned down, it is replaced by no value."""
+    offer = turn.index - 1
+    return turn.role == "user" and item.speaker != "user" and item.last_turn == offer \
+        and any(t.owner == "user" and t.first_turn == offer for t in state.open_tasks)
 
 
 def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:

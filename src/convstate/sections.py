@@ -265,6 +265,9 @@ SLOT_KEYS = frozenset({"date", "time", "place", "category"})
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}
+# a key whose values bound another's from above: a budget ("under $100", 预算500元) is at
+# most the amounts offered, and an amount offered may replace it
+CEILING_OF = {"budget": "amount"}
 
 
 # A key's newest values, at most this many, are live; older ones (a session that has named

@@ -54,8 +54,10 @@ from .names import category_kind, find_names
 from .negation import latest_choice, negated, quoted, refusal
 from .products import find_products
 from .settle import (
+    answer_offer,
     corrected,
     declined,
+    offers,
     proposed_instead,
     self_corrected,
     switched,
@@ -153,6 +155,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next)\s+month\b"
         r"|\b(?:next\s+)?(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?:\s+next\s+week)?\b",
         _I), 0),
+    ("date", "date", re.compile(  # a relative day said with a time: the day of it ("tomorrow
+        # at 7 pm", "2 pm today", 明天下午三点)
+        r"\b(today|tomorrow|tonight)\s+(?:at\s+|around\s+|by\s+)?(?=\d{1,2}(?::\d{2})?\s*"
+        r"(?:[ap]\.?m\.?|o'?clock)(?![a-z]))"
+        r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?\s+(today|tomorrow|tonight)\b"
+        r"|(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
+        r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I), -1),
     ("time", "time", re.compile(  # in words: "quarter to 6 in the evening", "one pm"
         r"\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
         rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o'?clock)?"
@@ -228,7 +237,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
 _LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以及|和|及|与|或)\s*+"
 LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
           "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
-_BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
+_BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under|below"
+                         r"|less than|\bmax(?:imum)?\b", _I)
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
 # category that matches, in this order: question, negative, constraint, preference,
@@ -289,6 +299,8 @@ class RuleExtractor(BaseExtractor):
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
             delta.updates += down
+            anchors, down = proposed_instead(turn, anchors, index)
+            delta.updates += down
             loose = [a for a in anchors if a.subject is None and a.kind != "name"
                      and _tied(a, turn.role)] if turn.role == "assistant" else []
             if loose:  # "全聚德的电话？" "是010-…"
@@ -307,17 +319,20 @@ class RuleExtractor(BaseExtractor):
                              f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             asks.ask(turn, anchors, delta)
+            for sentence, _ in offers(turn, anchors):  # the user's to take or turn down
+                delta.open_tasks.append(NewTask(text=sentence, owner="user",
+                                                turns=[turn.index]))
             if turn.role == "user":
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
                 _answer_info(turn, delta, open_tasks)
                 delta.updates += corrected(turn, anchors, index)
+                delta.updates += answer_offer(turn, anchors, index)
                 delta.updates += taken_up(turn, anchors, index)
                 delta.updates += switched(turn, anchors, index)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
-                delta.updates += proposed_instead(turn, anchors, index)
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
@@ -333,7 +348,7 @@ class RuleExtractor(BaseExtractor):
                 delta.requests.append(NewRequest(text=text, turns=at))
             elif junk:
                 pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
-            elif refusal(text):
+            elif refusal(text) and not _objectless(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=text, turns=at))
             elif (m := C.constraint.search(text)) and not quoted(text, m.start()) \
@@ -431,7 +446,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 if len(value) > MAX_TEXT:
                     too_long.append(key)
                     continue
-                if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 12):start]):
+                if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 16):start]):
                     key_here = "budget"
                 else:
                     key_here = key
@@ -568,6 +583,16 @@ def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
     if k < len(stops) and (m := _BREAK.match(text, stops[k])) and m.end() <= at:
         return None
     return text[s:e] if e - s <= MAX_SUBJECT else None
+
+
+# what a refusal holds besides what it refuses: particles, thanks, punctuation
+_BARE = re.compile(r"[了的吧啊呀呢哦嘛，,。.!！?？\s]+|谢谢|thanks?|thank you", _I)
+
+
+def _objectless(clause: str) -> bool:
+    """A refusal that refuses nothing named (不用了，谢谢; 不需要): the answer to an offer,
+    no constraint."""
+    return not _BARE.sub("", C.negative.sub("", clause))
 
 
 def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
@@ -762,11 +787,14 @@ def _substantive(text: str) -> bool:
 
 def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry]) -> None:
     """The user's next turn settles the assistant's request to confirm something
-    ("Please confirm ..."/"请您确认..."): a yes, a no, or a change."""
+    ("Please confirm ..."/"请您确认...") or its offer ("Would you like me to try 11 am?":
+    settle.offers): a yes, a no, or a change."""
     if (turn.content or "").strip():
         _close_matching(delta.open_tasks, index,
-                        lambda t, o: o == "user" and bool(C.ask_user.search(t))
-                        and bool(C.ask_confirm.search(t)), "done", delta, turn.index)
+                        lambda t, o: o == "user" and (
+                            bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
+                            or bool(C.offer.search(t)) and not asked_kinds(t, owed=True)),
+                        "done", delta, turn.index)
 
 
 def _answer_info(turn: Turn, delta: StateDelta, index: list[IndexEntry]) -> None:

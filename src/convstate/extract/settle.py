@@ -7,6 +7,10 @@ was asked for, said back ("no restaurant rated 4.5 or more"), is no offer. A con
 alone ("but", 不过: 已为您退款200元，不过运费10元不退) says no failure: a value said back
 beside it stands.
 
+What failed goes with it: the assistant's reading back of the request ("Please confirm
+11:30 am"), and the failed value said back beside the proposal ("I could not book 11:30
+am. Would 11 am work?"), are replaced too.
+
 An offer outside the bounds just asked for that the user agrees to ("人均消费137元"
 after "50元以下", then "嗯，就它家了") is taken the same way.
 
@@ -24,9 +28,10 @@ from collections.abc import Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import SETTLED_KEYS, SLOT_KEYS
+from ..sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
+from .facts import sentences
 from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
 from .products import product_head
 
@@ -39,44 +44,63 @@ _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\
 
 
 def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
-                     ) -> list[ItemUpdate]:
+                     ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
     """The updates that an assistant turn saying it cannot meet a request, and proposing
-    values instead, makes to the user's earlier values (see the module's rule)."""
+    values instead, makes to the user's earlier values (see the module's rule), and the
+    turn's anchors left to take. What failed goes with the request: the assistant's
+    reading back of it in reply ("Please confirm 11:30 am"), and the same value said back in
+    the failing turn ("I could not book 11:30 am. Would 11 am work?") is not taken."""
     if turn.role == "user" or not turn.content:
-        return []
+        return list(anchors), []
     failed = C.unavailable.search(turn.content) is not None
     if not failed and not C.contrast_offer.search(turn.content):
-        return []
+        return list(anchors), []
     offered: dict[str, list[str]] = {}
     for a in anchors:
         if a.key in SETTLED_KEYS:
             offered.setdefault(a.key, []).append(a.value)
-    mine = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
-            if e.speaker == "user" and e.text.partition("=")[0] in offered]
-    said = {normalize(value) for _, _, value in mine}  # what was asked, said back: no offer
+    entries = [(e, *_asked(e)) for e in section_entries(index, "anchors")
+               if _asked(e)[0] in offered]
+    asking = {key for _, keys in offers(turn, anchors) for key in keys}  # the user's to take
+    mine = [x for x in entries if x[0].speaker == "user"]
+    asked: dict[str, int] = {}  # each key's newest request
+    for e, key, _ in mine:
+        asked[key] = max(asked.get(key, -1), e.turn if e.turn is not None else -1)
+    # what was asked, said back: by the user, or read back by the assistant in its reply
+    back = [x for x in entries if x[0].speaker != "user" and x[1] in asked
+            and x[0].turn == asked[x[1]] + 1] if failed else []
+    said = {normalize(value) for _, _, value in mine + back}
+    # ... or in the words of a requirement: a bound is asked, not offered (没有500元以下的)
+    said |= {normalize(v) for vs in offered.values() for v in vs if _bound(v) is not None}
+    clock = {(key, _clock(value)) for _, key, value in mine + back if _clock(value)}
     here = {normalize(v) for vs in offered.values() for v in vs}
-    out = []
+
+    def said_back(key: str, value: str) -> bool:  # in the same words, or the same clock
+        return normalize(value) in said or (key, _clock(value)) in clock
+
+    out, gone = [], set()
     for e, key, value in mine:
         if not failed and normalize(value) in here:
             continue  # said back beside a contrast only: it stands
-        instead = [v for v in offered[key] if normalize(v) not in said]
-        if instead and not any(satisfies(value, v) for v in instead):
-            out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
-    return out
+        instead = [v for v in offered[key] if not said_back(key, v)]
+        if instead and not any(satisfies(value, v, _side(e)) for v in instead):
+            if key not in asking:  # else the user's answer settles it (answer_offer)
+                out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
+            gone.add(key)
+    out += [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+            for e, key, _ in back if key in gone]
+    return [a for a in anchors if a.key not in gone or not said_back(a.key, a.value)], out
 
 
 def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
              ) -> list[ItemUpdate]:
     """The updates a user's turn makes by going on after the assistant answered a request
     with values outside the bounds it asked for (人均消费137元 after "50元以下", a rating
-    of 4.3 after "4.5分以上"): an offer agreed to (嗯，就它家了; 可以啊) or asked about
-    (那它的营业时间是什么时候？, "What's its address?": a question that refers back to
-    it), neither corrected, negated nor found wanting (这个不行, 太远了, "anything
-    cheaper?"), is taken, and the bound of that request it does not meet is replaced."""
+    of 4.3 after "4.5分以上"; a rating asked for is a least one: 4分 after "5分"; a date or
+    time is no bound, its reading back no offer): an offer the reply takes (``_takes``)
+    is taken, and the bound of that request it does not meet is replaced."""
     text = turn.content
-    if turn.role != "user" or not text or C.corrects.search(text) \
-            or not (C.agrees.search(text) or C.refers_back.search(text) and question(text)
-                    and not C.wanting.search(text) and not C.negator.search(text)):
+    if turn.role != "user" or not text or not _takes(text):
         return []
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")
@@ -90,12 +114,85 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             offered.setdefault(key, []).append(value)
     out = []
     for e in recent if offered else ():
-        key, _, value = e.text.partition("=")
+        key, value = _asked(e)
         if e.speaker == "user" and key in offered and e.turn == turn.index - 2 \
-                and _bound(value) is not None \
-                and not any(satisfies(value, v) for v in offered[key]):
+                and _bound(value, _side(e)) is not None \
+                and not any(satisfies(value, v, _side(e)) for v in offered[key]):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out
+
+
+def _takes(text: str) -> bool:
+    """Whether a user's reply takes what was just offered: agrees (嗯，就它家了; "Yes,
+    that works") or asks about it (那它的营业时间是什么时候？), not correcting it nor
+    finding it wanting (这个不行, "anything cheaper?")."""
+    return not C.corrects.search(text) and bool(
+        C.agrees.search(text) or C.refers_back.search(text) and question(text)
+        and not C.wanting.search(text) and not C.negator.search(text))
+
+
+def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]]]:
+    """The offers an assistant turn puts to the user to take or turn down, each with the
+    keys it proposes values of: a question sentence that offers ("Would you like me to
+    try 11 am?", 推荐您去朝阳公园，但评分是4.4分，您能接受么？) and holds a value of
+    SETTLED_KEYS; not a request to confirm what was said back."""
+    if turn.role != "assistant" or not turn.content \
+            or not any(a.key in SETTLED_KEYS for a in anchors) \
+            or not C.offer.search(turn.content):
+        return []
+    out = []
+    for sentence in sentences(turn.content):
+        keys = {a.key for a in anchors if a.key in SETTLED_KEYS and a.value in sentence}
+        if keys and C.offer.search(sentence) and question(sentence) \
+                and not C.ask_confirm.search(sentence):
+            out.append((sentence, keys))
+    return out
+
+
+def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+                 ) -> list[ItemUpdate]:
+    """The updates a user's reply to the offer of the turn before makes (an open task of
+    theirs that ``offers`` opened). What it proposed: its values of a key the user asked
+    for, other than theirs ("3 pm is taken. Would 4 pm work?": 4 pm; not the booking it
+    names). Turned down ("No, that's ok", 不用了, "too expensive"), they go, with nothing
+    instead, and the user's request stands; changed ("No, make it 2 pm": the reply's own
+    values settle it), found wanting or put off ("what other times do you have?", "let me
+    check first", 我再想想): nothing yet; otherwise the conversation goes on with it ("Yes,
+    4 pm is fine", 那好吧，就去这儿吧): they replace the user's newest request of the key
+    where they do not satisfy it."""
+    text = turn.content
+    if turn.role != "user" or not text or not any(
+            e.status == "open" and e.owner == "user" and e.turn == turn.index - 1
+            and C.offer.search(e.text) for e in section_entries(index, "open_tasks")):
+        return []
+    entries = section_entries(index, "anchors")
+    requests = [(e, *_asked(e)) for e in entries if e.speaker == "user"]
+    theirs = {normalize(value) for _, _, value in requests}
+    asked = {key for _, key, _ in requests}
+    proposed = [(e, key, value) for e in entries for key, _, value in [e.text.partition("=")]
+                if e.speaker != "user" and e.turn == turn.index - 1 and key in asked
+                and key in SETTLED_KEYS and normalize(value) not in theirs]
+    # a key the reply states anew is the reply's (saying the offer's value takes it)
+    repeated = {normalize(value) for _, _, value in proposed}
+    anew = {a.key for a in anchors if normalize(a.value) not in repeated}
+    proposed = [p for p in proposed if p[1] not in anew]
+    if not proposed:
+        return []
+    if C.declines.search(text):
+        return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+                for e, _, _ in proposed]
+    first = _BREAK.split(text, 1)[0]  # how the reply opens: "景点地址在哪，…其他景点…" takes it
+    if C.corrects.search(text) or C.wanting.search(first) or C.interim.search(first):
+        return []
+    offered: dict[str, list[str]] = {}
+    for _, key, value in proposed:
+        offered.setdefault(key, []).append(value)
+    latest: dict[str, int] = {}  # the request it answers: the user's newest of the key
+    for e, key, _ in requests:
+        latest[key] = max(latest.get(key, -1), e.turn if e.turn is not None else -1)
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+            for e, key, value in requests if key in offered and e.turn == latest[key]
+            and not any(satisfies(value, v, _side(e)) for v in offered[key])]
 
 
 def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -240,18 +337,20 @@ def _kind(key: str, value: str) -> str:
     return f"{key}:{product_head(value)}" if key == "product" else key
 
 
-def satisfies(required: str, value: str) -> bool:
-    """Whether ``value`` meets ``required`` (a bound, or the same value)."""
+def satisfies(required: str, value: str, side: str | None = None) -> bool:
+    """Whether ``value`` meets ``required`` (a bound, or the same value; ``side``: the
+    bound a requirement of its key is whatever its words, ``_side``)."""
     number = _NUMBER.search(value)
-    bound = _bound(required)
+    bound = _bound(required, side)
     if bound is None or number is None:
         return normalize(required) == normalize(value)
     low, high = bound
     return low <= float(number.group(0)) <= high
 
 
-def _bound(required: str) -> tuple[float, float] | None:
-    """The interval a requirement asks for, when it says one."""
+def _bound(required: str, side: str | None = None) -> tuple[float, float] | None:
+    """The interval a requirement asks for, when it says one or its key does (``side``:
+    "ceiling", at most; "floor", at least)."""
     if m := _RANGE.search(required):
         return float(m.group(1)), float(m.group(2))
     number = _NUMBER.search(required)
@@ -260,6 +359,34 @@ def _bound(required: str) -> tuple[float, float] | None:
     n = float(number.group(0))
     if C.at_least.search(required):
         return n, float("inf")
-    if C.at_most.search(required):
+    if C.at_most.search(required) or side == "ceiling":
         return float("-inf"), n
+    if side == "floor":
+        return n, float("inf")
     return None
+
+
+_CLOCK = re.compile(r"\d{1,2}:\d{2}")
+
+
+def _clock(value: str) -> str:
+    """The clock time a value writes in digits ("11:30" of "11:30 am"; "" if none): the
+    same time said back in other words ("half past 5" and "5 pm" are not compared)."""
+    return m.group(0) if (m := _CLOCK.search(value)) else ""
+
+
+def _asked(e: IndexEntry) -> tuple[str, str]:
+    """An anchor entry's key, as what it asks of (a budget: amounts), and its value."""
+    key, _, value = e.text.partition("=")
+    return CEILING_OF.get(key, key), value
+
+
+# a rating asked for is the least one wants (评分5分: 4分 does not meet it, 4.7分 meets 4.5分)
+_FLOOR_KEYS = frozenset({"rating"})
+
+
+def _side(e: IndexEntry) -> str | None:
+    """The bound a requirement of ``e``'s key is, whatever its words: a budget's, a
+    ceiling; a rating's, a floor."""
+    key = e.text.partition("=")[0]
+    return "ceiling" if key in CEILING_OF else "floor" if key in _FLOOR_KEYS else None

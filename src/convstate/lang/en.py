@@ -53,9 +53,9 @@ SCOPE = {
     # a contrast ends a negation's scope ("not an exchange but a refund")
     "contrast": r"\b(?:but|instead(?!\s+of\b))\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
-    "accept": r"^\s*(?:(?:is|would|will|['’]s|sounds|seems|does|do)(?:n['’]t|\s+not)?"
-              r"\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better|best|perfect"
-              r"|preferable|alright|work)|works|will\s+do|would\s+do)\b",
+    "accept": r"^\s*(?:(?:is|would|will|wo(?=n['’]t)|['’]s|sounds|seems|does|do)"
+              r"(?:n['’]t|\s+not)?\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better"
+              r"|best|perfect|preferable|alright|work)|works|will\s+do|would\s+do)\b",
     # a preposition ending the text before a mention ("not at 5 pm")
     "preposition_end": r"\b(?:at|on|for|in)\s*$",  # ("not until Friday" says Friday)
     # after a mention with no verb: a predicate that turns it down ("Monday is bad")
@@ -214,6 +214,14 @@ PACK = LanguagePack(
                       r"|understood|got it)\b",
         # a reply that proposes something, put as a question ("How about Bluefin?")
         "proposal": r"^(?:how|what)\s+about\b",
+        # an offer put to the user to take or turn down ("Would you like me to try 11 am?",
+        # "Would 11 am work?", "How about 10:30?"), and a reply that turns one down
+        "offer": r"\b(?:would you (?:like|prefer|want)|do you want|shall I|should I|how about"
+                 r"|what about|would [^.?!]{1,60}\bwork|are you (?:ok|okay|fine) with)\b",
+        "declines": r"^\W*(?:no(?!\s+(?:problem|worries)\b)|nope|nah|i don'?t think so"
+                    r"|not really(?![^.!?]*\bbut\b)|i'?d rather not"
+                    r"|never ?mind)\b|\b(?:too (?:expensive|pricey|much|far|late|early)"
+                    r"|(?:won'?t|doesn'?t|does not|will not) work for me)\b",
         # what a request to the user asks to have confirmed
         "ask_confirm": r"\bconfirm\b",
         # a question answered by yes or no, and a reply that starts with one
@@ -280,12 +288,15 @@ PACK = LanguagePack(
                    r"|no more than|maximum|within)\b",
         # a user correcting what was just said back ("No, share it with Carol", "I made a
         # mistake", "actually 5pm"); "instead of X" and "rather than X" only contrast
-        "corrects": r"^\W*(?:no|nope|nah)\b|\b(?:actually|instead(?!\s+of\b)"
+        "corrects": r"^\W*(?:no(?!\s+(?:problem|worries)\b)|nope|nah)\b"
+                    r"|\b(?:actually|instead(?!\s+of\b)"
                     r"|rather(?!\s+than\b)|changed? my mind"
                     r"|my (?:bad|mistake)|made a mistake|correction|wrong)\b",
         # a reply that takes what was just offered ("Sure, book it", "OK, what's the address?")
         "agrees": r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|alright|all right|perfect|great|fine"
-                  r"|sounds good|that works|that's fine|that is fine)\b",
+                  r"|sounds (?:good|great|fine|perfect)|that works|that(?:'s| is) fine"
+                  r"|that(?:'d| would) (?:be )?(?:great|good|fine|perfect|nice|work)"
+                  r"|please do|go ahead|let'?s do (?:it|that))\b",
         # a reply that goes on about what was just offered ("What's its address?")
         "refers_back": r"\b(?:it|its|they|them|their|that one|this one|that place)\b",
         # ... or finds it wanting, or asks for another ("too expensive", "anything

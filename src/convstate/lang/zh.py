@@ -138,6 +138,11 @@ PACK = LanguagePack(
                       r"|明白了?|了解了?|理解|收到|祝您[^，。！!]*",
         # a reply that proposes something, put as a question ("How about Bluefin?")
         "proposal": r"怎么样\s*[？?]?\s*$",
+        # an offer put to the user to take or turn down (要不要…, 您能接受么？), and a reply
+        # that turns one down (不用了, 算了)
+        "offer": r"要不要|需要[^，。？?]{0,20}[吗么]|可以[吗么]|行[吗么]|怎么样|能接受|您看",
+        "declines": r"^\W*(?:不用|不要|不了|算了|不行|不可以|不太好|不合适|不考虑|没兴趣)"
+                    r"|不用了|不需要了|算了吧?[，,。！!]|^\W*太(?:贵|远|晚|早)了",
         # what a request to the user asks to have confirmed
         "ask_confirm": r"确认",
         "polar_question": r"吗\s*[？?。]?\s*$|有没有|是不是|能不能|可不可以|会不会|是否",
