@@ -164,9 +164,14 @@ def test_an_offer_put_to_the_user_is_settled_by_their_answer(reply, times, task)
 
 @pytest.mark.parametrize("reply, left", [
     ("No problem, go ahead.", ["4 pm"]),
+    ("Yes please, 3 was too early anyway.", ["4 pm"]),  # read by how it opens
     ("What other times do you have?", ["3 pm", "4 pm"]),  # another asked for: not yet
     ("Let me check with my wife first.", ["3 pm", "4 pm"]),  # put off
+    ("I'll think about it.", ["3 pm", "4 pm"]),
+    ("我再想想", ["3 pm", "4 pm"]),
     ("No thanks.", ["3 pm"]),
+    ("I can't do 4 pm.", ["3 pm"]),  # turned down by naming it
+    ("4 pm is too late.", ["3 pm"]),
 ])
 def test_a_reply_to_an_offer_is_read_by_how_it_opens(reply, left) -> None:
     mem = said(("user", "Can I book at 3 pm?"),
@@ -190,6 +195,33 @@ def test_a_reply_to_an_offer_is_read_by_how_it_opens(reply, left) -> None:
     ([("user", "I was charged $59.99 for the order."),
       ("assistant", "That is $54.99 plus $5 shipping."),
       ("user", "OK, can you refund the shipping?")], "amount", ["$59.99", "$5", "$54.99"]),
+    # an offer of no value: a receipt, a transfer (the values beside it are no offer)
+    ([("user", "I'd like Friday at 3 pm."),
+      ("assistant", "You're booked for Friday at 3:00 pm, would you like a receipt by email?"),
+      ("user", "No, that's all.")], "time", ["3 pm", "3:00 pm"]),
+    ([("user", "My package was supposed to arrive Monday."),
+      ("assistant", "It is now scheduled for Wednesday, do you want me to transfer you to "
+                    "the carrier?"), ("user", "No, that's fine.")], "date",
+     ["Monday", "Wednesday"]),
+    # what the offer's question does not hold is not offered
+    ([("user", "Can I book at 7 pm?"),
+      ("assistant", "Sorry, 7 pm is taken. Would 8 pm work? Just so you know, the kitchen "
+                    "closes at 9 pm."), ("user", "No thanks.")], "time", ["7 pm", "9 pm"]),
+    ([("user", "Can I book at 7 pm?"),
+      ("assistant", "Sorry, 7 pm is taken. Would 8 pm work? Just so you know, the kitchen "
+                    "closes at 9 pm."), ("user", "Yes, that works.")], "time",
+     ["8 pm", "9 pm"]),
+    # an add-on taken is no other plan
+    ([("user", "I'd like to sign up for the Unlimited Basic plan."),
+      ("assistant", "Would you like to add the Sports Pass add-on for $10 a month?"),
+      ("user", "Sure, why not.")], "product", ["Unlimited Basic plan", "Sports Pass add-on"]),
+    # a value turned down in a question or a condition is still theirs
+    ([("user", "Please book the technician for Monday."), ("assistant", "Done, Monday it is."),
+      ("user", "If Monday is bad for the technician, let me know.")], "date", ["Monday"]),
+    ([("user", "请帮我约周一上门。"), ("assistant", "好的，周一。"), ("user", "周一不行吗？")],
+     "date", ["周一"]),
+    ([("user", "请帮我约周一上门。"), ("assistant", "好的，周一。"),
+      ("user", "如果周一不行，请提前告诉我。")], "date", ["周一"]),
 ])
 def test_only_what_was_offered_instead_is_settled(turns, key, left) -> None:
     assert active(said(*turns), key) == left
@@ -348,6 +380,8 @@ def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amoun
     ([("user", "预算500元以内，帮我找个酒店。"),
       ("assistant", "没有500元以下的，最便宜的是汉庭酒店，每晚560元，要不要帮您预订？"),
       ("user", "太贵了。")], "active", []),
+    ([("user", "我想买个电饭煲，预算300元以内。"),
+      ("assistant", "这款电饭煲售价399元，要不要帮您下单？"), ("user", "不用了")], "active", []),
 ])
 def test_a_budget_is_a_bound_on_the_amounts_offered(turns, budget, amounts) -> None:
     """A budget ("under $100", "no more than $80", 预算不超过500元) bounds the amounts

@@ -510,6 +510,7 @@ def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
     specs = [s for s in state.sections() if s.stale is not None]
     if not specs:
         return None
+    names = {spec.name: spec for spec in specs}
     if known is None or draft.status_changed("anchors"):
         live, replaced = set(), set()
         for a in state.anchors:  # one pass: a long session holds thousands
@@ -518,14 +519,18 @@ def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
             elif a.status == "superseded":
                 replaced.add(a.value)
         stale = frozenset(replaced - live)
-        read = [(spec, item) for spec in specs for item in getattr(state, spec.name)]
+        # every item, for the values replaced now (the others' items were read when
+        # they were replaced): not every value against every item at every change
+        fresh = stale if known is None else stale - known
+        read = [(spec, item, fresh) for spec in specs for item in getattr(state, spec.name)]
     else:  # new values are active ones: they may only take a value out
         stale = known - {item.value for s, item, was in draft.owned.values()
                          if s == "anchors" and was is None and item.status == "active"}
-        names = {spec.name: spec for spec in specs}
-        read = [(names[s], item) for s, item, _ in list(draft.owned.values()) if s in names]
-    for spec, item in read if stale else ():
-        if spec.is_live(item) and any(v in text_of(item) for v in stale):
+        read = []
+    # the items this fold added or changed, for every replaced value
+    read += [(names[s], item, stale) for s, item, _ in list(draft.owned.values()) if s in names]
+    for spec, item, values in read if stale else ():
+        if values and spec.is_live(item) and any(v in text_of(item) for v in values):
             draft.own(spec.name, item).status = spec.stale
             stats.updated += 1
     return stale
@@ -586,7 +591,9 @@ def _offer_turned_down(state: ConversationState, item: Anchor, turn: Turn) -> bo
     assistant's value ``item`` for them to take (an open task of theirs it opened: "Would
     you like me to try 11 am?" "No, that's ok"): turned down, it is replaced by no value."""
     offer = turn.index - 1
-    return turn.role == "user" and item.speaker != "user" and item.last_turn == offer \
+    # (named in the answer too: "4 pm is too late")
+    return turn.role == "user" and item.speaker != "user" and offer in item.turns \
+        and item.last_turn in (offer, turn.index) \
         and any(t.owner == "user" and t.first_turn == offer for t in state.open_tasks)
 
 

@@ -91,10 +91,14 @@ def section_entries(index: Sequence[IndexEntry], name: str) -> list[IndexEntry]:
     return [e for e in index if e.section == name]
 
 
+# an index entry's text is cut to this many characters (an extractor's prompt stays small)
+INDEX_TEXT = 80
+
+
 def index_entry(section: str, item: Any) -> IndexEntry:
     """The index entry of a live ``item`` of ``section``."""
     text = f"{item.key}={item.value}" if isinstance(item, Anchor) else field_of(item, "text")
-    return IndexEntry(id=item.id, section=section, text=text[:80], status=item.status,
+    return IndexEntry(id=item.id, section=section, text=text[:INDEX_TEXT], status=item.status,
                       owner=field_of(item, "owner"), turn=item.last_turn,
                       speaker=item.speaker)
 

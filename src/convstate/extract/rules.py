@@ -237,8 +237,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
 _LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以及|和|及|与|或)\s*+"
 LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
           "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
-_BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under|below"
-                         r"|less than|\bmax(?:imum)?\b", _I)
+_BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
 # category that matches, in this order: question, negative, constraint, preference,
@@ -793,7 +792,8 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and (
                             bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
-                            or bool(C.offer.search(t)) and not asked_kinds(t, owed=True)),
+                            or bool(C.offer.search(t) or C.offer_ask.search(t))
+                            and not asked_kinds(t, owed=True)),
                         "done", delta, turn.index)
 
 

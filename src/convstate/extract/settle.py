@@ -29,7 +29,7 @@ from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
 from ..sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS
-from ..state import IndexEntry, section_entries
+from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
 from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
@@ -133,18 +133,27 @@ def _takes(text: str) -> bool:
 
 def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]]]:
     """The offers an assistant turn puts to the user to take or turn down, each with the
-    keys it proposes values of: a question sentence that offers ("Would you like me to
-    try 11 am?", 推荐您去朝阳公园，但评分是4.4分，您能接受么？) and holds a value of
-    SETTLED_KEYS; not a request to confirm what was said back."""
+    keys it proposes values of: a question sentence that offers a value ("Would you like
+    me to try 11 am?", "Would 4 pm work?", 推荐您去朝阳公园，但评分是4.4分，您能接受么？)
+    and holds one of SETTLED_KEYS, or that asks whether the user wants what follows and
+    that is a value ("Would you like the $95 one?"; not "You're booked at 3 pm, would you
+    like a receipt?"); not a request to confirm what was said back."""
     if turn.role != "assistant" or not turn.content \
             or not any(a.key in SETTLED_KEYS for a in anchors) \
-            or not C.offer.search(turn.content):
+            or not (C.offer.search(turn.content) or C.offer_ask.search(turn.content)):
         return []
     out = []
     for sentence in sentences(turn.content):
-        keys = {a.key for a in anchors if a.key in SETTLED_KEYS and a.value in sentence}
-        if keys and C.offer.search(sentence) and question(sentence) \
-                and not C.ask_confirm.search(sentence):
+        if not question(sentence) or C.ask_confirm.search(sentence):
+            continue
+        if C.offer.search(sentence):
+            after = 0
+        elif m := C.offer_ask.search(sentence):
+            after = m.end()
+        else:
+            continue
+        keys = {a.key for a in anchors if a.key in SETTLED_KEYS and a.value in sentence[after:]}
+        if keys:
             out.append((sentence, keys))
     return out
 
@@ -152,47 +161,71 @@ def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]
 def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
                  ) -> list[ItemUpdate]:
     """The updates a user's reply to the offer of the turn before makes (an open task of
-    theirs that ``offers`` opened). What it proposed: its values of a key the user asked
-    for, other than theirs ("3 pm is taken. Would 4 pm work?": 4 pm; not the booking it
-    names). Turned down ("No, that's ok", 不用了, "too expensive"), they go, with nothing
-    instead, and the user's request stands; changed ("No, make it 2 pm": the reply's own
-    values settle it), found wanting or put off ("what other times do you have?", "let me
-    check first", 我再想想): nothing yet; otherwise the conversation goes on with it ("Yes,
-    4 pm is fine", 那好吧，就去这儿吧): they replace the user's newest request of the key
-    where they do not satisfy it."""
+    theirs that ``offers`` opened). What it proposed: the values the offer's question
+    holds of a key the user asked for (a product: of the same head), other than theirs
+    ("3 pm is taken. Would 4 pm work?": 4 pm). How the reply opens settles them: turned
+    down ("No, that's ok", 不用了, "4 pm is too late", "I can't do 4 pm"), they go, with
+    nothing instead, and the user's request stands; changed ("No, make it 2 pm": the
+    reply's own values settle it), another asked for or put off ("what other times do
+    you have?", "let me check first", 我再想想): nothing yet; otherwise the conversation
+    goes on with it ("Yes, 4 pm is fine", 那好吧，就去这儿吧): they replace the user's
+    newest request of the key where they do not satisfy it."""
     text = turn.content
-    if turn.role != "user" or not text or not any(
-            e.status == "open" and e.owner == "user" and e.turn == turn.index - 1
-            and C.offer.search(e.text) for e in section_entries(index, "open_tasks")):
+    if turn.role != "user" or not text:
+        return []
+    asked = [e.text for e in section_entries(index, "open_tasks") if e.status == "open"
+             and e.owner == "user" and e.turn == turn.index - 1
+             and (C.offer.search(e.text) or C.offer_ask.search(e.text))]
+    if not asked:
         return []
     entries = section_entries(index, "anchors")
-    requests = [(e, *_asked(e)) for e in entries if e.speaker == "user"]
-    theirs = {normalize(value) for _, _, value in requests}
-    asked = {key for _, key, _ in requests}
-    proposed = [(e, key, value) for e in entries for key, _, value in [e.text.partition("=")]
-                if e.speaker != "user" and e.turn == turn.index - 1 and key in asked
-                and key in SETTLED_KEYS and normalize(value) not in theirs]
+    requests = [(e, _slot(*_asked(e)), _asked(e)[1]) for e in entries if e.speaker == "user"]
+    theirs = {_same(value) for _, _, value in requests}
+    slots = {slot for _, slot, _ in requests}
+    cut = any(len(t) >= INDEX_TEXT for t in asked)  # a question cut short: its values unread
+    proposed = [(e, _slot(key, value), value) for e in entries
+                for key, _, value in [e.text.partition("=")]
+                if e.speaker != "user" and e.turn == turn.index - 1 and key in SETTLED_KEYS
+                and _slot(key, value) in slots and _same(value) not in theirs
+                and (cut or any(value in t for t in asked))]
     # a key the reply states anew is the reply's (saying the offer's value takes it)
-    repeated = {normalize(value) for _, _, value in proposed}
-    anew = {a.key for a in anchors if normalize(a.value) not in repeated}
+    repeated = {_same(value) for _, _, value in proposed}
+    anew = {_slot(a.key, a.value) for a in anchors if _same(a.value) not in repeated}
     proposed = [p for p in proposed if p[1] not in anew]
     if not proposed:
         return []
-    if C.declines.search(text):
+    first = _BREAK.split(text, 1)[0]  # how the reply opens ("景点地址在哪，…其他景点…" takes it)
+    if C.declines.search(first) or C.negator.search(first) and any(
+            value in first for _, _, value in proposed):  # "I can't do 4 pm"
         return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
                 for e, _, _ in proposed]
-    first = _BREAK.split(text, 1)[0]  # how the reply opens: "景点地址在哪，…其他景点…" takes it
-    if C.corrects.search(text) or C.wanting.search(first) or C.interim.search(first):
+    if C.corrects.search(text) or C.wanting.search(first) or C.interim.search(first) \
+            or C.puts_off.search(text):
         return []
     offered: dict[str, list[str]] = {}
-    for _, key, value in proposed:
-        offered.setdefault(key, []).append(value)
+    for _, slot, value in proposed:
+        offered.setdefault(slot, []).append(value)
     latest: dict[str, int] = {}  # the request it answers: the user's newest of the key
-    for e, key, _ in requests:
-        latest[key] = max(latest.get(key, -1), e.turn if e.turn is not None else -1)
+    for e, slot, _ in requests:
+        latest[slot] = max(latest.get(slot, -1), e.turn if e.turn is not None else -1)
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-            for e, key, value in requests if key in offered and e.turn == latest[key]
-            and not any(satisfies(value, v, _side(e)) for v in offered[key])]
+            for e, slot, value in requests if slot in offered and e.turn == latest[slot]
+            and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
+
+
+def _slot(key: str, value: str) -> str:
+    """What an offered value stands in for: its key (a product: of the same head, an
+    add-on is no other plan)."""
+    return _kind(key, value)
+
+
+def _same(value: str) -> str:
+    """A value as an offer is told from a request by: its words, a time's whole hour
+    without its minutes ("3:00 pm" and "3 pm")."""
+    return normalize(_WHOLE_HOUR.sub(r"\1", value))
+
+
+_WHOLE_HOUR = re.compile(r"(\d{1,2}):00\b")
 
 
 def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -241,15 +274,18 @@ def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
 def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
              ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
     """A slot value (a date, a time, a place, a category) the user turns down in its own
-    clause ("Monday is bad", 周一不行, "not at 5 pm") is no value of theirs: it is not
-    taken, and the values equal to it that the state holds are replaced (by the one the
-    turn gives instead: "Monday is bad. Wednesday at 1pm works.")."""
+    clause ("Monday is bad", 周一不行, "not at 5 pm"; not in a question or a condition:
+    周一不行吗？, "If Monday is bad, ...") is no value of theirs: it is not taken, and the
+    values equal to it that the state holds are replaced (by the one the turn gives
+    instead: "Monday is bad. Wednesday at 1pm works.", or by none)."""
     if turn.role != "user" or not turn.content or all(a.key not in SLOT_KEYS for a in anchors):
         return list(anchors), []
     text, bounds = turn.text, _Bounds(turn.text)
     down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
             and (c := bounds.clause(start, end))[1] - c[0] <= MAX_CLAUSE
-            and turned_down(text[c[0]:c[1]], start - c[0], end - c[0])]
+            and turned_down(text[c[0]:c[1]], start - c[0], end - c[0])
+            # not asked ("周一不行吗？") nor supposed ("If Monday is bad, ...")
+            and not bounds.asks(start, end) and not C.condition.search(text[c[0]:start])]
     if not down:
         return list(anchors), []
     gone = {(a.key, normalize(a.value)) for a in down}

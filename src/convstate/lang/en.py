@@ -216,8 +216,18 @@ PACK = LanguagePack(
         "proposal": r"^(?:how|what)\s+about\b",
         # an offer put to the user to take or turn down ("Would you like me to try 11 am?",
         # "Would 11 am work?", "How about 10:30?"), and a reply that turns one down
-        "offer": r"\b(?:would you (?:like|prefer|want)|do you want|shall I|should I|how about"
-                 r"|what about|would [^.?!]{1,60}\bwork|are you (?:ok|okay|fine) with)\b",
+        # (an offer of a value: to take, book or try it, not "Would you like a receipt?")
+        "offer": r"\b(?:(?:would|do) you (?:like|prefer|want)(?: me)? to (?:try|book|take"
+                 r"|reserve|schedule|go with|switch|move|have|get)|(?:shall|should|can) I (?:try"
+                 r"|book|reserve|schedule|put you)|how about|what about|would [^.?!]{1,60}"
+                 r"\bwork|are you (?:ok|okay|fine) with)\b",
+        # ... or a question that offers what follows it ("Would you like the $95 one?")
+        "offer_ask": r"\b(?:(?:would|do) you (?:like|prefer|want)|(?:shall|should) I)\b",
+        # a reply that puts an offer off ("let me check first", "I'll think about it")
+        "puts_off": r"\b(?:let me (?:check|think|see|ask|talk)|i'?ll (?:think|check|ask|get"
+                    r" back)|think about it|get back to you|not sure yet|maybe later)\b",
+        # what makes a clause a condition ("If Monday is bad, ...")
+        "condition": r"\b(?:if|unless|in case|whether)\b",
         "declines": r"^\W*(?:no(?!\s+(?:problem|worries)\b)|nope|nah|i don'?t think so"
                     r"|not really(?![^.!?]*\bbut\b)|i'?d rather not"
                     r"|never ?mind)\b|\b(?:too (?:expensive|pricey|much|far|late|early)"

@@ -140,7 +140,12 @@ PACK = LanguagePack(
         "proposal": r"怎么样\s*[？?]?\s*$",
         # an offer put to the user to take or turn down (要不要…, 您能接受么？), and a reply
         # that turns one down (不用了, 算了)
-        "offer": r"要不要|需要[^，。？?]{0,20}[吗么]|可以[吗么]|行[吗么]|怎么样|能接受|您看",
+        "offer": r"要不要(?:帮您|给您|为您)?(?:预订|预约|订|换|改|试试|安排|选|下单|办理|购买|买"
+                 r"|开通|升级)|可以[吗么]|行[吗么]"
+                 r"|怎么样|能接受|您看(?:可以|行|怎么样)",
+        "offer_ask": r"要不要|需要[^，。？?]{0,20}[吗么]",
+        "puts_off": r"再想想|再考虑|考虑一下|再看看|再说吧|问问|商量一下|回头",
+        "condition": r"如果|要是|假如|万一|的话",
         "declines": r"^\W*(?:不用|不要|不了|算了|不行|不可以|不太好|不合适|不考虑|没兴趣)"
                     r"|不用了|不需要了|算了吧?[，,。！!]|^\W*太(?:贵|远|晚|早)了",
         # what a request to the user asks to have confirmed
