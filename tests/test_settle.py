@@ -177,6 +177,11 @@ def test_a_reply_to_an_offer_is_read_by_how_it_opens(reply, left) -> None:
     mem = said(("user", "Can I book at 3 pm?"),
                ("assistant", "Sorry, 3 pm is taken. Would 4 pm work?"), ("user", reply))
     assert active(mem, "time") == left
+    # an offer whose question refers back to the sentence before: the same
+    mem = said(("user", "Can I book at 3 pm?"),
+               ("assistant", "Sorry, 3 pm is taken. The next opening is 4 pm. Would that "
+                             "work?"), ("user", reply))
+    assert active(mem, "time") == left
 
 
 @pytest.mark.parametrize("turns, key, left", [
@@ -372,7 +377,7 @@ def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amoun
      "active", ["$45"]),  # met: still what the user asked for
     ([("user", "My budget is $80."),
       ("assistant", "The cheapest plan is $95 a month. Would that work?"),
-      ("user", "That's too expensive.")], "active", ["$95"]),  # found wanting: not taken
+      ("user", "That's too expensive.")], "active", []),  # turned down: the offer goes
     # turned down: the budget stands and the offer goes
     ([("user", "I need a plan for no more than $80 a month."),
       ("assistant", "Sorry, nothing under $80. The cheapest is $95 a month, would you like "

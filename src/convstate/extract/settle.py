@@ -142,8 +142,9 @@ def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]
             or not any(a.key in SETTLED_KEYS for a in anchors) \
             or not (C.offer.search(turn.content) or C.offer_ask.search(turn.content)):
         return []
-    out = []
+    out, before = [], ""
     for sentence in sentences(turn.content):
+        said, before = before, sentence
         if not question(sentence) or C.ask_confirm.search(sentence):
             continue
         if C.offer.search(sentence):
@@ -153,6 +154,11 @@ def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]
         else:
             continue
         keys = {a.key for a in anchors if a.key in SETTLED_KEYS and a.value in sentence[after:]}
+        if not keys and C.offer_back.search(sentence[after:]):
+            # what it refers back to, said just before ("The next opening is 4 pm. Would
+            # that work?"): the offer is both sentences
+            keys = {a.key for a in anchors if a.key in SETTLED_KEYS and a.value in said}
+            sentence = f"{said} {sentence}"
         if keys:
             out.append((sentence, keys))
     return out

@@ -223,6 +223,8 @@ PACK = LanguagePack(
                  r"\bwork|are you (?:ok|okay|fine) with)\b",
         # ... or a question that offers what follows it ("Would you like the $95 one?")
         "offer_ask": r"\b(?:(?:would|do) you (?:like|prefer|want)|(?:shall|should) I)\b",
+        # ... or one that refers back to the sentence before ("... 4 pm. Would that work?")
+        "offer_back": r"\b(?:that|this|it|those|them|these|one)\b",
         # a reply that puts an offer off ("let me check first", "I'll think about it")
         "puts_off": r"\b(?:let me (?:check|think|see|ask|talk)|i'?ll (?:think|check|ask|get"
                     r" back)|think about it|get back to you|not sure yet|maybe later)\b",
