@@ -527,8 +527,9 @@ def _fade_stale(draft: _Draft, stats: FoldStats, known: frozenset[str] | None
         stale = known - {item.value for s, item, was in draft.owned.values()
                          if s == "anchors" and was is None and item.status == "active"}
         read = []
-    # the items this fold added or changed, for every replaced value
-    read += [(names[s], item, stale) for s, item, _ in list(draft.owned.values()) if s in names]
+    if known is not None:  # the items this fold added or changed, for every replaced value
+        read += [(names[s], item, stale) for s, item, _ in list(draft.owned.values())
+                 if s in names]
     for spec, item, values in read if stale else ():
         if values and spec.is_live(item) and any(v in text_of(item) for v in values):
             draft.own(spec.name, item).status = spec.stale

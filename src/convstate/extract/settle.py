@@ -41,6 +41,8 @@ _BREAK = re.compile(r"[，,;；。!！?？\n]|\.(?=\s|$)")  # where a value's cl
 _SENTENCE = re.compile(r"[。!！?？\n]|\.(?=\s|$)")  # where a sentence ends
 _CORRECTION_REACH = 80  # characters from a value corrected to the value that replaces it
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
+_WHOLE_HOUR = re.compile(r"(\d{1,2}):00\b")  # "3:00 pm" is "3 pm"
+_CLOCK = re.compile(r"\d{1,2}:\d{2}")  # a clock time in digits
 
 
 def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -59,8 +61,8 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     for a in anchors:
         if a.key in SETTLED_KEYS:
             offered.setdefault(a.key, []).append(a.value)
-    entries = [(e, *_asked(e)) for e in section_entries(index, "anchors")
-               if _asked(e)[0] in offered]
+    entries = [(e, key, value) for e in section_entries(index, "anchors")
+               for key, value in [_asked(e)] if key in offered]
     asking = {key for _, keys in offers(turn, anchors) for key in keys}  # the user's to take
     mine = [x for x in entries if x[0].speaker == "user"]
     asked: dict[str, int] = {}  # each key's newest request
@@ -168,10 +170,10 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
                  ) -> list[ItemUpdate]:
     """The updates a user's reply to the offer of the turn before makes (an open task of
     theirs that ``offers`` opened). What it proposed: the values the offer's question
-    holds of a key the user asked for (a product: of the same head), other than theirs
-    ("3 pm is taken. Would 4 pm work?": 4 pm). How the reply opens settles them: turned
-    down ("No, that's ok", 不用了, "4 pm is too late", "I can't do 4 pm"), they go, with
-    nothing instead, and the user's request stands; changed ("No, make it 2 pm": the
+    holds of a key the user asked for (a product: of the same head: ``_kind``), other
+    than theirs ("3 pm is taken. Would 4 pm work?": 4 pm). How the reply opens settles
+    them: turned down ("No, that's ok", 不用了, "4 pm is too late", "I can't do 4 pm"),
+    they go, with nothing instead, and the user's request stands; changed ("No, make it 2 pm": the
     reply's own values settle it), another asked for or put off ("what other times do
     you have?", "let me check first", 我再想想): nothing yet; otherwise the conversation
     goes on with it ("Yes, 4 pm is fine", 那好吧，就去这儿吧): they replace the user's
@@ -185,18 +187,19 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     if not asked:
         return []
     entries = section_entries(index, "anchors")
-    requests = [(e, _slot(*_asked(e)), _asked(e)[1]) for e in entries if e.speaker == "user"]
+    requests = [(e, _kind(key, value), value) for e in entries if e.speaker == "user"
+                for key, value in [_asked(e)]]
     theirs = {_same(value) for _, _, value in requests}
     slots = {slot for _, slot, _ in requests}
     cut = any(len(t) >= INDEX_TEXT for t in asked)  # a question cut short: its values unread
-    proposed = [(e, _slot(key, value), value) for e in entries
-                for key, _, value in [e.text.partition("=")]
+    proposed = [(e, slot, value) for e in entries
+                for key, _, value in [e.text.partition("=")] for slot in [_kind(key, value)]
                 if e.speaker != "user" and e.turn == turn.index - 1 and key in SETTLED_KEYS
-                and _slot(key, value) in slots and _same(value) not in theirs
+                and slot in slots and _same(value) not in theirs
                 and (cut or any(value in t for t in asked))]
     # a key the reply states anew is the reply's (saying the offer's value takes it)
     repeated = {_same(value) for _, _, value in proposed}
-    anew = {_slot(a.key, a.value) for a in anchors if _same(a.value) not in repeated}
+    anew = {_kind(a.key, a.value) for a in anchors if _same(a.value) not in repeated}
     proposed = [p for p in proposed if p[1] not in anew]
     if not proposed:
         return []
@@ -219,19 +222,10 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
             and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
 
 
-def _slot(key: str, value: str) -> str:
-    """What an offered value stands in for: its key (a product: of the same head, an
-    add-on is no other plan)."""
-    return _kind(key, value)
-
-
 def _same(value: str) -> str:
     """A value as an offer is told from a request by: its words, a time's whole hour
     without its minutes ("3:00 pm" and "3 pm")."""
     return normalize(_WHOLE_HOUR.sub(r"\1", value))
-
-
-_WHOLE_HOUR = re.compile(r"(\d{1,2}):00\b")
 
 
 def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -374,8 +368,8 @@ class _Bounds:
 
 
 def _kind(key: str, value: str) -> str:
-    """What a correction replaces a value by: its key, and for a product its head (a
-    plan corrects a plan, not the membership beside it)."""
+    """What a correction or an offer replaces a value by: its key, and for a product its
+    head (a plan corrects a plan, not the membership beside it; an add-on is no plan)."""
     return f"{key}:{product_head(value)}" if key == "product" else key
 
 
@@ -406,9 +400,6 @@ def _bound(required: str, side: str | None = None) -> tuple[float, float] | None
     if side == "floor":
         return n, float("inf")
     return None
-
-
-_CLOCK = re.compile(r"\d{1,2}:\d{2}")
 
 
 def _clock(value: str) -> str:
