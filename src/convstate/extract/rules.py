@@ -40,6 +40,7 @@ from ..sections import (
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
+    ROLE_KEYS,
     AnchorKind,
     text_of,
 )
@@ -85,14 +86,14 @@ _NUMERIC: set[int] = set()
 _DIGIT = re.compile(r"\d")
 
 
-_NEEDS: dict[int, tuple[str, ...]] = {}
+_NEEDS: dict[int, re.Pattern[str]] = {}  # one search for any of the words
 
 
 def _needs(words: tuple[str, ...], pattern: re.Pattern[str]) -> re.Pattern[str]:
     """Mark ``pattern`` as one that no match of holds without one of ``words`` (lower
     case: "@" for an email, 点 for a time in Chinese numerals): it is not run on a turn
     that has none (most turns have none of most)."""
-    _NEEDS[id(pattern)] = words
+    _NEEDS[id(pattern)] = re.compile("|".join(map(re.escape, words)))
     return pattern
 
 
@@ -423,7 +424,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     for kind, key, pattern, group in ANCHOR_PATTERNS:
         if not digits and id(pattern) in _NUMERIC:
             continue
-        if (needs := _NEEDS.get(id(pattern))) and not any(w in low for w in needs):
+        if (needs := _NEEDS.get(id(pattern))) and not needs.search(low):
             continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
@@ -510,6 +511,12 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     first, last = _clause(text, start, end)
     if C.adds.search(text, first, last):
         return "names", None
+    # (the assistant's "a flight from Delta" is no origin, "change it to Economic" no
+    # destination: what it changes to is of the kind it changes)
+    switch = C.switch.search(text, max(first, start - _SEEK_REACH), start)
+    for role in ROLE_KEYS if not switch else ():
+        if getattr(C, role).search(before):
+            return role, None
     if of:
         return "category", of
     if one_of_a_kind and C.seeks.search(text, max(first, start - _SEEK_REACH), start):

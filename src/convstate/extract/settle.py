@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS
+from ..sections import CEILING_OF, NAME_KEYS, SETTLED_KEYS, SLOT_KEYS
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -243,13 +243,13 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         first, last = bounds.clause(start, end)
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
-            new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
-    entries = [(e, _kind(key, value), value) for e in index
-               for key, _, value in [e.text.partition("=")] if _kind(key, value) in new]
-    wrong = {(key, normalize(value)) for e, key, value in entries
-             if e.turn == turn.index - 1 and normalize(value) not in new[key]}
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
-            in entries if (key, normalize(value)) in wrong]
+            new.setdefault(_corrects_kind(a.key, a.value), set()).add(normalize(a.value))
+    entries = [(e, kind, value) for e in index for key, _, value in [e.text.partition("=")]
+               if (kind := _corrects_kind(key, value)) in new]
+    wrong = {(kind, normalize(value)) for e, kind, value in entries
+             if e.turn == turn.index - 1 and normalize(value) not in new[kind]}
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, kind, value
+            in entries if (kind, normalize(value)) in wrong]
 
 
 def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
@@ -371,6 +371,13 @@ def _kind(key: str, value: str) -> str:
     """What a correction or an offer replaces a value by: its key, and for a product its
     head (a plan corrects a plan, not the membership beside it; an add-on is no plan)."""
     return f"{key}:{product_head(value)}" if key == "product" else key
+
+
+def _corrects_kind(key: str, value: str) -> str:
+    """What a correction replaces a value by: its ``_kind``, a name in any role a name
+    (after "Send it to Douglas" was said back, "No, to Nancy" and "No, Nancy" correct
+    him; "I actually need it from Heathrow" corrects Gatwick, picked up "at")."""
+    return "names" if key in NAME_KEYS else _kind(key, value)
 
 
 def satisfies(required: str, value: str, side: str | None = None) -> bool:
