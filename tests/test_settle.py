@@ -110,6 +110,17 @@ def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, l
       ("assistant", "Yes, it is. Unfortunately I was not able to make the appointment on "
                     "March 1st. Would you like me to try a 5:30 pm appointment?"),
       ("user", "That would be great.")], "time", ["5:30 pm"]),
+    # read back later than right after the request, the same time
+    ([("user", "I'll be leaving out of Sacramento. I would prefer a bus leaving at 12:45 pm."),
+      ("assistant", "What day will you be departing on?"),
+      ("user", "This Saturday."),
+      ("assistant", "Please confirm departing Sacramento on March 2nd at 12:45 pm. You "
+                    "will be arriving in San Diego."),
+      ("user", "Yes, that's right. Find out which stations I will be departing from."),
+      ("assistant", "I was unable to book your request. I do show another bus leaving at "
+                    "12:50 pm, the ticket would be $74! The origin station would be "
+                    "Sacramento Valley Station."),
+      ("user", "Yeah, go ahead and book that.")], "time", ["12:50 pm"]),
     ([("user", "这家店的评分是4分以上的么？"),
       ("assistant", "不好意思，不是哦，老萨烤羊的评分是3.5分，附近的餐馆里面我也没有找到评分是"
                     "4分以上的。")], "rating", ["3.5分"]),

@@ -69,8 +69,13 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     for e, key, _ in mine:
         asked[key] = max(asked.get(key, -1), e.turn if e.turn is not None else -1)
     # what was asked, said back: by the user, or read back by the assistant in its reply
+    # or later, the same time ("Please confirm: departing at 12:45 pm")
+    asked_at = {(key, _clock(value)) for e, key, value in mine
+                if e.turn == asked[key] and _clock(value)}
     back = [x for x in entries if x[0].speaker != "user" and x[1] in asked
-            and x[0].turn == asked[x[1]] + 1] if failed else []
+            and (x[0].turn == asked[x[1]] + 1 or x[0].turn is not None
+                 and x[0].turn > asked[x[1]] and (x[1], _clock(x[2])) in asked_at)
+            ] if failed else []
     said = {normalize(value) for _, _, value in mine + back}
     # ... or in the words of a requirement: a bound is asked, not offered (没有500元以下的)
     said |= {normalize(v) for vs in offered.values() for v in vs if _bound(v) is not None}
