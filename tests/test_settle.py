@@ -350,6 +350,11 @@ def test_a_correction_of_a_name_in_a_role_replaces_the_name_said_back() -> None:
                ("user", "I changed my mind. Please send the details to Nancy."))
     live = [a.value for a in mem.state.active_anchors()]
     assert "Nancy" in live and "Douglas" not in live
+    mem = said(("user", "Find me music events in Rohnert Park."),
+               ("assistant", "Are you looking for events in Rohnert Park?"),
+               ("user", "Actually, I prefer Chicago."))
+    assert {h.value: h.status for h in mem.state.history("place")} \
+        == {"Rohnert Park": "superseded"}
 
 
 def test_what_is_sought_is_replaced_by_what_is_sought_next() -> None:

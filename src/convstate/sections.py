@@ -273,13 +273,14 @@ CEILING_OF = {"budget": "amount"}
 
 def kin_keys(key: str) -> frozenset[str]:
     """The keys whose values may stand for one of ``key``: its own, a bound's (a budget:
-    amounts), and a name's in any role (who was "Douglas" is "to Nancy" after a change)."""
+    amounts), and a name's in any role (who was "Douglas" is "to Nancy" after a change;
+    where was "in Rohnert Park" is "Chicago" after "Actually, I prefer Chicago")."""
     if key in NAME_KEYS:
         return NAME_KEYS
     return frozenset({key, CEILING_OF[key]}) if key in CEILING_OF else frozenset({key})
 
 
-NAME_KEYS = frozenset({"names", *ROLE_KEYS})  # a name's keys: in no role, in each
+NAME_KEYS = frozenset({"names", "place", *ROLE_KEYS})  # a name's keys: in no role, in each
 
 
 # A key's newest values, at most this many, are live; older ones (a session that has named
