@@ -164,6 +164,9 @@ def lines_of(text: str) -> list[str]:
     return _LINE_START.split(text)
 
 
+_SHORT, _SHORT_KEPT = 16, 4096  # texts this short are counted once, up to this many
+
+
 class TokenCounter:
     """tiktoken's counts for one OpenAI model, with OpenAI's chat overhead."""
 
@@ -174,9 +177,17 @@ class TokenCounter:
         self.encoding = encoding_for(model)
         # whether count(text) is the sum of count(line) over lines_of(text)
         self.counts_by_line = self.encoding.name in BY_LINE_ENCODINGS
+        self._short: dict[str, int] = {}
 
     def count(self, text: str) -> int:
         """Tokens of a plain text."""
+        if len(text) <= _SHORT:  # a role, a name: the same few, counted at every turn
+            n = self._short.get(text)
+            if n is None:
+                n = self._short[text] = len(self.encoding.encode(text, disallowed_special=()))
+                if len(self._short) > _SHORT_KEPT:
+                    self._short.clear()
+            return n
         return len(self.encoding.encode(text, disallowed_special=()))
 
     def message(self, msg: Mapping[str, Any]) -> int:

@@ -298,9 +298,9 @@ class RuleExtractor(BaseExtractor):
             anchors = asks.answer(turn, anchors, delta)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
-            delta.updates += down
+            delta.updates.extend(down)
             anchors, down = proposed_instead(turn, anchors, index)
-            delta.updates += down
+            delta.updates.extend(down)
             loose = [a for a in anchors if a.subject is None and a.kind != "name"
                      and _tied(a, turn.role)] if turn.role == "assistant" else []
             if loose:  # "全聚德的电话？" "是010-…"
@@ -326,10 +326,10 @@ class RuleExtractor(BaseExtractor):
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
                 _answer_info(turn, delta, open_tasks)
-                delta.updates += corrected(turn, anchors, index)
-                delta.updates += answer_offer(turn, anchors, index)
-                delta.updates += taken_up(turn, anchors, index)
-                delta.updates += switched(turn, anchors, index)
+                delta.updates.extend(corrected(turn, anchors, index))
+                delta.updates.extend(answer_offer(turn, anchors, index))
+                delta.updates.extend(taken_up(turn, anchors, index))
+                delta.updates.extend(switched(turn, anchors, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
