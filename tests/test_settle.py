@@ -437,6 +437,18 @@ def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amoun
     assert sorted(active(mem, "amount")) == amounts
 
 
+@pytest.mark.parametrize("reply, ratings", [
+    ("请告诉我口福居的地址。", ["4分"]),  # asked about by its name: taken
+    ("口福居太远了，有别的吗？", ["4分", "5分"]),  # found wanting
+    ("好吧。我还想找个景点。", ["4分"]),
+])
+def test_an_offer_asked_about_by_its_name_is_taken(reply, ratings) -> None:
+    mem = said(("assistant", "为您推荐口福居，您可以去他家品尝特色火锅。"),
+               ("user", "口福居的评分是5分吗？"), ("assistant", "口福居的评分是4分。"),
+               ("user", reply))
+    assert sorted(active(mem, "rating")) == ratings
+
+
 @pytest.mark.parametrize("turns, budget, amounts", [
     ([("user", "I need a hotel under $100 a night."),
       ("assistant", "Sorry, nothing under $100. The Inn is $120 a night.")],

@@ -107,11 +107,17 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     time is no bound, its reading back no offer): an offer the reply takes (``_takes``)
     is taken, and the bound of that request it does not meet is replaced."""
     text = turn.content
-    if turn.role != "user" or not text or not _takes(text):
+    if turn.role != "user" or not text:
         return []
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")
               if e.turn is not None and e.turn >= turn.index - 2]
+    # ... or asks about it by the name the turn before said (请告诉我口福居的地址)
+    named = question(text) and not C.wanting.search(text) and any(
+        e.turn == turn.index - 1 and key in NAME_KEYS and value in text
+        for e in recent for key, _, value in [e.text.partition("=")])
+    if not named and not _takes(text):
+        return []
     stated = {a.key for a in anchors}
     offered: dict[str, list[str]] = {}
     for e in recent:
