@@ -33,8 +33,13 @@ D = delta_model(Case)
 
 def case_after(*texts: str) -> Case:
     """The case as the rule extractor reads these user turns (one batch)."""
-    turns = make_turns(*(("user", t) for t in texts))
-    state, _ = fold_report(Case(), RuleExtractor().extract(turns, [], D).delta, sources(turns))
+    return case_after_turns([("user", t) for t in texts])
+
+
+def case_after_turns(turns: list[tuple[str, str]]) -> Case:
+    """The case as the rule extractor reads these turns in one batch."""
+    made = make_turns(*turns)
+    state, _ = fold_report(Case(), RuleExtractor().extract(made, [], D).delta, sources(made))
     assert isinstance(state, Case)
     return state
 
@@ -193,6 +198,28 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     mem.add("user", "Actually, I don't want a refund anymore, I'll keep it.")
     mem.compact(keep_recent_turns=0)
     assert mem.state.refund_method is None  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("offer, reply, method", [
+    ("Sorry about that! Would you like a refund?", "Yes, please.", "refund"),
+    ("需要帮您办理退款吗？", "好的，麻烦了。", "refund"),
+    ("Would you like a refund?", "No thanks.", None),  # turned down: nothing chosen
+    ("Would you like a refund?", "No, I want an exchange.", "exchange"),  # its own choice
+    ("Would you like a refund or an exchange?", "Yes.", None),  # which one is not said
+    ("Your refund was sent. Anything else?", "Yes, my address.", None),  # no offer
+])
+def test_agreeing_to_an_offer_of_one_option_chooses_it(offer, reply, method) -> None:
+    """A reply that agrees to an offer of one option of a Cue field takes that option,
+    whether the turns are read one at a time (live) or in one batch (a fold)."""
+    turns = [("user", "The headphones arrived broken."), ("assistant", offer),
+             ("user", reply)]
+    mem = ConversationMemory("offer", store=InMemoryStore(), state_model=Case,
+                             context_window=8192)
+    for role, text in turns:
+        mem.add(role, text)
+        mem.context()
+    assert mem.state.refund_method == method  # type: ignore[attr-defined]
+    assert case_after_turns(turns).refund_method == method
 
 
 def built_in(text: str) -> dict[str, list[str]]:

@@ -52,12 +52,15 @@ from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
 from .names import category_kind, find_names
-from .negation import latest_choice, negated, quoted, refusal
+from .negation import choice, latest_choice, negated, quoted, refusal
 from .products import find_products
 from .settle import (
+    Options,
     answer_offer,
     corrected,
+    cue_offers,
     declined,
+    offered_option,
     offers,
     proposed_instead,
     self_corrected,
@@ -286,6 +289,7 @@ class RuleExtractor(BaseExtractor):
         # the names in the user turn just before, looked up when a value may be about one
         asked: list[str] | None = None
         asks = Asks(index)  # the values the assistant asked the user for
+        cue_options = [o for _, options in _cue_fields(delta_model) for o in options]
         for turn in turns:
             anchors = find_anchors(turn, notes)
             if len(anchors) > MAX_ANCHORS_PER_TURN:  # before the answers look through them
@@ -319,7 +323,9 @@ class RuleExtractor(BaseExtractor):
                              f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             asks.ask(turn, anchors, delta)
-            for sentence, _ in offers(turn, anchors):  # the user's to take or turn down
+            taken = [sentence for sentence, _ in offers(turn, anchors)]
+            for sentence in taken + [s for s in cue_offers(turn, cue_options)
+                                     if s not in taken]:  # the user's to take or turn down
                 delta.open_tasks.append(NewTask(text=sentence, owner="user",
                                                 turns=[turn.index]))
             if turn.role == "user":
@@ -336,7 +342,8 @@ class RuleExtractor(BaseExtractor):
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
-            values: dict[str, Any] = {**dict(delta), **_cued(turns, delta_model)}
+            values: dict[str, Any] = {**dict(delta), **_cued(turns, delta_model,
+                                                              _offers_by_turn(delta, index))}
             delta = delta_model.model_construct(**values)
         return Extraction(delta=delta, extractor=self.name, notes=notes)
 
@@ -708,22 +715,47 @@ def _answer_asks(kinds: set[str], delta: StateDelta, index: list[IndexEntry],
             "done", delta, turn)
 
 
-def _cued(turns: Sequence[Turn], delta_model: type[StateDelta]) -> dict[str, FieldValue[Any]]:
-    """Values of Cue-marked fields: the option the latest user turn that chooses one
-    chooses last (negation and scope: extract/negation.py); a later turn that chooses
-    none but refuses one lets go of it (the fold clears the field if it holds it)."""
-    out: dict[str, FieldValue[Any]] = {}
+def _cue_fields(delta_model: type[StateDelta]) -> list[tuple[str, Options]]:
+    """The fields of the state model of ``delta_model`` that carry a ``Cue``, each with
+    its options' patterns."""
     state_model = getattr(delta_model, "__state_model__", None)
     specs = state_model.custom_fields() if state_model else {}
-    for name, spec in specs.items():
-        if spec.cue is None:
-            continue
-        said = [(t.index, t.content) for t in turns if t.role == "user" and t.content]
-        if (found := latest_choice(said, spec.cue.compiled())) is not None:
+    return [(name, spec.cue.compiled()) for name, spec in specs.items()
+            if spec.cue is not None]
+
+
+def _offers_by_turn(delta: StateDelta, index: Sequence[IndexEntry]) -> dict[int, str]:
+    """The offers put to the user (their open tasks), by the turn that made them."""
+    out = {e.turn: e.text for e in section_entries(index, "open_tasks")
+           if e.owner == "user" and e.status == "open" and e.turn is not None}
+    out.update((t.turns[0], t.text) for t in delta.open_tasks if t.owner == "user")
+    return out
+
+
+def _cued(turns: Sequence[Turn], delta_model: type[StateDelta], offered: dict[int, str]
+          ) -> dict[str, FieldValue[Any]]:
+    """Values of Cue-marked fields: the option the latest user turn that chooses one
+    chooses last (negation and scope: extract/negation.py); a later turn that chooses
+    none but refuses one lets go of it (the fold clears the field if it holds it). A
+    reply that agrees to an offer of one option ("Would you like a refund?" "Yes,
+    please.") chooses it."""
+    out: dict[str, FieldValue[Any]] = {}
+    for name, options in _cue_fields(delta_model):
+        said = []
+        for t in turns:
+            if t.role != "user" or not t.content:
+                continue
+            text = t.content
+            offer = offered.get(t.index - 1)
+            word = offered_option(offer, options) if offer else None
+            if word is not None and C.agrees.search(text) and not C.declines.search(text) \
+                    and choice(text, options) == (None, []):
+                text = word  # the option it takes, as if said
+            said.append((t.index, text))
+        if (found := latest_choice(said, options)) is not None:
             value, turn, refused = found
             out[name] = FieldValue[Any](value=value, turns=[turn], refused=refused)
     return out
-
 
 
 def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[IndexEntry]

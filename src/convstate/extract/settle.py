@@ -177,6 +177,27 @@ def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]
     return out
 
 
+Options = Sequence[tuple[str, re.Pattern[str]]]  # a Cue field's (value, pattern) pairs
+
+
+def cue_offers(turn: Turn, options: Options) -> list[str]:
+    """The questions of an assistant turn that offer one option of a ``Cue`` field to
+    take ("Would you like a refund?", 需要帮您办理退款吗？): the user's to answer."""
+    if turn.role != "assistant" or not turn.content or not options \
+            or not (C.offer.search(turn.content) or C.offer_ask.search(turn.content)):
+        return []
+    return [s for s in sentences(turn.content) if question(s)
+            and (C.offer.search(s) or C.offer_ask.search(s)) and offered_option(s, options)]
+
+
+def offered_option(offer: str, options: Options) -> str | None:
+    """The words of the one option ``offer`` holds ("refund" of "Would you like a
+    refund?"); None when it holds none or several ("a refund or an exchange?")."""
+    found = {m.group(0) for _, pattern in options for m in pattern.finditer(offer)
+             if m.end() > m.start()}
+    return found.pop() if len(found) == 1 else None
+
+
 def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
                  ) -> list[ItemUpdate]:
     """The updates a user's reply to the offer of the turn before makes (an open task of
