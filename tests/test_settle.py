@@ -121,6 +121,9 @@ def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, l
                     "12:50 pm, the ticket would be $74! The origin station would be "
                     "Sacramento Valley Station."),
       ("user", "Yeah, go ahead and book that.")], "time", ["12:50 pm"]),
+    # the failed time said back in fewer words (晚上7点, then 7点已经满了)
+    ([("user", "我想订周五晚上7点的位子。"), ("assistant", "7点已经满了，8点可以吗？"),
+      ("user", "8点吧。")], "time", ["8点"]),
     ([("user", "这家店的评分是4分以上的么？"),
       ("assistant", "不好意思，不是哦，老萨烤羊的评分是3.5分，附近的餐馆里面我也没有找到评分是"
                     "4分以上的。")], "rating", ["3.5分"]),
@@ -294,67 +297,10 @@ def test_a_new_search_place_replaces_the_old_one() -> None:
         == {"Psychologist": "superseded", "Psychiatrist": "active"}
 
 
-def test_a_name_in_a_role_replaces_the_users_earlier_one_in_that_role() -> None:
-    """A name after "from" (origin), "to" (destination) or "at" (venue) in the user's
-    turn has one current value, like a place: a pick-up moved, another departure
-    city, another theater. Names in other roles stand; the assistant's names keep no
-    role ("a flight from Delta Airlines" is no origin), and a request that adds one
-    ("a movie too at X") replaces none."""
-    mem = said(("user", "I need a car to pick up at Intercity Terminal on March 3rd."),
-               ("assistant", "I found a Ford Focus at Intercity Terminal. Is that ok?"),
-               ("user", "Half past 4 in the evening at John Wayne Airport, please."))
-    assert {h.value: h.status for h in mem.state.history("venue")} \
-        == {"Intercity Terminal": "superseded", "John Wayne Airport": "active"}
-    mem = said(("user", "Find me a bus from Vancouver to Seattle."),
-               ("assistant", "There is a bus from Vancouver at 7:40 am for $27."),
-               ("user", "Can you actually find me a direct service from Portland?"))
-    assert active(mem, "origin") == ["Portland"]
-    assert active(mem, "destination") == ["Seattle"]  # another role: it stands
-    both = said(("user", "A ticket from Boston to Denver, please."))
-    assert active(both, "origin") == ["Boston"] and active(both, "destination") == ["Denver"]
-    zh = said(("user", "我要去故宫博物院，从北京站出发。"), ("user", "不对，从王府井饭店出发。"))
-    assert active(zh, "origin") == ["王府井饭店"]
-    added = said(("user", "Book a table at Myriad Gastropub at 6 pm."),
-                 ("user", "Thanks, I want to see a movie too at Marina Theatre."))
-    assert "Myriad Gastropub" in [a.value for a in added.state.active_anchors()]
-    theirs = said(("user", "Find me a flight to Phoenix."),
-                  ("assistant", "There is a flight from Delta Airlines at 2:10 am."))
-    assert [a.key for a in theirs.state.active_anchors() if a.value == "Delta Airlines"] \
-        == ["names"]
-    changed = said(("user", "Book a Luxury ride."), ("user", "No, change it to Economic."))
-    assert [a.key for a in changed.state.active_anchors() if a.value == "Economic"] \
-        == ["names"]  # what it changes to, not where to
-
-
-def test_the_reading_back_of_a_replaced_name_goes_with_it() -> None:
-    """The assistant's reading back of the user's name goes when the user replaces it;
-    its name said before the user's, or about something else, stays."""
-    mem = said(("user", "I'd like to pick up a car at Port Authority Station."),
-               ("assistant", "I found a Ford Focus at Port Authority Station on March 1st."),
-               ("user", "Please find the one at Heathrow International Airport."))
-    live = [a.value for a in mem.state.active_anchors()]
-    assert "Port Authority Station" not in live and "Heathrow International Airport" in live
-    assert "Ford Focus" in live
-    first = said(("assistant", "Our partner desk is at Port Authority Station."),
-                 ("user", "I'd like to pick up a car at Port Authority Station."),
-                 ("user", "Please find the one at Heathrow International Airport."))
-    assert [a.speaker for a in first.state.active_anchors()
-            if a.value == "Port Authority Station"] == ["assistant"]
-
-
-def test_a_correction_of_a_name_in_a_role_replaces_the_name_said_back() -> None:
-    """"Send it to Nancy" after "Douglas" was said back: the name in the destination
-    role replaces the name read back in any role."""
-    mem = said(("user", "Please send the location details to Douglas."),
-               ("assistant", "I will send Douglas a notification."),
-               ("user", "I changed my mind. Please send the details to Nancy."))
-    live = [a.value for a in mem.state.active_anchors()]
-    assert "Nancy" in live and "Douglas" not in live
-    mem = said(("user", "Find me music events in Rohnert Park."),
-               ("assistant", "Are you looking for events in Rohnert Park?"),
-               ("user", "Actually, I prefer Chicago."))
-    assert {h.value: h.status for h in mem.state.history("place")} \
-        == {"Rohnert Park": "superseded"}
+def test_a_new_search_inside_a_place_replaces_the_old_one() -> None:
+    mem = said(("user", "Find diners in San Jose."),
+               ("user", "Get diners inside Morgan Hill that offer pasta."))
+    assert active(mem, "place") == ["Morgan Hill"]
 
 
 def test_what_is_sought_is_replaced_by_what_is_sought_next() -> None:

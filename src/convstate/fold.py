@@ -19,16 +19,7 @@ from typing import Any, Literal
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import (
-    NAME_KEYS,
-    SETTLED_KEYS,
-    SLOT_KEYS,
-    Section,
-    field_of,
-    grouped,
-    kin_keys,
-    text_of,
-)
+from .sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS, Section, field_of, grouped, text_of
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -565,7 +556,7 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
     if isinstance(item, Anchor) and status == "superseded":
         # a live value of the key as new as it (of these turns, or one they took up; of a
         # budget: an amount)
-        keys = kin_keys(item.key)
+        keys = {item.key, CEILING_OF.get(item.key)}
         newer = [o for o in state.anchors if o.key in keys and o.id != item.id
                  and o.status == "active" and o.last_turn >= item.last_turn]
         if _offer_turned_down(state, item, sources[turn]):
@@ -610,28 +601,16 @@ def _offer_turned_down(state: ConversationState, item: Anchor, turn: Turn) -> bo
 def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     """What the assistant or a tool said about a named thing this fold replaced (the
     times offered at the station the user traded for another, the address shared with
-    the contact the user changed) was about that thing only: it goes with it, and so
-    does its reading back of that name ("Port Authority Station" said back, then "the
-    one at Heathrow"). (A category replaced, 经济型酒店, names no one thing.)"""
+    the contact the user changed) was about that thing only: it goes with it. (A
+    category replaced, 经济型酒店, names no one thing.)"""
     gone = {normalize(item.value): item for s, item, was in draft.owned.values()
             if s == "anchors" and was == "active" and item.status == "superseded"
             and item.kind == "name" and item.key != "category"}
     if not gone:
         return
     for a in draft.state.anchors:
-        if a.status != "active" or a.speaker not in ("assistant", "tool"):
-            continue
-        if a.subject:
-            name = gone.get(normalize(a.subject))
-        elif a.key in NAME_KEYS and (name := gone.get(normalize(a.value))) is not None:
-            # said back: after the user said it, before the user replaced it
-            replaced = name.superseded_turn
-            if name.speaker != "user" or replaced is None \
-                    or not name.last_turn < a.turns[0] < replaced:
-                name = None
-        else:
-            name = None
-        if name is not None:
+        if a.status == "active" and a.subject and a.speaker in ("assistant", "tool") \
+                and (name := gone.get(normalize(a.subject))) is not None:
             a = draft.own("anchors", a)
             a.status = "superseded"
             a.superseded_turn = name.superseded_turn

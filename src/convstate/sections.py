@@ -261,26 +261,13 @@ def _anchor_rank(a: Anchor) -> float:
 # 5th"), and the user who takes up the assistant's proposal replaces theirs with it. A
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
 # one in the category role ("a Psychiatrist": what is sought).
-ROLE_KEYS = ("origin", "destination", "venue")
-SLOT_KEYS = frozenset({"date", "time", "place", "category", *ROLE_KEYS})
+SLOT_KEYS = frozenset({"date", "time", "place", "category"})
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}
 # a key whose values bound another's from above: a budget ("under $100", 预算500元) is at
 # most the amounts offered, and an amount offered may replace it
 CEILING_OF = {"budget": "amount"}
-
-
-def kin_keys(key: str) -> frozenset[str]:
-    """The keys whose values may stand for one of ``key``: its own, a bound's (a budget:
-    amounts), and a name's in any role (who was "Douglas" is "to Nancy" after a change;
-    where was "in Rohnert Park" is "Chicago" after "Actually, I prefer Chicago")."""
-    if key in NAME_KEYS:
-        return NAME_KEYS
-    return frozenset({key, CEILING_OF[key]}) if key in CEILING_OF else frozenset({key})
-
-
-NAME_KEYS = frozenset({"names", "place", *ROLE_KEYS})  # a name's keys: in no role, in each
 
 
 # A key's newest values, at most this many, are live; older ones (a session that has named

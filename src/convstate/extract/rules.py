@@ -40,7 +40,6 @@ from ..sections import (
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
-    ROLE_KEYS,
     AnchorKind,
     text_of,
 )
@@ -518,12 +517,6 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     first, last = _clause(text, start, end)
     if C.adds.search(text, first, last):
         return "names", None
-    # (the assistant's "a flight from Delta" is no origin, "change it to Economic" no
-    # destination: what it changes to is of the kind it changes)
-    switch = C.switch.search(text, max(first, start - _SEEK_REACH), start)
-    for role in ROLE_KEYS if not switch else ():
-        if getattr(C, role).search(before):
-            return role, None
     if of:
         return "category", of
     if one_of_a_kind and C.seeks.search(text, max(first, start - _SEEK_REACH), start):

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import CEILING_OF, NAME_KEYS, SETTLED_KEYS, SLOT_KEYS
+from ..sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -42,7 +42,8 @@ _SENTENCE = re.compile(r"[。!！?？\n]|\.(?=\s|$)")  # where a sentence ends
 _CORRECTION_REACH = 80  # characters from a value corrected to the value that replaces it
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
 _WHOLE_HOUR = re.compile(r"(\d{1,2}):00\b")  # "3:00 pm" is "3 pm"
-_CLOCK = re.compile(r"\d{1,2}:\d{2}")  # a clock time in digits
+# a clock time in digits ("11:30"; "7点", "7点半" of 晚上7点半)
+_CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}点(?:半|\d{1,2}分?)?")
 
 
 def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -68,14 +69,14 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     asked: dict[str, int] = {}  # each key's newest request
     for e, key, _ in mine:
         asked[key] = max(asked.get(key, -1), e.turn if e.turn is not None else -1)
-    # what was asked, said back: by the user, or read back by the assistant in its reply
-    # or later, the same time ("Please confirm: departing at 12:45 pm")
+    # what was asked, said back: by the user, or read back by the assistant in its reply,
+    # or in the turn the user answered last, the same time ("Please confirm: departing
+    # at 12:45 pm" "Yes" "I was unable to book it")
     asked_at = {(key, _clock(value)) for e, key, value in mine
                 if e.turn == asked[key] and _clock(value)}
     back = [x for x in entries if x[0].speaker != "user" and x[1] in asked
-            and (x[0].turn == asked[x[1]] + 1 or x[0].turn is not None
-                 and x[0].turn > asked[x[1]] and (x[1], _clock(x[2])) in asked_at)
-            ] if failed else []
+            and (x[0].turn == asked[x[1]] + 1 or x[0].turn == turn.index - 2
+                 and (x[1], _clock(x[2])) in asked_at)] if failed else []
     said = {normalize(value) for _, _, value in mine + back}
     # ... or in the words of a requirement: a bound is asked, not offered (没有500元以下的)
     said |= {normalize(v) for vs in offered.values() for v in vs if _bound(v) is not None}
@@ -114,7 +115,7 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
               if e.turn is not None and e.turn >= turn.index - 2]
     # ... or asks about it by the name the turn before said (请告诉我口福居的地址)
     named = question(text) and not C.wanting.search(text) and any(
-        e.turn == turn.index - 1 and key in NAME_KEYS and value in text
+        e.turn == turn.index - 1 and key in _NAMES and value in text
         for e in recent for key, _, value in [e.text.partition("=")])
     if not named and not _takes(text):
         return []
@@ -133,6 +134,9 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
                 and not any(satisfies(value, v, _side(e)) for v in offered[key]):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out
+
+
+_NAMES = frozenset({"names", "place"})  # the keys of names of things (not of kinds)
 
 
 def _takes(text: str) -> bool:
@@ -275,9 +279,9 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         first, last = bounds.clause(start, end)
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
-            new.setdefault(_corrects_kind(a.key, a.value), set()).add(normalize(a.value))
+            new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
     entries = [(e, kind, value) for e in index for key, _, value in [e.text.partition("=")]
-               if (kind := _corrects_kind(key, value)) in new]
+               if (kind := _kind(key, value)) in new]
     wrong = {(kind, normalize(value)) for e, kind, value in entries
              if e.turn == turn.index - 1 and normalize(value) not in new[kind]}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, kind, value
@@ -403,13 +407,6 @@ def _kind(key: str, value: str) -> str:
     """What a correction or an offer replaces a value by: its key, and for a product its
     head (a plan corrects a plan, not the membership beside it; an add-on is no plan)."""
     return f"{key}:{product_head(value)}" if key == "product" else key
-
-
-def _corrects_kind(key: str, value: str) -> str:
-    """What a correction replaces a value by: its ``_kind``, a name in any role a name
-    (after "Send it to Douglas" was said back, "No, to Nancy" and "No, Nancy" correct
-    him; "I actually need it from Heathrow" corrects Gatwick, picked up "at")."""
-    return "names" if key in NAME_KEYS else _kind(key, value)
 
 
 def satisfies(required: str, value: str, side: str | None = None) -> bool:

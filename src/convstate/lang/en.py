@@ -243,12 +243,6 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
-        # ... in the origin role ("a bus from Portland", "pick it up from SFO"), the
-        # destination role ("a ticket to Seattle") and the venue role ("pick up at John
-        # Wayne Airport", "movies at the Regency"): one current value each, like a place
-        "origin": r"\bfrom\s+(?:the\s+)?$",
-        "destination": r"\b(?:to|into)\s+(?:the\s+)?$",
-        "venue": r"\b(?:at)\s+(?:the\s+)?$",
         # someone else's contact the user gives: a relation's ("my boss's number is", "cc
         # my assistant at ..."); matched at the end of the text before the value (not the
         # user's own: "my cellphone is", "my company's phone is")
@@ -284,8 +278,7 @@ PACK = LanguagePack(
         "seeks": r"\b(?:I(?: want| need| wish|['’]d like| would like)|look(?:ing)? for"
                  r"|find|search|recommend|book|reserve|is there|are there|any|what about"
                  r"|how about|try|get|do you have)\b",
-        "adds": r"\b(?:also|as well|additionally)\b"
-                r"|\btoo\b(?=\s*(?:[.,;:!?]|$|(?:at|in|on|near|for|with|from|to)\b))",
+        "adds": r"\b(?:also|as well|additionally)\b|\btoo\b(?=\s*(?:[.,;:!?]|$))",
         "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|until|till"
                       r"|by|before|after|that"
                       r"|which|who|and|or|but|instead|please|too|as well|again|then|now"

@@ -173,9 +173,6 @@ PACK = LanguagePack(
                   r"|变更为|转成|转到|转为)$",
         # a name said to be an address (位置是首都机场)
         "address_role": r"(?:地址|位置|地点)(?:应该)?(?:是|为)\s*$",
-        # a name in the origin or the destination role (从国贸出发, 去颐和园, 前往北京站)
-        "origin": r"从\s*$",
-        "destination": r"(?:去|前往)\s*$",
         # ... or a contrast proposes beside what it says back, which then stands
         # (已为您退款200元，不过运费10元不退)
         "contrast_offer": r"但是?|不过|只是",
