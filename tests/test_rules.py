@@ -256,6 +256,7 @@ def test_names_in_a_tool_result_are_not_taken_as_said() -> None:
     # o'clock however its apostrophe is typed
     ('Try it for 2 o"clock in the afternoon.', "time", '2 o"clock in the afternoon'),
     ("At 6 o’clock in the evening", "time", "6 o’clock in the evening"),
+    ("At 6 o‘clock in the evening", "time", "6 o‘clock in the evening"),
     ("How about morning 11:30?", "time", "morning 11:30"),
     ("Book it for the 12th please", "date", "the 12th"),
     ("the day after tomorrow works", "date", "the day after tomorrow"),

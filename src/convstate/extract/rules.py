@@ -161,13 +161,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", re.compile(  # a relative day said with a time: the day of it ("tomorrow
         # at 7 pm", "2 pm today", 明天下午三点)
         r"\b(today|tomorrow|tonight)\s+(?:at\s+|around\s+|by\s+)?(?=\d{1,2}(?::\d{2})?\s*"
-        r"(?:[ap]\.?m\.?|o['’\x22]?clock)(?![a-z]))"
+        r"(?:[ap]\.?m\.?|o['’‘`\x22]?clock)(?![a-z]))"
         r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?\s+(today|tomorrow|tonight)\b"
         r"|(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
         r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I), -1),
     ("time", "time", re.compile(  # in words: "quarter to 6 in the evening", "one pm"
         r"\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
-        rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o['’\x22]?clock)?"
+        rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o['’‘`\x22]?clock)?"
         rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
         rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
