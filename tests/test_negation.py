@@ -207,6 +207,23 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     ("Would you like a refund?", "No, I want an exchange.", "exchange"),  # its own choice
     ("Would you like a refund or an exchange?", "Yes.", None),  # which one is not said
     ("Your refund was sent. Anything else?", "Yes, my address.", None),  # no offer
+    ("需要帮您办理退款吗？", "需要", "refund"),
+    ("The refund would be $50. Would you like that refund?", "Yes", "refund"),
+    # an agreement that does more than agree chooses nothing
+    ("Would you like a refund?", "Ok thanks, I'll think about it.", None),
+    ("需要帮您办理退款吗？", "嗯，我再想想", None),
+    ("Would you like a refund?", "Okay, no I don't want that.", None),
+    ("Would you like a refund?", "Sure, but I'd like a replacement instead.", None),
+    ("Would you like a refund?", "OK if it's fast, otherwise an exchange.", None),
+    ("需要帮您办理退款吗？", "好的，不过我还是想换一个新的", None),
+    # ... and an offer among others, or of what is not offered, offers nothing
+    ("Would you like a refund? We can also do an exchange.", "Yes", None),
+    ("Would you like a refund? Is your address still 5 Main St?", "Yes", None),
+    ("Would you like a refund? Or would you prefer an exchange?", "Yes", None),
+    ("需要帮您办理退款吗？还是需要换货？", "好的", None),
+    ("Would you like me to cancel the refund?", "Yes", None),
+    ("Would you like to know why you aren't eligible for a refund?", "Yes", None),
+    ("Would you like our refund policy link?", "Yes", None),
 ])
 def test_agreeing_to_an_offer_of_one_option_chooses_it(offer, reply, method) -> None:
     """A reply that agrees to an offer of one option of a Cue field takes that option,

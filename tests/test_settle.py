@@ -124,6 +124,9 @@ def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, l
     # the failed time said back in fewer words (晚上7点, then 7点已经满了)
     ([("user", "我想订周五晚上7点的位子。"), ("assistant", "7点已经满了，8点可以吗？"),
       ("user", "8点吧。")], "time", ["8点"]),
+    # ... but not in the other half of the day
+    ([("user", "我想订周五早上8点的位子。"),
+      ("assistant", "抱歉，早上8点没有位子了，晚上8点还有。")], "time", ["晚上8点"]),
     ([("user", "这家店的评分是4分以上的么？"),
       ("assistant", "不好意思，不是哦，老萨烤羊的评分是3.5分，附近的餐馆里面我也没有找到评分是"
                     "4分以上的。")], "rating", ["3.5分"]),
@@ -385,6 +388,9 @@ def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amoun
 
 @pytest.mark.parametrize("reply, ratings", [
     ("请告诉我口福居的地址。", ["4分"]),  # asked about by its name: taken
+    ("口福居几点开门？", ["4分"]),
+    ("口福居是不是很贵？", ["4分", "5分"]),  # asks for no detail of it: not taken
+    ("口福居为什么评分这么低？", ["4分", "5分"]),
     ("口福居太远了，有别的吗？", ["4分", "5分"]),  # found wanting
     ("好吧。我还想找个景点。", ["4分"]),
 ])

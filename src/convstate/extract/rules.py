@@ -55,6 +55,7 @@ from .negation import choice, latest_choice, negated, quoted, refusal
 from .products import find_products
 from .settle import (
     Options,
+    agrees_only,
     answer_offer,
     corrected,
     cue_offers,
@@ -322,9 +323,10 @@ class RuleExtractor(BaseExtractor):
                              f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
             asks.ask(turn, anchors, delta)
+            # the user's to take or turn down
             taken = [sentence for sentence, _ in offers(turn, anchors)]
             for sentence in taken + [s for s in cue_offers(turn, cue_options)
-                                     if s not in taken]:  # the user's to take or turn down
+                                     if not any(s in t for t in taken)]:
                 delta.open_tasks.append(NewTask(text=sentence, owner="user",
                                                 turns=[turn.index]))
             if turn.role == "user":
@@ -717,16 +719,20 @@ def _cue_fields(delta_model: type[StateDelta]) -> list[tuple[str, Options]]:
             if spec.cue is not None]
 
 
-def _offers_by_turn(delta: StateDelta, index: Sequence[IndexEntry]) -> dict[int, str]:
+def _offers_by_turn(delta: StateDelta, index: Sequence[IndexEntry]) -> dict[int, list[str]]:
     """The offers put to the user (their open tasks), by the turn that made them."""
-    out = {e.turn: e.text for e in section_entries(index, "open_tasks")
-           if e.owner == "user" and e.status == "open" and e.turn is not None}
-    out.update((t.turns[0], t.text) for t in delta.open_tasks if t.owner == "user")
+    out: dict[int, list[str]] = {}
+    for e in section_entries(index, "open_tasks"):
+        if e.owner == "user" and e.status == "open" and e.turn is not None:
+            out.setdefault(e.turn, []).append(e.text)
+    for t in delta.open_tasks:
+        if t.owner == "user":
+            out.setdefault(t.turns[0], []).append(t.text)
     return out
 
 
-def _cued(turns: Sequence[Turn], delta_model: type[StateDelta], offered: dict[int, str]
-          ) -> dict[str, FieldValue[Any]]:
+def _cued(turns: Sequence[Turn], delta_model: type[StateDelta],
+          offered: dict[int, list[str]]) -> dict[str, FieldValue[Any]]:
     """Values of Cue-marked fields: the option the latest user turn that chooses one
     chooses last (negation and scope: extract/negation.py); a later turn that chooses
     none but refuses one lets go of it (the fold clears the field if it holds it). A
@@ -739,11 +745,10 @@ def _cued(turns: Sequence[Turn], delta_model: type[StateDelta], offered: dict[in
             if t.role != "user" or not t.content:
                 continue
             text = t.content
-            offer = offered.get(t.index - 1)
-            word = offered_option(offer, options) if offer else None
-            if word is not None and C.agrees.search(text) and not C.declines.search(text) \
-                    and choice(text, options) == (None, []):
-                text = word  # the option it takes, as if said
+            words = {w for offer in offered.get(t.index - 1, ())
+                     if (w := offered_option(offer, options)) is not None}
+            if len(words) == 1 and agrees_only(text) and choice(text, options) == (None, []):
+                text = words.pop()  # the option it takes, as if said
             said.append((t.index, text))
         if (found := latest_choice(said, options)) is not None:
             value, turn, refused = found

@@ -72,19 +72,18 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     # what was asked, said back: by the user, or read back by the assistant in its reply,
     # or in the turn the user answered last, the same time ("Please confirm: departing
     # at 12:45 pm" "Yes" "I was unable to book it")
-    asked_at = {(key, _clock(value)) for e, key, value in mine
-                if e.turn == asked[key] and _clock(value)}
+    asked_at = [(key, value) for e, key, value in mine if e.turn == asked[key]]
     back = [x for x in entries if x[0].speaker != "user" and x[1] in asked
             and (x[0].turn == asked[x[1]] + 1 or x[0].turn == turn.index - 2
-                 and (x[1], _clock(x[2])) in asked_at)] if failed else []
+                 and _same_clock(x[1], x[2], asked_at))] if failed else []
     said = {normalize(value) for _, _, value in mine + back}
     # ... or in the words of a requirement: a bound is asked, not offered (没有500元以下的)
     said |= {normalize(v) for vs in offered.values() for v in vs if _bound(v) is not None}
-    clock = {(key, _clock(value)) for _, key, value in mine + back if _clock(value)}
+    clocked = [(key, value) for _, key, value in mine + back]
     here = {normalize(v) for vs in offered.values() for v in vs}
 
     def said_back(key: str, value: str) -> bool:  # in the same words, or the same clock
-        return normalize(value) in said or (key, _clock(value)) in clock
+        return normalize(value) in said or _same_clock(key, value, clocked)
 
     out, gone = [], set()
     for e, key, value in mine:
@@ -113,8 +112,12 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")
               if e.turn is not None and e.turn >= turn.index - 2]
-    # ... or asks about it by the name the turn before said (请告诉我口福居的地址)
-    named = question(text) and not C.wanting.search(text) and any(
+    # ... or asks for its details by the name the turn before said (请告诉我口福居的地址;
+    # not 口福居是不是很贵？ nor 口福居为什么评分这么低？)
+    details = C.asked_address.search(text) or C.asked_phone.search(text) \
+        or C.asked_time.search(text)
+    named = bool(details) and question(text) and not (
+        C.wanting.search(text) or C.corrects.search(text) or C.negator.search(text)) and any(
         e.turn == turn.index - 1 and key in _NAMES and value in text
         for e in recent for key, _, value in [e.text.partition("=")])
     if not named and not _takes(text):
@@ -185,21 +188,55 @@ Options = Sequence[tuple[str, re.Pattern[str]]]  # a Cue field's (value, pattern
 
 
 def cue_offers(turn: Turn, options: Options) -> list[str]:
-    """The questions of an assistant turn that offer one option of a ``Cue`` field to
-    take ("Would you like a refund?", 需要帮您办理退款吗？): the user's to answer."""
+    """The question of an assistant turn that offers one option of a ``Cue`` field to
+    take ("Would you like a refund?", 需要帮您办理退款吗？): the user's to answer. Only
+    when it is the turn's one question and the turn names no other option ("Would you
+    like a refund? We can also do an exchange." offers neither)."""
     if turn.role != "assistant" or not turn.content or not options \
             or not (C.offer.search(turn.content) or C.offer_ask.search(turn.content)):
         return []
-    return [s for s in sentences(turn.content) if question(s)
-            and (C.offer.search(s) or C.offer_ask.search(s)) and offered_option(s, options)]
+    asked = [s for s in sentences(turn.content) if question(s)]
+    if len(asked) != 1 or not (C.offer.search(asked[0]) or C.offer_ask.search(asked[0])):
+        return []
+    one = offered_option(asked[0], options) and len(_named(turn.content, options)) == 1
+    return asked if one else []
 
 
 def offered_option(offer: str, options: Options) -> str | None:
-    """The words of the one option ``offer`` holds ("refund" of "Would you like a
-    refund?"); None when it holds none or several ("a refund or an exchange?")."""
-    found = {m.group(0) for _, pattern in options for m in pattern.finditer(offer)
-             if m.end() > m.start()}
-    return found.pop() if len(found) == 1 else None
+    """The words of the one option ``offer`` offers ("refund" of "Would you like a
+    refund?"): what its question wants, ending its phrase; None when it names none or
+    several ("a refund or an exchange?"), or one it does not offer ("cancel the refund",
+    "why you aren't eligible for a refund", "our refund policy link")."""
+    cues = [m.start() for cue in (C.offer, C.offer_ask) for m in cue.finditer(offer)]
+    offer = offer[max(cues, default=0):]  # the question (after what it refers back to)
+    named = _named(offer, options)
+    if len(named) != 1:
+        return None
+    words, start, end = named[0]
+    ends = not offer[start].isascii() or C.phrase_end.match(offer, end)
+    return words if ends and reading(offer, start, end) == "chosen" else None
+
+
+def _named(text: str, options: Options) -> list[tuple[str, int, int]]:
+    """The options ``text`` names (their words, where), one each, its last mention (a
+    question after what it refers back to: "The refund would be $50. Would you like
+    that refund?")."""
+    found: dict[str, tuple[str, int, int]] = {}
+    for value, pattern in options:
+        for m in pattern.finditer(text):
+            if m.end() > m.start():
+                found[value] = (m.group(0), m.start(), m.end())
+    return list(found.values())
+
+
+def agrees_only(text: str) -> bool:
+    """Whether a reply agrees and does nothing else with what was offered: not a "no", a
+    correction, a put-off ("OK, I'll think about it"), a contrast ("Sure, but ..."), a
+    condition, a negation or a question."""
+    return bool(C.agrees.search(text)) and not (
+        C.declines.search(text) or C.corrects.search(text) or C.puts_off.search(text)
+        or C.wanting.search(text) or C.interim.search(text) or C.contrast_offer.search(text)
+        or C.condition.search(text) or C.negator.search(text) or question(text))
 
 
 def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -436,6 +473,26 @@ def _bound(required: str, side: str | None = None) -> tuple[float, float] | None
     if side == "floor":
         return n, float("inf")
     return None
+
+
+def _same_clock(key: str, value: str, others: Sequence[tuple[str, str]]) -> bool:
+    """Whether one of ``others`` (key, value) is ``value``'s clock time for ``key``: the
+    same digits, in no other half of the day ("7点" of 晚上7点; not 早上8点 of 晚上8点,
+    nor 7:30 am of 7:30 pm)."""
+    clock, half = _clock(value), _half(value)
+    return bool(clock) and any(
+        k == key and _clock(v) == clock and (not half or _half(v) in (None, half))
+        for k, v in others)
+
+
+def _half(value: str) -> str | None:
+    """The half of the day a time says ("am" of 7:30 am, 早上8点), None if none."""
+    m = _HALF.search(value)
+    return None if m is None else "am" if m.group(1) or m.group(2) else "pm"
+
+
+_HALF = re.compile(r"\d\s*(?:(a)\.?m\b|p\.?m\b)|(早上|早晨|上午|凌晨)|中午|下午|晚上|傍晚|夜里",
+                   re.IGNORECASE)
 
 
 def _clock(value: str) -> str:

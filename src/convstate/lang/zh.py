@@ -182,7 +182,8 @@ PACK = LanguagePack(
         # a user correcting what was just said back (不是…是…, 改成, 说错了)
         "corrects": r"^\W*(?:不|没|错)|不是|不对|错了|改成|改为|改到|换成|换到|搞错|说错|更正",
         # a reply that takes what was just offered (嗯，就它家了; 可以啊; 也行)
-        "agrees": r"^\W*(?:好的?|行|可以|嗯+|没问题|也行|也可以|就它|就这|就去|就选)",
+        "agrees": r"^\W*(?:好的?|行|可以|嗯+|没问题|也行|也可以|就它|就这|就去|就选|是的"
+                  r"|需要|要的)",
         # a reply that goes on about what was just offered (那它的营业时间是什么时候？)
         "refers_back": r"它|这家|这个|这里|这儿|该|那家|那个|那里",
         # ... or finds it wanting, or asks for another (太贵了, 有没有别的)
