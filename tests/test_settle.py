@@ -258,6 +258,23 @@ def test_every_value_of_an_offer_turned_down_is_replaced_by_none() -> None:
             if a.status == "superseded"] == [("8 pm", None), ("9 pm", None)]
 
 
+@pytest.mark.parametrize("reply, left", [
+    ("8 pm works.", ["8 pm"]),  # one of two taken by saying it: the other goes
+    ("Let's do 9 pm then.", ["9 pm"]),
+    ("No, make it 9 pm.", ["9 pm"]),  # "No" with the one wanted: not turned down
+    ("I can't do 9 pm.", ["7 pm"]),  # turned down, both: the request stands
+    ("No, 9 pm is too late.", ["7 pm"]),  # found wanting: turned down
+])
+def test_one_of_several_offered_values_is_taken_by_saying_it(reply, left) -> None:
+    mem = said(("user", "Can I book at 7 pm?"),
+               ("assistant", "Sorry, 7 pm is taken. Would 8 pm or 9 pm work?"),
+               ("user", reply))
+    assert active(mem, "time") == left
+    zh = said(("user", "我想订周五晚上7点的位子。"),
+              ("assistant", "7点已经满了，6点或者8点可以吗？"), ("user", "8点吧。"))
+    assert active(zh, "time") == ["8点"]
+
+
 def test_a_rating_asked_for_is_the_least_wanted() -> None:
     """A rating asked for ("评分是5分") is a bound from below: a lower one found and agreed
     to takes it. A date or time asked for is no bound: agreeing to its reading back

@@ -250,7 +250,9 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     reply's own values settle it), another asked for or put off ("what other times do
     you have?", "let me check first", 我再想想): nothing yet; otherwise the conversation
     goes on with it ("Yes, 4 pm is fine", 那好吧，就去这儿吧): they replace the user's
-    newest request of the key where they do not satisfy it."""
+    newest request of the key where they do not satisfy it. Of several offered, the one
+    the reply says is taken and the others of its kind go ("6 pm or 8 pm?" "8 pm
+    works")."""
     text = turn.content
     if turn.role != "user" or not text:
         return []
@@ -276,13 +278,27 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     proposed = [p for p in proposed if p[1] not in anew]
     if not proposed:
         return []
+    # the values the reply says without turning them down or finding them wanting ("No,
+    # make it 8 pm"; not "8 pm is too late", "I can't do 8 pm")
+    bounds, said = _Bounds(turn.text), set()
+    for a, start, end in _placed(turn.text, anchors):
+        first_at, last_at = bounds.clause(start, end)
+        clause = turn.text[first_at:last_at]
+        if not turned_down(clause, start - first_at, end - first_at) \
+                and not C.negator.search(clause, 0, start - first_at) \
+                and not C.wanting.search(clause):  # "8 pm is too late"
+            said.add(_same(a.value))
+    # one of several taken by saying it ("6 pm or 8 pm?" "8 pm works"): the others go
+    picked = {slot for _, slot, value in proposed if _same(value) in said}
     first = _BREAK.split(text, 1)[0]  # how the reply opens ("景点地址在哪，…其他景点…" takes it)
-    if C.declines.search(first) or C.negator.search(first) and any(
-            value in first for _, _, value in proposed):  # "I can't do 4 pm"
+    if not picked and (C.declines.search(first) or C.negator.search(first) and any(
+            value in first for _, _, value in proposed)):  # "I can't do 4 pm"
         return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
                 for e, _, _ in proposed]
-    if C.corrects.search(text) or C.wanting.search(first) or C.interim.search(first) \
-            or C.puts_off.search(text):
+    out = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+           for e, slot, value in proposed if slot in picked and _same(value) not in said]
+    if C.corrects.search(text) and not picked or C.wanting.search(first) \
+            or C.interim.search(first) or C.puts_off.search(text):
         return []
     offered: dict[str, list[str]] = {}
     for _, slot, value in proposed:
@@ -290,9 +306,9 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     latest: dict[str, int] = {}  # the request it answers: the user's newest of the key
     for e, slot, _ in requests:
         latest[slot] = max(latest.get(slot, -1), e.turn if e.turn is not None else -1)
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-            for e, slot, value in requests if slot in offered and e.turn == latest[slot]
-            and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
+    return out + [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+                  for e, slot, value in requests if slot in offered and e.turn == latest[slot]
+                  and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
 
 
 def _same(value: str) -> str:
