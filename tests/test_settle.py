@@ -264,6 +264,11 @@ def test_every_value_of_an_offer_turned_down_is_replaced_by_none() -> None:
     ("No, make it 9 pm.", ["9 pm"]),  # "No" with the one wanted: not turned down
     ("I can't do 9 pm.", ["7 pm"]),  # turned down, both: the request stands
     ("No, 9 pm is too late.", ["7 pm"]),  # found wanting: turned down
+    ("8 pm is too late. 9 pm works.", ["9 pm"]),  # one found wanting, the other taken
+    # asked about, or taken along with the other: not picked
+    ("Is 9 pm the last seating?", ["8 pm", "9 pm"]),
+    ("9 pm? No way.", ["8 pm", "9 pm"]),
+    ("I'd prefer 9 pm, but 8 pm is ok too.", ["8 pm", "9 pm"]),
 ])
 def test_one_of_several_offered_values_is_taken_by_saying_it(reply, left) -> None:
     mem = said(("user", "Can I book at 7 pm?"),

@@ -278,15 +278,17 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     proposed = [p for p in proposed if p[1] not in anew]
     if not proposed:
         return []
-    # the values the reply says without turning them down or finding them wanting ("No,
-    # make it 8 pm"; not "8 pm is too late", "I can't do 8 pm")
+    # the values the reply says without asking about them, turning them down or finding
+    # them wanting ("No, make it 8 pm"; not "Is 9 pm the last seating?", "8 pm? That's
+    # too late", "I can't do 8 pm", "8 pm is too late"; "8 pm is ok too" says it)
     bounds, said = _Bounds(turn.text), set()
     for a, start, end in _placed(turn.text, anchors):
         first_at, last_at = bounds.clause(start, end)
-        clause = turn.text[first_at:last_at]
-        if not turned_down(clause, start - first_at, end - first_at) \
+        clause, at = turn.text[first_at:last_at], end - first_at
+        if not bounds.asks(start, end) \
+                and not turned_down(clause, start - first_at, at) \
                 and not C.negator.search(clause, 0, start - first_at) \
-                and not C.wanting.search(clause):  # "8 pm is too late"
+                and not (C.wanting.search(clause, at) and not C.adds.search(clause, at)):
             said.add(_same(a.value))
     # one of several taken by saying it ("6 pm or 8 pm?" "8 pm works"): the others go
     picked = {slot for _, slot, value in proposed if _same(value) in said}
@@ -297,7 +299,7 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
                 for e, _, _ in proposed]
     out = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
            for e, slot, value in proposed if slot in picked and _same(value) not in said]
-    if C.corrects.search(text) and not picked or C.wanting.search(first) \
+    if not picked and (C.corrects.search(text) or C.wanting.search(first)) \
             or C.interim.search(first) or C.puts_off.search(text):
         return []
     offered: dict[str, list[str]] = {}
