@@ -289,7 +289,8 @@ class RuleExtractor(BaseExtractor):
         # the names in the user turn just before, looked up when a value may be about one
         asked: list[str] | None = None
         asks = Asks(index)  # the values the assistant asked the user for
-        cue_options = [o for _, options in _cue_fields(delta_model) for o in options]
+        cue_fields = _cue_fields(delta_model)
+        cue_options = [o for _, options in cue_fields for o in options]
         for turn in turns:
             anchors = find_anchors(turn, notes)
             if len(anchors) > MAX_ANCHORS_PER_TURN:  # before the answers look through them
@@ -343,8 +344,9 @@ class RuleExtractor(BaseExtractor):
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send
-            values: dict[str, Any] = {**dict(delta), **_cued(turns, delta_model,
-                                                              _offers_by_turn(delta, index))}
+            cued = _cued(turns, cue_fields, _offers_by_turn(delta, index)) if cue_fields \
+                else {}
+            values: dict[str, Any] = {**dict(delta), **cued}
             delta = delta_model.model_construct(**values)
         return Extraction(delta=delta, extractor=self.name, notes=notes)
 
@@ -731,15 +733,15 @@ def _offers_by_turn(delta: StateDelta, index: Sequence[IndexEntry]) -> dict[int,
     return out
 
 
-def _cued(turns: Sequence[Turn], delta_model: type[StateDelta],
+def _cued(turns: Sequence[Turn], fields: list[tuple[str, Options]],
           offered: dict[int, list[str]]) -> dict[str, FieldValue[Any]]:
-    """Values of Cue-marked fields: the option the latest user turn that chooses one
-    chooses last (negation and scope: extract/negation.py); a later turn that chooses
-    none but refuses one lets go of it (the fold clears the field if it holds it). A
-    reply that agrees to an offer of one option ("Would you like a refund?" "Yes,
-    please.") chooses it."""
+    """Values of the Cue-marked ``fields`` (``_cue_fields``): the option the latest user
+    turn that chooses one chooses last (negation and scope: extract/negation.py); a later
+    turn that chooses none but refuses one lets go of it (the fold clears the field if it
+    holds it). A reply that agrees to an offer of one option in ``offered`` (by turn:
+    "Would you like a refund?" "Yes, please.") chooses it."""
     out: dict[str, FieldValue[Any]] = {}
-    for name, options in _cue_fields(delta_model):
+    for name, options in fields:
         said = []
         for t in turns:
             if t.role != "user" or not t.content:

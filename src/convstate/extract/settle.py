@@ -335,12 +335,12 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
             new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
-    entries = [(e, kind, value) for e in index for key, _, value in [e.text.partition("=")]
-               if (kind := _kind(key, value)) in new]
-    wrong = {(kind, normalize(value)) for e, kind, value in entries
-             if e.turn == turn.index - 1 and normalize(value) not in new[kind]}
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, kind, value
-            in entries if (kind, normalize(value)) in wrong]
+    entries = [(e, _kind(key, value), value) for e in index
+               for key, _, value in [e.text.partition("=")] if _kind(key, value) in new]
+    wrong = {(key, normalize(value)) for e, key, value in entries
+             if e.turn == turn.index - 1 and normalize(value) not in new[key]}
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
+            in entries if (key, normalize(value)) in wrong]
 
 
 def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
