@@ -136,12 +136,14 @@ def test_what_failed_goes_with_the_request(turns, key, left) -> None:
     it says back beside what it proposes instead, are no live values."""
     mem = said(*turns)
     assert active(mem, key) == left
-    # what it said in answer, not in reading back, stands ("it is 83元" of another place)
+    # what it said in answer, not in reading back, stands ("it is 83元" of another place);
+    # what failed is the newest request, an older one of the key (maybe of another
+    # thing: a hotel's price beside a restaurant's) is not replaced
     mem = said(("user", "人均消费200元以上的餐馆有吗？"),
                ("assistant", "推荐大鸭梨，人均消费83元。"),
                ("user", "有没有人均消费100-150元的？"),
                ("assistant", "抱歉找不到这样的餐馆，推荐鱼大厨美食城，人均消费61元。"))
-    assert sorted(active(mem, "amount")) == ["61元", "83元"]
+    assert sorted(active(mem, "amount")) == ["200元以上", "61元", "83元"]
 
 
 @pytest.mark.parametrize("reply, times, task", [
@@ -412,7 +414,9 @@ def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amoun
     ("请告诉我口福居的地址。", ["4分"]),  # asked about by its name: taken
     ("口福居几点开门？", ["4分"]),
     ("口福居是不是很贵？", ["4分", "5分"]),  # asks for no detail of it: not taken
+    ("口福居附近有什么景点？", ["4分"]),  # what is near it: going on with it
     ("口福居为什么评分这么低？", ["4分", "5分"]),
+    ("口福居附近有没有别的火锅店？", ["4分", "5分"]),  # another one near it: not taken
     ("口福居太远了，有别的吗？", ["4分", "5分"]),  # found wanting
     ("好吧。我还想找个景点。", ["4分"]),
 ])
@@ -690,3 +694,24 @@ def test_a_change_of_product_replaces_the_one_of_its_kind(turns, kept) -> None:
 def test_a_change_not_asked_for_now_replaces_nothing(mine, said_now) -> None:
     """A question, a refusal, a condition or a third party's change: both stay."""
     assert len(active(said(("user", mine), ("user", said_now)), "product")) == 2
+
+
+def test_an_offer_of_a_value_asked_for_once_before_replaces_the_newest_request() -> None:
+    """A value the user asked for in an earlier request (免费, for another place) is still
+    an offer when the assistant proposes it instead of what was asked for now; the earlier
+    request of another thing stands."""
+    earlier = [("user", "我想找一个免费的景点，再找一家800-900元的酒店。"),
+               ("assistant", "推荐您去日坛公园，门票免费。")]
+    failed = ("assistant", "没找到符合条件的景点，给你推荐一个免费的中国国家博物馆你看行吗？")
+    asked = ("user", "我还想找一个门票20-50元的景点。")
+    for reply in ("好的可以，这个景点在什么位置？", "中国国家博物馆附近有酒店吗？"):
+        amounts = active(said(*earlier, asked, failed, ("user", reply)), "amount")
+        assert "20-50元" not in amounts and {"800-900元", "免费"} <= set(amounts), reply
+    # a recommendation the user goes on with, made without saying the request failed
+    mem = said(*earlier, asked, ("assistant", "推荐您去中国国家话剧院吧，门票还免费。"),
+               ("user", "中国国家话剧院的附近有餐馆吗？"))
+    amounts = active(mem, "amount")
+    assert "20-50元" not in amounts and {"800-900元", "免费"} <= set(amounts)
+    # turned down: the request stands
+    mem = said(*earlier, asked, failed, ("user", "不行，还是要20-50元的。"))
+    assert "20-50元" in active(mem, "amount")

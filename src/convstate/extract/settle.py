@@ -1,7 +1,9 @@
 """What a proposal settles: when the assistant says that what was asked for cannot be had
 as asked ("Unfortunately 11:30 is taken. Would 11 am work?", 没有合适的景点，南宫地热博览园
-门票70元), the values it proposes instead replace the user's earlier ones of the same key
-that they do not satisfy — a time, a date, a price outside the range asked for. A value
+门票70元), the values it proposes instead replace the user's newest request of the same
+key where they do not satisfy it — a time, a date, a price outside the range asked for
+(an older request of the key, maybe of another thing, stands; a value proposed that the
+user once asked for, for another thing, is still proposed). A value
 the proposal satisfies (a rating above the least asked for) stays the user's, and what
 was asked for, said back ("no restaurant rated 4.5 or more"), is no offer. A contrast
 alone ("but", 不过: 已为您退款200元，不过运费10元不退) says no failure: a value said back
@@ -12,7 +14,8 @@ What failed goes with it: the assistant's reading back of the request ("Please c
 am. Would 11 am work?"), are replaced too.
 
 An offer outside the bounds just asked for that the user agrees to ("人均消费137元"
-after "50元以下", then "嗯，就它家了") is taken the same way.
+after "50元以下", then "嗯，就它家了"), or asks about by its name (its address, what is
+near it), is taken the same way.
 
 A requirement is read as a bound when it says one: a range ("100-150元", "$20 to $40"),
 "at least"/"X以上", "at most"/"under"/"X以下"; a value satisfies it when its number is
@@ -76,7 +79,8 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     back = [x for x in entries if x[0].speaker != "user" and x[1] in asked
             and (x[0].turn == asked[x[1]] + 1 or x[0].turn == turn.index - 2
                  and _same_clock(x[1], x[2], asked_at))] if failed else []
-    said = {normalize(value) for _, _, value in mine + back}
+    said = {normalize(value) for _, value in asked_at}  # not an older request's
+    said |= {normalize(value) for _, _, value in back}
     # ... or in the words of a requirement: a bound is asked, not offered (没有500元以下的)
     said |= {normalize(v) for vs in offered.values() for v in vs if _bound(v) is not None}
     clocked = [(key, value) for _, key, value in mine + back]
@@ -87,6 +91,8 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
 
     out, gone = [], set()
     for e, key, value in mine:
+        if e.turn != asked[key] and (key, value) not in asked_at:
+            continue  # an older request (another place's price), not asked again, stands
         if not failed and normalize(value) in here:
             continue  # said back beside a contrast only: it stands
         instead = [v for v in offered[key] if not said_back(key, v)]
@@ -112,10 +118,11 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")
               if e.turn is not None and e.turn >= turn.index - 2]
-    # ... or asks for its details by the name the turn before said (请告诉我口福居的地址;
-    # not 口福居是不是很贵？ nor 口福居为什么评分这么低？)
+    # ... or asks for its details or what is near it by the name the turn before said
+    # (请告诉我口福居的地址, 中国国家话剧院的附近有酒店吗？; not 口福居是不是很贵？ nor
+    # 口福居为什么评分这么低？)
     details = C.asked_address.search(text) or C.asked_phone.search(text) \
-        or C.asked_time.search(text)
+        or C.asked_time.search(text) or C.asked_nearby.search(text)
     named = bool(details) and question(text) and not (
         C.wanting.search(text) or C.corrects.search(text) or C.negator.search(text)) and any(
         e.turn == turn.index - 1 and key in _NAMES and value in text
@@ -124,10 +131,10 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
         return []
     stated = {a.key for a in anchors}
     offered: dict[str, list[str]] = {}
-    for e in recent:
+    for e in recent:  # the values the turn before said, first or again (免费 the user
+        # had asked for once, for another place)
         key, _, value = e.text.partition("=")
-        if e.speaker == "assistant" and e.turn == turn.index - 1 \
-                and key in SETTLED_KEYS and key not in stated:
+        if e.turn == turn.index - 1 and key in SETTLED_KEYS and key not in stated:
             offered.setdefault(key, []).append(value)
     out = []
     for e in recent if offered else ():
