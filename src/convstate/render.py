@@ -113,6 +113,7 @@ class RankedRows:
 
     KEY = 6  # characters of a value's end that index it
     _HELD = 256  # texts whose held rows are remembered
+    _SCAN = 2000  # a text this long or shorter is scanned for each value's end, if fewer
     _DRAFTS = 64  # drafts remembered: a block's search probes the same few turn after turn
 
     def __init__(self, rows: list[Row]):
@@ -149,8 +150,13 @@ class RankedRows:
         ending in one of the text's pieces are searched."""
         found = self._held.get(text)
         if found is None:
-            pieces = {text[i - n:i] for n in self._lengths for i in range(n, len(text) + 1)}
-            found = frozenset(k for end in pieces & self._ends.keys() for k in self._ends[end]
+            if len(text) <= self._SCAN and len(self._ends) < len(text) * len(self._lengths):
+                # fewer ends than the text's pieces: each end looked for (a scan in C)
+                ends: Iterable[str] = [end for end in self._ends if end in text]
+            else:
+                ends = {text[i - n:i] for n in self._lengths
+                        for i in range(n, len(text) + 1)} & self._ends.keys()
+            found = frozenset(k for end in ends for k in self._ends[end]
                               if self.rows[k].value in text)
             if len(self._held) >= self._HELD:  # bounded: a text is a turn's, and turns pass
                 self._held.clear()

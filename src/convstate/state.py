@@ -170,6 +170,7 @@ class ConversationState(BaseModel):
 
     __convstate_fields__: ClassVar[dict[str, FieldSpec] | None] = None
     __convstate_sections__: ClassVar[tuple[Section, ...] | None] = None
+    __convstate_by_name__: ClassVar[dict[str, Section]] = {}
 
     @model_validator(mode="before")
     @classmethod
@@ -211,12 +212,15 @@ class ConversationState(BaseModel):
             if len(set(prefixes)) != len(prefixes):
                 raise FieldTypeError(cls.__name__, f"two sections share an id prefix {prefixes}")
             cls.__convstate_sections__ = tuple(found)
+            cls.__convstate_by_name__ = {s.name: s for s in found}
         return cls.__convstate_sections__  # type: ignore[return-value]
 
     @classmethod
     def section(cls, name: str) -> Section:
-        """The spec of the section ``name``."""
-        return next(s for s in cls.sections() if s.name == name)
+        """The spec of the section ``name`` (KeyError if it has none: looked up a few
+        times a turn, by name)."""
+        cls.sections()
+        return cls.__convstate_by_name__[name]
 
     @classmethod
     def custom_fields(cls) -> dict[str, FieldSpec]:

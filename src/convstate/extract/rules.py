@@ -90,6 +90,8 @@ _DIGIT = re.compile(r"\d")
 
 
 _NEEDS: dict[int, re.Pattern[str]] = {}  # one search for any of the words
+_DIGITS = tuple("0123456789")
+_TODAY = ("today", "tomorrow", "tonight")
 
 
 def _needs(words: tuple[str, ...], pattern: re.Pattern[str]) -> re.Pattern[str]:
@@ -117,11 +119,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("tracking_number", "tracking_number", _needs(("快递单号", "运单号", "物流单号", "tracking"),
         re.compile(r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
                    rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I)), 1),
-    ("other", "quote", re.compile(  # words set in quotation marks, kept whole
+    ("other", "quote", _needs(('“', '"', "「", "『", "'"), re.compile(  # words set in
+        # quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
         # or in single quotes, marks included (they tell a quote from apostrophes):
         # opened after a space and closed before one ("Don't" neither opens nor closes)
-        r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)"), -1),
+        r"|(?:^|(?<=[\s:(]))('(?:[^'\n]|(?<=\w)'(?=\w)){12,300}?')(?=[\s.,;:!?)]|$)")), -1),
     # 投诉单号: a ticket, before any 单号
     ("ticket_id", "ticket_id", _needs(TICKET_WORDS, _numeric(TICKET_ID)), 1),
     ("order_id", "order_id", _numeric(re.compile(
@@ -151,37 +154,41 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # 7735550143", "call me at 7735550143")
         r"\b(?:(?:my\s+)?(?:phone|mobile|cell)(?:\s+number)?|my\s+number)\s+is\s+"
         r"(\+?\d{10,11})(?!\d)|\bme\s+at\s+(\+?\d{10,11})(?!\d)", _I)), -1),
-    ("date", "date", re.compile(
+    ("date", "date", _needs(_DIGITS + ("day",), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b"
         r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"
         r"|\b\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next)\s+month\b"
         r"|\b(?:next\s+)?(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?:\s+next\s+week)?\b",
-        _I), 0),
-    ("date", "date", re.compile(  # a relative day said with a time: the day of it ("tomorrow
-        # at 7 pm", "2 pm today", 明天下午三点)
+        _I)), 0),
+    ("date", "date", _needs(_TODAY + ("今天", "明天", "今晚", "明早", "明晚"), re.compile(
+        # a relative day said with a time: the day of it ("tomorrow at 7 pm", "2 pm
+        # today", 明天下午三点)
         r"\b(today|tomorrow|tonight)\s+(?:at\s+|around\s+|by\s+)?(?=\d{1,2}(?::\d{2})?\s*"
         r"(?:[ap]\.?m\.?|o['’‘`\x22]?clock)(?![a-z]))"
         r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?\s+(today|tomorrow|tonight)\b"
         r"|(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
-        r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I), -1),
-    ("time", "time", re.compile(  # in words: "quarter to 6 in the evening", "one pm"
+        r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I)), -1),
+    ("time", "time", _needs(("am", "a.m", "pm", "p.m", "night", "noon", "morning", "afternoon",
+                             "evening", "quarter", "half"), re.compile(  # in words:
+        # "quarter to 6 in the evening", "one pm"
         r"\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
         rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o['’‘`\x22]?clock)?"
         rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
         rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
-        rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b", _I), 0),
-    ("date", "date", re.compile(  # relative days and a day of the month
+        rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b", _I)), 0),
+    ("date", "date", _needs(("tomorrow", "the", "后天"), re.compile(  # relative days and a
+        # day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
-        r"|后天|大后天", _I), 0),
-    ("date", "date", re.compile(  # a day a booking or a change asks for ("make it for
-        # later today", "change that to tomorrow"), not one told in passing ("it arrived
-        # today", "thanks for today")
+        r"|后天|大后天", _I)), 0),
+    ("date", "date", _needs(_TODAY, re.compile(  # a day a booking or a change asks for
+        # ("make it for later today", "change that to tomorrow"), not one told in passing
+        # ("it arrived today", "thanks for today")
         r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve|get)\b"
         r"[^.?!;\n]{0,40}?\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b"
-        r"(?!['’])", _I), 1),
+        r"(?!['’])", _I)), 1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I)), 1),
@@ -217,7 +224,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)")), 0),
     ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
-    ("address", "address", re.compile(
+    ("address", "address", _needs(_DIGITS + ("地址", "寄到", "送到", "位于", "坐落", "address"),
+                                  re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
@@ -228,8 +236,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?=,?\s+(?i:with|to|for|and|from|by|please|correct|right)\b|[.;!?\n]|$)"
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
-        r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)",
-    ), -1),
+        r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)")), -1),
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
                    r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,

@@ -67,7 +67,8 @@ class SQLTurns(SQLCore):
         made = [Turn(index=0, **f) for f in fields]  # checked before the transaction
         digest = _digest(fields) if request_key is not None else ""
         now = datetime.now(UTC)
-        expired = _key_time(now - timedelta(seconds=self.idempotency_ttl))
+        expired = _key_time(now - timedelta(seconds=self.idempotency_ttl)) \
+            if request_key is not None else ""  # (a keyed write's alone: a turn's cost)
         keys = (session_id,) if user_id is None else (_user_key(user_id), session_id)
         with self._tx(*keys) as db:
             idx, found, owner = db.execute(
