@@ -73,6 +73,27 @@ def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
         assert value in text  # verbatim
 
 
+@pytest.mark.parametrize("text, counts", [
+    ("Find something else, for 3 people.", [("people", "3 people")]),
+    ("I want one ticket.", [("tickets", "one ticket")]),
+    ("A table for 4 at 7 pm, please.", [("people", "4")]),
+    ("I need at least two bedrooms and 2 baths.", [("bedrooms", "two bedrooms"),
+                                                   ("baths", "2 baths")]),
+    ("我们3个人，要两张票，订2间房住3晚", [("人", "3个人"), ("票", "两张票"), ("房", "2间房"),
+                                 ("晚", "3晚")]),
+    ("我一个人去，一个人多少钱？", []),  # alone, a head: no party
+    ("38人民币", []), ("三位数的密码", []), ("晚上7点到", []),
+    ("地址是北京市朝阳区将台地区东八间房村", []),  # a place's name, the address's
+    ("It costs $3 per person, room 12 is free.", []),
+])
+def test_a_count_is_keyed_by_what_it_counts(text, counts) -> None:
+    """How many of a thing (a party, tickets, rooms, nights), by the grammar of a count:
+    a number and the noun it counts; the key is the thing counted."""
+    keys = {"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights",
+            "人", "票", "房", "晚"}
+    assert [a for a in anchors_of(text) if a[0] in keys] == counts
+
+
 def test_a_free_service_is_not_a_price_and_a_bare_number_not_a_phone() -> None:
     for text in ("免费停车，免费WiFi", "房间号是20240315", "编号68086818"):
         anchors = find_anchors(Turn(index=0, role="assistant", content=text))

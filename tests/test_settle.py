@@ -715,3 +715,17 @@ def test_an_offer_of_a_value_asked_for_once_before_replaces_the_newest_request()
     # turned down: the request stands
     mem = said(*earlier, asked, failed, ("user", "不行，还是要20-50元的。"))
     assert "20-50元" in active(mem, "amount")
+
+
+def test_a_later_count_of_the_same_thing_replaces_the_earlier() -> None:
+    """"for 3 people" then "for 2 people" (a party changed): the newer count is the one;
+    counts of other things stand beside it ("2 rooms" for "4 people")."""
+    mem = said(("user", "Book 2 rooms for 4 people on March 3rd."),
+               ("assistant", "Found a hotel with 2 rooms for 4 people."),
+               ("user", "Actually make it 3 people."))
+    assert active(mem, "people") == ["3 people"] and active(mem, "rooms") == ["2 rooms"]
+    assert [h.value for h in mem.state.history("people") if h.status == "superseded"] \
+        == ["4 people"]
+    mem = said(("user", "我们3个人，订两张票。"), ("assistant", "好的。"),
+               ("user", "改成4个人吧。"))
+    assert active(mem, "人") == ["4个人"] and active(mem, "票") == ["两张票"]

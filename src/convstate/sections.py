@@ -250,6 +250,8 @@ IDENTIFYING = frozenset({"order_id", "ticket_id", "tracking_number", "phone", "e
 
 
 def _anchor_rank(a: Anchor) -> float:
+    if a.key in COUNT_KEYS:  # how many: after every value that says which or what
+        return 70.0
     if a.speaker == "user":
         return 90.0 if a.kind in IDENTIFYING else 85.0
     return 80.0 if a.kind in IDENTIFYING else 72.0
@@ -261,7 +263,10 @@ def _anchor_rank(a: Anchor) -> float:
 # 5th"), and the user who takes up the assistant's proposal replaces theirs with it. A
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
 # one in the category role ("a Psychiatrist": what is sought).
-SLOT_KEYS = frozenset({"date", "time", "place", "category"})
+# how many of a thing: the keys of counts (extract/rules.py: count_key)
+COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights",
+                        "人", "票", "房", "晚"})
+SLOT_KEYS = frozenset({"date", "time", "place", "category"}) | COUNT_KEYS
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}

@@ -89,6 +89,23 @@ _NUMERIC: set[int] = set()
 _DIGIT = re.compile(r"\d")
 
 
+# the things a count counts, by the key their counts take: people (a party), tickets,
+# rooms... ("count_key")
+_COUNTED = {"people": r"people|persons?|guests?|adults?|passengers?|travell?ers?",
+            "tickets": r"tickets?|seats?", "rooms": r"rooms?", "bedrooms": r"bedrooms?",
+            "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?",
+            "人": r"个?人(?!民)|位(?!数|于)", "票": r"张票?", "房": r"间房?", "晚": r"晚(?!上)"}
+_COUNTED_EN = "(?:" + "|".join(v for k, v in _COUNTED.items() if k.isascii()) + ")"
+_COUNTED_ZH = "(?:" + "|".join(v for k, v in _COUNTED.items() if not k.isascii()) + ")"
+_COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
+
+
+def count_key(value: str) -> str:
+    """The key of a count by what it counts ("3 people": people); "a table for 4" counts
+    people."""
+    return next((k for k, p in _COUNT_KEYS if p.search(value)), "people")
+
+
 _NEEDS: dict[int, re.Pattern[str]] = {}  # one search for any of the words
 _DIGITS = tuple("0123456789")
 _TODAY = ("today", "tomorrow", "tonight")
@@ -237,6 +254,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)")), -1),
+    ("other", "count", re.compile(  # how many of a thing counted: "3 people", "2 tickets",
+        # "a table for 4", 两张票, 3个人 (the key is the thing: count_key)
+        rf"(?<![\w.,$-])((?:\d{{1,3}}|{_EN_NUM})\s+(?:adult\s+)?{_COUNTED_EN})\b"
+        r"|\b(?:table|party)\s+(?:for|of)\s+(\d{1,2})\b(?![.,:]\d)"
+        # (一个人 is as often "alone" or "a head", 一个人多少钱, as a party of one)
+        rf"|(?<![\d.])(?!一个?人)((?:\d{{1,3}}|{_ZH_NUM}{{1,3}})\s*{_COUNTED_ZH})", _I), -1),
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
                    r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,
@@ -465,6 +488,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                     continue
                 if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 16):start]):
                     key_here = "budget"
+                elif key == "count":
+                    key_here = count_key(value)
                 else:
                     key_here = key
                 found.append((start, NewAnchor(kind=kind, key=key_here, value=value,
