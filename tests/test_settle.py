@@ -414,9 +414,9 @@ def test_an_offer_asked_about_is_taken_and_one_found_wanting_is_not(reply, amoun
     ("请告诉我口福居的地址。", ["4分"]),  # asked about by its name: taken
     ("口福居几点开门？", ["4分"]),
     ("口福居是不是很贵？", ["4分", "5分"]),  # asks for no detail of it: not taken
-    ("口福居附近有什么景点？", ["4分"]),  # what is near it: going on with it
     ("口福居为什么评分这么低？", ["4分", "5分"]),
     ("口福居附近有没有别的火锅店？", ["4分", "5分"]),  # another one near it: not taken
+    ("口福居附近还有哪些火锅店？", ["4分", "5分"]),
     ("口福居太远了，有别的吗？", ["4分", "5分"]),  # found wanting
     ("好吧。我还想找个景点。", ["4分"]),
 ])
@@ -704,12 +704,12 @@ def test_an_offer_of_a_value_asked_for_once_before_replaces_the_newest_request()
                ("assistant", "推荐您去日坛公园，门票免费。")]
     failed = ("assistant", "没找到符合条件的景点，给你推荐一个免费的中国国家博物馆你看行吗？")
     asked = ("user", "我还想找一个门票20-50元的景点。")
-    for reply in ("好的可以，这个景点在什么位置？", "中国国家博物馆附近有酒店吗？"):
+    for reply in ("好的可以，这个景点在什么位置？", "中国国家博物馆的地址在哪？"):
         amounts = active(said(*earlier, asked, failed, ("user", reply)), "amount")
         assert "20-50元" not in amounts and {"800-900元", "免费"} <= set(amounts), reply
     # a recommendation the user goes on with, made without saying the request failed
     mem = said(*earlier, asked, ("assistant", "推荐您去中国国家话剧院吧，门票还免费。"),
-               ("user", "中国国家话剧院的附近有餐馆吗？"))
+               ("user", "中国国家话剧院的电话是多少？"))
     amounts = active(mem, "amount")
     assert "20-50元" not in amounts and {"800-900元", "免费"} <= set(amounts)
     # turned down: the request stands
@@ -718,14 +718,29 @@ def test_an_offer_of_a_value_asked_for_once_before_replaces_the_newest_request()
 
 
 def test_a_later_count_of_the_same_thing_replaces_the_earlier() -> None:
-    """"for 3 people" then "for 2 people" (a party changed): the newer count is the one;
-    counts of other things stand beside it ("2 rooms" for "4 people")."""
-    mem = said(("user", "Book 2 rooms for 4 people on March 3rd."),
+    """"for 4 people" then "for 3 people" (a party changed): the newer count is the one;
+    counts of other things stand beside it ("2 rooms" for "4 people"); a count told in
+    passing replaces none."""
+    mem = said(("user", "I want to book 2 rooms for 4 people on March 3rd."),
                ("assistant", "Found a hotel with 2 rooms for 4 people."),
-               ("user", "Actually make it 3 people."))
+               ("user", "Actually make it for 3 people."),
+               ("user", "2 people in our group have nut allergies."))
     assert active(mem, "people") == ["3 people"] and active(mem, "rooms") == ["2 rooms"]
     assert [h.value for h in mem.state.history("people") if h.status == "superseded"] \
         == ["4 people"]
-    mem = said(("user", "我们3个人，订两张票。"), ("assistant", "好的。"),
-               ("user", "改成4个人吧。"))
-    assert active(mem, "人") == ["4个人"] and active(mem, "票") == ["两张票"]
+    mem = said(("user", "I need 2 tickets for Saturday."),
+               ("assistant", "Saturday is sold out, but Sunday still has 40 seats left. "
+                             "Would Sunday work?"), ("user", "Yes, Sunday works."))
+    assert active(mem, "tickets") == ["2 tickets"]  # the stock is no count of theirs
+
+
+def test_only_what_the_assistant_said_is_offered_and_a_failure_names_what_failed() -> None:
+    """A user's own aside in a turn of theirs right before is no offer to take up; an
+    older request the failing turn names again failed too."""
+    mem = said(("user", "推荐一家人均50元以下的餐厅"), ("user", "上次去的那家人均100元，太贵了"),
+               ("user", "好的，谢谢"))
+    assert sorted(active(mem, "amount")) == ["100元", "50元以下"]
+    mem = said(("user", "帮我找一家500-600元的酒店"), ("assistant", "请问需要什么区域？"),
+               ("user", "朝阳区的，早餐要免费的"),
+               ("assistant", "抱歉，朝阳区没有500-600元的酒店，推荐希尔顿，每晚900元。"))
+    assert "500-600元" not in active(mem, "amount") and "900元" in active(mem, "amount")

@@ -176,7 +176,7 @@ def admitted(delta: Any, model: type[StateDelta]) -> tuple[StateDelta, list[str]
     long batch may hold more.
     """
     if isinstance(delta, BaseModel):
-        given: dict[str, Any] = delta.__dict__  # its field values (a field it lacks: None)
+        given: dict[str, Any] = {n: getattr(delta, n, None) for n in model.model_fields}
     elif isinstance(delta, dict):
         given = delta
     else:

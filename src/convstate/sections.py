@@ -264,8 +264,7 @@ def _anchor_rank(a: Anchor) -> float:
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
 # one in the category role ("a Psychiatrist": what is sought).
 # how many of a thing: the keys of counts (extract/rules.py: count_key)
-COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights",
-                        "人", "票", "房", "晚"})
+COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights"})
 SLOT_KEYS = frozenset({"date", "time", "place", "category"}) | COUNT_KEYS
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)

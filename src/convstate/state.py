@@ -211,8 +211,9 @@ class ConversationState(BaseModel):
             prefixes = [s.prefix for s in found]
             if len(set(prefixes)) != len(prefixes):
                 raise FieldTypeError(cls.__name__, f"two sections share an id prefix {prefixes}")
+            cls.__convstate_by_name__ = {s.name: s for s in found}  # (first: another
+            # thread that finds the sections built finds these too)
             cls.__convstate_sections__ = tuple(found)
-            cls.__convstate_by_name__ = {s.name: s for s in found}
         return cls.__convstate_sections__  # type: ignore[return-value]
 
     @classmethod

@@ -90,13 +90,12 @@ _DIGIT = re.compile(r"\d")
 
 
 # the things a count counts, by the key their counts take: people (a party), tickets,
-# rooms... ("count_key")
+# rooms... ("count_key"). English only: Chinese measure words count anything (三张图片,
+# 6位验证码, 三人套餐 is a product, 三间房 a place), no rule of this kind tells them apart.
 _COUNTED = {"people": r"people|persons?|guests?|adults?|passengers?|travell?ers?",
             "tickets": r"tickets?|seats?", "rooms": r"rooms?", "bedrooms": r"bedrooms?",
-            "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?",
-            "人": r"个?人(?!民)|位(?!数|于)", "票": r"张票?", "房": r"间房?", "晚": r"晚(?!上)"}
-_COUNTED_EN = "(?:" + "|".join(v for k, v in _COUNTED.items() if k.isascii()) + ")"
-_COUNTED_ZH = "(?:" + "|".join(v for k, v in _COUNTED.items() if not k.isascii()) + ")"
+            "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?"}
+_COUNTED_ANY = "(?:" + "|".join(_COUNTED.values()) + ")"
 _COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
 
 
@@ -107,15 +106,17 @@ def count_key(value: str) -> str:
 
 
 _NEEDS: dict[int, re.Pattern[str]] = {}  # one search for any of the words
-_DIGITS = tuple("0123456789")
 _TODAY = ("today", "tomorrow", "tonight")
 
 
-def _needs(words: tuple[str, ...], pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """Mark ``pattern`` as one that no match of holds without one of ``words`` (lower
-    case: "@" for an email, 点 for a time in Chinese numerals): it is not run on a turn
-    that has none (most turns have none of most)."""
-    _NEEDS[id(pattern)] = re.compile("|".join(map(re.escape, words)))
+def _needs(words: tuple[str | re.Pattern[str], ...], pattern: re.Pattern[str]
+           ) -> re.Pattern[str]:
+    """Mark ``pattern`` as one that no match of holds without one of ``words`` ("@" for
+    an email, 点 for a time in Chinese numerals; _DIGIT: any digit, as ``\\d`` reads one):
+    it is not run on a turn that has none (most turns have none of most). Looked for
+    ignoring case as the patterns do (nıght is a night to them)."""
+    _NEEDS[id(pattern)] = re.compile(
+        "|".join(r"\d" if w is _DIGIT else re.escape(str(w)) for w in words), _I)
     return pattern
 
 
@@ -171,7 +172,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # 7735550143", "call me at 7735550143")
         r"\b(?:(?:my\s+)?(?:phone|mobile|cell)(?:\s+number)?|my\s+number)\s+is\s+"
         r"(\+?\d{10,11})(?!\d)|\bme\s+at\s+(\+?\d{10,11})(?!\d)", _I)), -1),
-    ("date", "date", _needs(_DIGITS + ("day",), re.compile(  # (a weekday ends in "day")
+    ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b"
@@ -241,7 +242,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)")), 0),
     ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
-    ("address", "address", _needs(_DIGITS + ("地址", "寄到", "送到", "位于", "坐落", "address"),
+    ("address", "address", _needs((_DIGIT, "地址", "寄到", "送到", "位于", "坐落", "address"),
                                   re.compile(
         r"(?:收货地址|收件地址|地址|寄到|送到|位于|坐落于|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|:|：|\s)*"
@@ -254,12 +255,19 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)")), -1),
-    ("other", "count", re.compile(  # how many of a thing counted: "3 people", "2 tickets",
-        # "a table for 4", 两张票, 3个人 (the key is the thing: count_key)
-        rf"(?<![\w.,$-])((?:\d{{1,3}}|{_EN_NUM})\s+(?:adult\s+)?{_COUNTED_EN})\b"
-        r"|\b(?:table|party)\s+(?:for|of)\s+(\d{1,2})\b(?![.,:]\d)"
-        # (一个人 is as often "alone" or "a head", 一个人多少钱, as a party of one)
-        rf"|(?<![\d.])(?!一个?人)((?:\d{{1,3}}|{_ZH_NUM}{{1,3}})\s*{_COUNTED_ZH})", _I), -1),
+    ("other", "count", re.compile(  # how many of a thing a user wants: "for 3 people", "3
+        # tickets please", "two bedrooms", "a table for 4" (the key is the thing:
+        # count_key); not one that refers to some ("the 2 beds", "top 10 seats", "per
+        # person"), is told in passing ("2 people complained", "3 nights ago", "10 seats
+        # left", "2 people in our group") or names a kind ("one bath apartments")
+        r"(?<![\w.,$-])(?<!\bthe )(?<!these )(?<!those )(?<!top )(?<!behind )(?<!over )"
+        r"(?<!per )(?<!every )(?<!each )(?<!first )(?<!last )(?<!other )"
+        rf"((?:\d{{1,3}}|{_EN_NUM})\s+(?:adult\s+)?{_COUNTED_ANY})\b"
+        r"(?!\s+(?:ago|left|later|apiece|each|per|were|are|was|is|have|has|had|did|do|does"
+        r"|can|could|will|would|\w+ed|rooms?|suites?|apartments?|houses?|homes?|units?"
+        r"|propert(?:y|ies)|(?:in|of|from)\s+(?:our|my|the|your|this|that))\b)"
+        r"|\b(?:table|party)\s+(?:for|of)\s+(\d{1,2})\b"
+        r"(?![.,:]\d|\s*(?:o['’‘`\x22]?clock|[ap]\.?m\b))", _I), -1),
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
                    r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,
@@ -460,11 +468,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     found: list[tuple[int, NewAnchor]] = []
     too_long: list[str] = []
     digits = _DIGIT.search(text) is not None
-    low = text.lower()
     for kind, key, pattern, group in ANCHOR_PATTERNS:
         if not digits and id(pattern) in _NUMERIC:
             continue
-        if (needs := _NEEDS.get(id(pattern))) and not needs.search(low):
+        if (needs := _NEEDS.get(id(pattern))) and not needs.search(text):
             continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
@@ -489,6 +496,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 16):start]):
                     key_here = "budget"
                 elif key == "count":
+                    if C.asked_amount.search(text, *_clause(text, start, end)):
+                        continue  # a price a head: "how much is it for one person?"
                     key_here = count_key(value)
                 else:
                     key_here = key

@@ -14,8 +14,8 @@ What failed goes with it: the assistant's reading back of the request ("Please c
 am. Would 11 am work?"), are replaced too.
 
 An offer outside the bounds just asked for that the user agrees to ("人均消费137元"
-after "50元以下", then "嗯，就它家了"), or asks about by its name (its address, what is
-near it), is taken the same way.
+after "50元以下", then "嗯，就它家了"), or asks about by its name (its address, its
+phone), is taken the same way.
 
 A requirement is read as a bound when it says one: a range ("100-150元", "$20 to $40"),
 "at least"/"X以上", "at most"/"under"/"X以下"; a value satisfies it when its number is
@@ -91,8 +91,9 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
 
     out, gone = [], set()
     for e, key, value in mine:
-        if e.turn != asked[key] and (key, value) not in asked_at:
-            continue  # an older request (another place's price), not asked again, stands
+        if e.turn != asked[key] and (key, value) not in asked_at \
+                and value not in turn.content:  # (没有500-600元的酒店: that one failed)
+            continue  # an older request (another place's price), not named again, stands
         if not failed and normalize(value) in here:
             continue  # said back beside a contrast only: it stands
         instead = [v for v in offered[key] if not said_back(key, v)]
@@ -118,11 +119,10 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     # the two turns before: a read of what they stated, not of the whole index
     recent = [e for e in section_entries(index, "anchors")
               if e.turn is not None and e.turn >= turn.index - 2]
-    # ... or asks for its details or what is near it by the name the turn before said
-    # (请告诉我口福居的地址, 中国国家话剧院的附近有酒店吗？; not 口福居是不是很贵？ nor
-    # 口福居为什么评分这么低？)
+    # ... or asks for its details by the name the turn before said (请告诉我口福居的地址;
+    # not 口福居是不是很贵？ nor 口福居为什么评分这么低？)
     details = C.asked_address.search(text) or C.asked_phone.search(text) \
-        or C.asked_time.search(text) or C.asked_nearby.search(text)
+        or C.asked_time.search(text)
     named = bool(details) and question(text) and not (
         C.wanting.search(text) or C.corrects.search(text) or C.negator.search(text)) and any(
         e.turn == turn.index - 1 and key in _NAMES and value in text
@@ -131,8 +131,11 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
         return []
     stated = {a.key for a in anchors}
     offered: dict[str, list[str]] = {}
-    for e in recent:  # the values the turn before said, first or again (免费 the user
-        # had asked for once, for another place)
+    # the values the assistant's turn before said, first or again (免费 the user had
+    # asked for once, for another place): a turn the assistant stated something first in
+    # (not two user turns in a row: "上次那家人均100元，太贵了" offers nothing)
+    answered = any(e.turn == turn.index - 1 and e.speaker == "assistant" for e in recent)
+    for e in recent if answered else ():
         key, _, value = e.text.partition("=")
         if e.turn == turn.index - 1 and key in SETTLED_KEYS and key not in stated:
             offered.setdefault(key, []).append(value)

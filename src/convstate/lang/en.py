@@ -328,8 +328,6 @@ PACK = LanguagePack(
         "asked_amount": r"\bhow much\b|\bprice|\bcost|\bfare\b|\bfee\b|\bbalance\b",
         "asked_duration": r"\bhow long\b",
         "asked_rating": r"\brating|\brated\b",
-        # ... or what is around a place ("anything to see near it?")
-        "asked_nearby": r"\bnear(?:by)?\b|\baround (?:it|there|the)\b|\bclose to\b",
     },
     # The grammar of tasks (extract/tasks.py): promises open, reports of the same act close.
     words={

@@ -201,8 +201,6 @@ PACK = LanguagePack(
         "asked_amount": r"多少钱|价格|价钱|费用|票价|门票|人均|花费",
         "asked_duration": r"多久|多长时间|时长|几天|几个小时",
         "asked_rating": r"评分|几分",
-        # ... or what is around a place (中国国家话剧院的附近有酒店吗？)
-        "asked_nearby": r"附近|周边|周围",
     },
     # The grammar of tasks (extract/tasks.py): promises open, reports of the same act close.
     words={
