@@ -87,6 +87,12 @@ def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     ("I want the 2 Bedroom Deluxe Suite", []), ("I need 2 guest rooms", []),
     ("It costs $3 per person, room 12 is free.", []),
     ("我们3个人，要两张票", []),  # Chinese measure words count anything: not read
+    ("My 2 tickets never arrived.", []), ("2 tickets didn't arrive", []),
+    ("The room sleeps up to 6 guests.", []), ("max 4 people", []),
+    ("Last time I was charged for 3 nights.", []), ("If I bought 3 tickets, is it cheaper?", []),
+    ("I don't need 3 tickets.", []),
+    ("Book 3 nights at the best price.", [("nights", "3 nights")]),
+    ("A table for 4 people at 7 pm.", [("people", "4 people")]),
 ])
 def test_a_count_is_keyed_by_what_it_counts(text, counts) -> None:
     """How many of a thing (a party, tickets, rooms, nights): a number and the noun it

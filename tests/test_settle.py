@@ -744,3 +744,29 @@ def test_only_what_the_assistant_said_is_offered_and_a_failure_names_what_failed
                ("user", "朝阳区的，早餐要免费的"),
                ("assistant", "抱歉，朝阳区没有500-600元的酒店，推荐希尔顿，每晚900元。"))
     assert "500-600元" not in active(mem, "amount") and "900元" in active(mem, "amount")
+
+
+@pytest.mark.parametrize("said_then", [
+    "Sorry, Saturday is sold out for groups of 2 people. We have 40 seats for Sunday. "
+    "Would Sunday work?",
+    "Unfortunately only 12 rooms are free on Sunday. Would Sunday work?",
+    "Sorry, the deluxe room only sleeps 3 guests. Would Sunday work?",
+])
+def test_what_the_assistant_says_there_is_no_count_the_user_wants(said_then) -> None:
+    """The assistant's counts (stock, capacity) stand beside the user's, never replace
+    them: how many the user wants is theirs to change."""
+    mem = said(("user", "I need 2 tickets for 4 people for Saturday."),
+               ("assistant", said_then), ("user", "Yes, Sunday works."))
+    assert "2 tickets" in active(mem, "tickets") and "4 people" in active(mem, "people")
+
+
+def test_an_older_request_is_named_by_its_whole_value() -> None:
+    """The failing turn names an older request by its value, not by a piece of another
+    (50元 is not 50元以下); a user's aside in a turn of their own offers nothing."""
+    mem = said(("user", "帮我找一家人均50元的餐厅"), ("assistant", "推荐口福居。"),
+               ("user", "再找一个门票50元以下的景点"),
+               ("assistant", "抱歉，没有50元以下的景点，推荐故宫，门票60元。"))
+    assert "50元" in active(mem, "amount")
+    mem = said(("user", "推荐一家人均50元以下的餐厅"), ("user", "上次去的那家人均100元，太贵了"),
+               ("user", "好的，谢谢"))
+    assert sorted(active(mem, "amount")) == ["100元", "50元以下"]

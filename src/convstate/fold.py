@@ -19,7 +19,16 @@ from typing import Any, Literal
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
 from .normalize import normalize
-from .sections import CEILING_OF, SETTLED_KEYS, SLOT_KEYS, Section, field_of, grouped, text_of
+from .sections import (
+    CEILING_OF,
+    COUNT_KEYS,
+    SETTLED_KEYS,
+    SLOT_KEYS,
+    Section,
+    field_of,
+    grouped,
+    text_of,
+)
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
 
@@ -133,7 +142,7 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
                          if a.speaker == "user" or a.subject else None)
         for group in sorted(groups):
             _settle(draft, "anchors", groups[group], stats, turn_field=True)
-    if settled := touched_keys & SETTLED_KEYS:
+    if settled := touched_keys & (SETTLED_KEYS | COUNT_KEYS):
         _settle_slots(draft, settled, stats)
     anchors = new.section("anchors")
     if anchors.cap is not None and touched_keys:
@@ -450,7 +459,7 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
                     if s == "anchors" and item.key in keys), key=lambda a: a.last_turn)
     if not fresh:
         return
-    slots = keys & SLOT_KEYS
+    slots = keys & (SLOT_KEYS | COUNT_KEYS)
     mine = grouped((a for a in draft.state.anchors if a.key in slots and a.status == "active"),
                    lambda a: a.key) if slots else {}
     for new in fresh:

@@ -263,9 +263,11 @@ def _anchor_rank(a: Anchor) -> float:
 # 5th"), and the user who takes up the assistant's proposal replaces theirs with it. A
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
 # one in the category role ("a Psychiatrist": what is sought).
-# how many of a thing: the keys of counts (extract/rules.py: count_key)
+SLOT_KEYS = frozenset({"date", "time", "place", "category"})
+# how many of a thing (extract/rules.py: count_key): a later count of it replaces the
+# earlier as a slot's value does, but only its speaker's (what the assistant says there
+# is, "40 seats left", "sleeps 2 guests", is no proposal of how many the user wants)
 COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights"})
-SLOT_KEYS = frozenset({"date", "time", "place", "category"}) | COUNT_KEYS
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}

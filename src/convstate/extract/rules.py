@@ -51,7 +51,7 @@ from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
 from .names import category_kind, find_names
-from .negation import choice, latest_choice, negated, quoted, refusal
+from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
 from .settle import (
     Options,
@@ -96,7 +96,25 @@ _COUNTED = {"people": r"people|persons?|guests?|adults?|passengers?|travell?ers?
             "tickets": r"tickets?|seats?", "rooms": r"rooms?", "bedrooms": r"bedrooms?",
             "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?"}
 _COUNTED_ANY = "(?:" + "|".join(_COUNTED.values()) + ")"
+_COUNTED_WORDS = ("people", "person", "guest", "adult", "passenger", "travel", "ticket",
+                  "seat", "room", "bed", "bath", "night", "table", "party")
 _COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
+
+
+# a clause about another time than the request's ("last time 2 tickets never came")
+_PAST_TIME = re.compile(r"\b(?:last\s+(?:time|week|month|year|night|stay|visit|order)"
+                        r"|yesterday|ago|previous(?:ly)?|earlier|before)\b", _I)
+
+
+def _wanted_count(text: str, start: int, end: int) -> bool:
+    """Whether the count at ``text[start:end]`` says how many are wanted: not in a clause
+    about another time, a supposition or a refusal ("If I bought 3 tickets...", "I don't
+    need 3 tickets"), nor in a question of price ("how much is it for one person?")."""
+    first, last = _clause(text, start, end)
+    clause = text[first:last]
+    return not (_PAST_TIME.search(clause) or C.condition.search(clause)
+                or C.negator.search(text, first, start)
+                or asks(clause) and C.asked_amount.search(clause))
 
 
 def count_key(value: str) -> str:
@@ -255,19 +273,25 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
         r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)")), -1),
-    ("other", "count", re.compile(  # how many of a thing a user wants: "for 3 people", "3
-        # tickets please", "two bedrooms", "a table for 4" (the key is the thing:
-        # count_key); not one that refers to some ("the 2 beds", "top 10 seats", "per
-        # person"), is told in passing ("2 people complained", "3 nights ago", "10 seats
-        # left", "2 people in our group") or names a kind ("one bath apartments")
-        r"(?<![\w.,$-])(?<!\bthe )(?<!these )(?<!those )(?<!top )(?<!behind )(?<!over )"
-        r"(?<!per )(?<!every )(?<!each )(?<!first )(?<!last )(?<!other )"
+    ("other", "count", _needs(_COUNTED_WORDS, re.compile(  # how many of a thing a user
+        # wants: "for 3 people", "3 tickets please", "two bedrooms", "a table for 4 (people)"
+        # (the key is the thing: count_key); not one that refers to some ("the 2 beds", "my
+        # 2 tickets", "top 10 seats", "per person"), says what fits ("up to 6 guests", "max
+        # 4 people", "fits 4 people"), is told in passing ("2 people complained", "2
+        # tickets never arrived", "3 nights ago", "10 seats left", "2 people in our
+        # group") or names a kind ("one bath apartments")
+        r"(?<![\w.,$-])(?<!\bthe )(?<!these )(?<!those )(?<!\btop )(?<!behind )(?<!\bover )"
+        r"(?<!\bper )(?<!every )(?<!\beach )(?<!first )(?<!\blast )(?<!other )(?<!\bmy )"
+        r"(?<!your )(?<!\bour )(?<!\ball )(?<!same )(?<!\bmax )(?<!up to )(?<!\bof )"
+        r"(?<!\bfits )(?<!holds )(?<!sleeps )(?<!accommodates )"
         rf"((?:\d{{1,3}}|{_EN_NUM})\s+(?:adult\s+)?{_COUNTED_ANY})\b"
         r"(?!\s+(?:ago|left|later|apiece|each|per|were|are|was|is|have|has|had|did|do|does"
-        r"|can|could|will|would|\w+ed|rooms?|suites?|apartments?|houses?|homes?|units?"
-        r"|propert(?:y|ies)|(?:in|of|from)\s+(?:our|my|the|your|this|that))\b)"
-        r"|\b(?:table|party)\s+(?:for|of)\s+(\d{1,2})\b"
-        r"(?![.,:]\d|\s*(?:o['’‘`\x22]?clock|[ap]\.?m\b))", _I), -1),
+        r"|can|could|will|would|should|might|may|must|never|already|still|got|went|came"
+        r"|remain\w*|available|free|max(?:imum)?|\w+n['’]t|\w+ed|rooms?|suites?|apartments?"
+        r"|houses?|homes?|units?|propert(?:y|ies)|(?:in|of|from)\s+(?:our|my|your|us|them))"
+        r"\b)"
+        r"|\b(?:table|party)\s+(?:for|of)\s+(\d{1,2}(?:\s+people)?)\b"
+        r"(?![.,:]\d|\s*(?:o['’‘`\x22]?clock|[ap]\.?m\b))", _I)), -1),
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
                    r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,
@@ -496,8 +520,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 16):start]):
                     key_here = "budget"
                 elif key == "count":
-                    if C.asked_amount.search(text, *_clause(text, start, end)):
-                        continue  # a price a head: "how much is it for one person?"
+                    if not _wanted_count(text, start, end):
+                        continue
                     key_here = count_key(value)
                 else:
                     key_here = key

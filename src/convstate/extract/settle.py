@@ -2,12 +2,12 @@
 as asked ("Unfortunately 11:30 is taken. Would 11 am work?", 没有合适的景点，南宫地热博览园
 门票70元), the values it proposes instead replace the user's newest request of the same
 key where they do not satisfy it — a time, a date, a price outside the range asked for
-(an older request of the key, maybe of another thing, stands; a value proposed that the
-user once asked for, for another thing, is still proposed). A value
-the proposal satisfies (a rating above the least asked for) stays the user's, and what
-was asked for, said back ("no restaurant rated 4.5 or more"), is no offer. A contrast
-alone ("but", 不过: 已为您退款200元，不过运费10元不退) says no failure: a value said back
-beside it stands.
+(an older request of the key, maybe of another thing, stands unless the failing turn
+names it; a value proposed that the user once asked for, for another thing, is still
+proposed). A value the proposal satisfies (a rating above the least asked for) stays
+the user's, and what was asked for, said back ("no restaurant rated 4.5 or more"), is no
+offer. A contrast alone ("but", 不过: 已为您退款200元，不过运费10元不退) says no
+failure: a value said back beside it stands.
 
 What failed goes with it: the assistant's reading back of the request ("Please confirm
 11:30 am"), and the failed value said back beside the proposal ("I could not book 11:30
@@ -92,7 +92,7 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     out, gone = [], set()
     for e, key, value in mine:
         if e.turn != asked[key] and (key, value) not in asked_at \
-                and value not in turn.content:  # (没有500-600元的酒店: that one failed)
+                and normalize(value) not in here:  # (没有500-600元的酒店: that one failed)
             continue  # an older request (another place's price), not named again, stands
         if not failed and normalize(value) in here:
             continue  # said back beside a contrast only: it stands
@@ -131,13 +131,10 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
         return []
     stated = {a.key for a in anchors}
     offered: dict[str, list[str]] = {}
-    # the values the assistant's turn before said, first or again (免费 the user had
-    # asked for once, for another place): a turn the assistant stated something first in
-    # (not two user turns in a row: "上次那家人均100元，太贵了" offers nothing)
-    answered = any(e.turn == turn.index - 1 and e.speaker == "assistant" for e in recent)
-    for e in recent if answered else ():
+    for e in recent:
         key, _, value = e.text.partition("=")
-        if e.turn == turn.index - 1 and key in SETTLED_KEYS and key not in stated:
+        if e.speaker == "assistant" and e.turn == turn.index - 1 \
+                and key in SETTLED_KEYS and key not in stated:
             offered.setdefault(key, []).append(value)
     out = []
     for e in recent if offered else ():
@@ -277,10 +274,18 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     theirs = {_same(value) for _, _, value in requests}
     slots = {slot for _, slot, _ in requests}
     cut = any(len(t) >= INDEX_TEXT for t in asked)  # a question cut short: its values unread
+    # each slot's newest request before the offer: a value the offer says that an older
+    # request of the user's asked for another thing (免费) is proposed all the same
+    newest: dict[str, int] = {}
+    for e, slot, _ in requests:
+        if e.turn is not None and e.turn < turn.index - 1:
+            newest[slot] = max(newest.get(slot, -1), e.turn)
+    now = {(slot, _same(value)) for e, slot, value in requests if e.turn == newest.get(slot)}
     proposed = [(e, slot, value) for e in entries
                 for key, _, value in [e.text.partition("=")] for slot in [_kind(key, value)]
-                if e.speaker != "user" and e.turn == turn.index - 1 and key in SETTLED_KEYS
-                and slot in slots and _same(value) not in theirs
+                if e.turn == turn.index - 1 and key in SETTLED_KEYS and slot in slots
+                and (_same(value) not in theirs if e.speaker != "user" else
+                     slot in newest and (slot, _same(value)) not in now)
                 and (cut or any(value in t for t in asked))]
     # a key the reply states anew is the reply's (saying the offer's value takes it)
     repeated = {_same(value) for _, _, value in proposed}
@@ -303,12 +308,14 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     # one of several taken by saying it ("6 pm or 8 pm?" "8 pm works"): the others go
     picked = {slot for _, slot, value in proposed if _same(value) in said}
     first = _BREAK.split(text, 1)[0]  # how the reply opens ("景点地址在哪，…其他景点…" takes it)
+    theirs_again = {e.id for e, _, _ in proposed if e.speaker == "user"}  # (kept: theirs)
     if not picked and (C.declines.search(first) or C.negator.search(first) and any(
             value in first for _, _, value in proposed)):  # "I can't do 4 pm"
         return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-                for e, _, _ in proposed]
+                for e, _, _ in proposed if e.id not in theirs_again]
     out = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-           for e, slot, value in proposed if slot in picked and _same(value) not in said]
+           for e, slot, value in proposed if slot in picked and _same(value) not in said
+           and e.id not in theirs_again]
     if not picked and (C.corrects.search(text) or C.wanting.search(first)) \
             or C.interim.search(first) or C.puts_off.search(text):
         return []
@@ -317,9 +324,11 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
         offered.setdefault(slot, []).append(value)
     latest: dict[str, int] = {}  # the request it answers: the user's newest of the key
     for e, slot, _ in requests:
-        latest[slot] = max(latest.get(slot, -1), e.turn if e.turn is not None else -1)
+        if e.id not in theirs_again:
+            latest[slot] = max(latest.get(slot, -1), e.turn if e.turn is not None else -1)
     return out + [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-                  for e, slot, value in requests if slot in offered and e.turn == latest[slot]
+                  for e, slot, value in requests if slot in offered
+                  and e.turn == latest.get(slot)
                   and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
 
 
