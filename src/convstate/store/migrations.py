@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,12 @@ class Dialect:
     def sql(self, text: str) -> str:
         """``text`` with each ``{p}`` marker as this driver's placeholder (only the
         markers: a literal ``?`` or ``%`` elsewhere is left alone)."""
-        return text.replace("{p}", self.param)
+        return _placeheld(text, self.param)
+
+
+@lru_cache(maxsize=1024)  # the same few statements, at every turn
+def _placeheld(text: str, param: str) -> str:
+    return text.replace("{p}", param)
 
 
 @dataclass(frozen=True)
