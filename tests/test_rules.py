@@ -93,6 +93,9 @@ def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     ("I don't need 3 tickets.", []),
     ("Book 3 nights at the best price.", [("nights", "3 nights")]),
     ("A table for 4 people at 7 pm.", [("people", "4 people")]),
+    ("Table for two at 8 pm.", [("people", "two")]),
+    ("Can the restaurant that seats 50 people fit our group of 12?", [("people", "12")]),
+    ("Your hotel has 300 rooms and you can't find one for me?", []),
 ])
 def test_a_count_is_keyed_by_what_it_counts(text, counts) -> None:
     """How many of a thing (a party, tickets, rooms, nights): a number and the noun it

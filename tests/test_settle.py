@@ -770,3 +770,14 @@ def test_an_older_request_is_named_by_its_whole_value() -> None:
     mem = said(("user", "推荐一家人均50元以下的餐厅"), ("user", "上次去的那家人均100元，太贵了"),
                ("user", "好的，谢谢"))
     assert sorted(active(mem, "amount")) == ["100元", "50元以下"]
+
+
+@pytest.mark.parametrize("reply, nights", [
+    ("OK, 1 night then.", ["1 night"]),  # taken: the count offered is the one
+    ("No, that does not work.", ["2 nights"]),  # turned down: the request stands
+])
+def test_a_count_offered_as_a_question_is_settled_by_the_answer(reply, nights) -> None:
+    mem = said(("user", "Room for 2 nights, May 2nd."),
+               ("assistant", "We only have availability for 1 night on May 2nd. "
+                             "Would 1 night work?"), ("user", reply))
+    assert active(mem, "nights") == nights

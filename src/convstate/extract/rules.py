@@ -97,7 +97,7 @@ _COUNTED = {"people": r"people|persons?|guests?|adults?|passengers?|travell?ers?
             "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?"}
 _COUNTED_ANY = "(?:" + "|".join(_COUNTED.values()) + ")"
 _COUNTED_WORDS = ("people", "person", "guest", "adult", "passenger", "travel", "ticket",
-                  "seat", "room", "bed", "bath", "night", "table", "party")
+                  "seat", "room", "bed", "bath", "night", "table", "party", "group", "family")
 _COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
 
 
@@ -283,14 +283,15 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?<![\w.,$-])(?<!\bthe )(?<!these )(?<!those )(?<!\btop )(?<!behind )(?<!\bover )"
         r"(?<!\bper )(?<!every )(?<!\beach )(?<!first )(?<!\blast )(?<!other )(?<!\bmy )"
         r"(?<!your )(?<!\bour )(?<!\ball )(?<!same )(?<!\bmax )(?<!up to )(?<!\bof )"
-        r"(?<!\bfits )(?<!holds )(?<!sleeps )(?<!accommodates )"
+        r"(?<!\bfits )(?<!holds )(?<!sleeps )(?<!\bseats )(?<!accommodates )(?<!\bhas )"
         rf"((?:\d{{1,3}}|{_EN_NUM})\s+(?:adult\s+)?{_COUNTED_ANY})\b"
         r"(?!\s+(?:ago|left|later|apiece|each|per|were|are|was|is|have|has|had|did|do|does"
         r"|can|could|will|would|should|might|may|must|never|already|still|got|went|came"
         r"|remain\w*|available|free|max(?:imum)?|\w+n['’]t|\w+ed|rooms?|suites?|apartments?"
         r"|houses?|homes?|units?|propert(?:y|ies)|(?:in|of|from)\s+(?:our|my|your|us|them))"
         r"\b)"
-        r"|\b(?:table|party)\s+(?:for|of)\s+(\d{1,2}(?:\s+people)?)\b"
+        rf"|\b(?:table|party|group|family)\s+(?:for|of)\s+((?:\d{{1,2}}|{_EN_NUM})"
+        r"(?:\s+people)?)\b"
         r"(?![.,:]\d|\s*(?:o['’‘`\x22]?clock|[ap]\.?m\b))", _I)), -1),
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
