@@ -781,3 +781,14 @@ def test_a_count_offered_as_a_question_is_settled_by_the_answer(reply, nights) -
                ("assistant", "We only have availability for 1 night on May 2nd. "
                              "Would 1 night work?"), ("user", reply))
     assert active(mem, "nights") == nights
+
+
+def test_an_offer_after_a_turned_down_one_is_settled_by_its_answer() -> None:
+    """"Want me to book it?" offers what the sentence before says; "Yes please." takes
+    it, after an earlier offer was turned down."""
+    mem = said(("user", "I need a haircut on Tuesday at 2 pm."),
+               ("assistant", "2 pm is taken on Tuesday. We have 4 pm. Would that work?"),
+               ("user", "I can't do 4 pm. Anything Wednesday morning?"),
+               ("assistant", "Wednesday at 10 am is open. Want me to book it?"),
+               ("user", "Yes please."))
+    assert active(mem, "time") == ["10 am"] and active(mem, "date") == ["Wednesday"]

@@ -217,12 +217,14 @@ PACK = LanguagePack(
         # an offer put to the user to take or turn down ("Would you like me to try 11 am?",
         # "Would 11 am work?", "How about 10:30?"), and a reply that turns one down
         # (an offer of a value: to take, book or try it, not "Would you like a receipt?")
-        "offer": r"\b(?:(?:would|do) you (?:like|prefer|want)(?: me)? to (?:try|book|take"
+        "offer": r"\b(?:(?:(?:would|do) you (?:like|prefer|want)(?: me)?|(?<!you )want me) to"
+                 r" (?:try|book|take"
                  r"|reserve|schedule|go with|switch|move|have|get)|(?:shall|should|can) I (?:try"
                  r"|book|reserve|schedule|put you)|how about|what about|would [^.?!]{1,60}"
                  r"\bwork|are you (?:ok|okay|fine) with)\b",
         # ... or a question that offers what follows it ("Would you like the $95 one?")
-        "offer_ask": r"\b(?:(?:would|do) you (?:like|prefer|want)|(?:shall|should) I)\b",
+        "offer_ask": r"\b(?:(?:would|do) you (?:like|prefer|want)|(?<!you )want me to"
+                     r"|(?:shall|should) I)\b",
         # ... or one that refers back to the sentence before ("... 4 pm. Would that work?")
         "offer_back": r"\b(?:that|this|it|those|them|these|one)\b",
         # a reply that puts an offer off ("let me check first", "I'll think about it")
