@@ -792,3 +792,14 @@ def test_an_offer_after_a_turned_down_one_is_settled_by_its_answer() -> None:
                ("assistant", "Wednesday at 10 am is open. Want me to book it?"),
                ("user", "Yes please."))
     assert active(mem, "time") == ["10 am"] and active(mem, "date") == ["Wednesday"]
+
+
+def test_a_correction_governs_its_own_sentence_not_one_before_it() -> None:
+    """"It's Dana Smith. Actually, make it 3 people.": the name answers a question, the
+    correction changes the party; the restaurant read back stays."""
+    mem = said(("user", "I'd like a table for 4 at Luigi's tomorrow at 7 pm."),
+               ("assistant", "A table for 4 at Luigi's tomorrow at 7 pm. Can I have your "
+                             "name?"),
+               ("user", "It's Dana Smith. Actually, make it 3 people."))
+    names = [a.value for a in mem.state.active_anchors() if a.kind == "name"]
+    assert "Luigi's" in names and "Dana Smith" in names

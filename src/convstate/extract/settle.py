@@ -347,13 +347,19 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
     """The updates a user's correction makes ("No, share it with Carol", 不是周五，改成
     周六): the values of the keys it states anew that the turn before said (a read-back,
     a proposal) are replaced, and the user's own earlier ones equal to them. A value it
-    refuses ("No, I don't want to switch to ...", 我不想换成…) states nothing anew."""
-    if turn.role != "user" or not turn.content or not C.corrects.search(turn.content):
+    refuses ("No, I don't want to switch to ...", 我不想换成…) states nothing anew. A
+    correction governs its own sentence and what follows, not a sentence before it
+    ("It's Dana Smith. Actually, make it 3 people." corrects the party, not a name)."""
+    cue = C.corrects.search(turn.text) if turn.role == "user" and turn.content else None
+    if cue is None:
         return []
     index = section_entries(index, "anchors")
     new: dict[str, set[str]] = {}
     bounds = _Bounds(turn.text)
+    scope = max((m.end() for m in _SENTENCE.finditer(turn.text, 0, cue.start())), default=0)
     for a, start, end in _placed(turn.text, anchors):
+        if start < scope:
+            continue
         first, last = bounds.clause(start, end)
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
