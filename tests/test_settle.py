@@ -803,3 +803,59 @@ def test_a_correction_governs_its_own_sentence_not_one_before_it() -> None:
                ("user", "It's Dana Smith. Actually, make it 3 people."))
     names = [a.value for a in mem.state.active_anchors() if a.kind == "name"]
     assert "Luigi's" in names and "Dana Smith" in names
+
+
+def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
+    """The same words read in no role ("names": "a Psychologist" at a sentence's end) are
+    the kind the user then replaces; a place said in passing stays (it may be another
+    search's: a salon in Antioch, a therapist in Redwood City)."""
+    mem = said(("user", "I also want to search for a therapist in SFO, a Psychologist."),
+               ("assistant", "Adam E. Pollock is a Psychologist in San Francisco."),
+               ("user", "What about a Psychiatrist in Pittsburg?"))
+    assert "Psychologist" not in active(mem, "names") + active(mem, "category")
+    assert active(mem, "category") == ["Psychiatrist"]
+
+
+@pytest.mark.parametrize("turns, dates, ends", [
+    # a start and an end of one rental: each replaced by its own kind only
+    ([("user", "I would like a car from Fresno Station from 9th of March."),
+      ("user", "I need the car until March 13th."),
+      ("user", "I will need the car until the 14th.")], ["9th of March"], ["the 14th"]),
+    ([("user", "I need it from this Saturday till this Sunday."),
+      ("user", "Actually I need it from Friday.")], ["Friday"], ["Sunday"]),
+    ([("user", "Pick it up on March 1st and drop it off on March 5th."),
+      ("user", "Sorry, I will return it on March 6th.")], ["March 1st"], ["March 6th"]),
+    # "to" moves a date, it says no end
+    ([("user", "Book it for March 3rd."), ("user", "Please change it to March 5th.")],
+     ["March 5th"], []),
+])
+def test_an_end_date_replaces_the_end_and_a_start_the_start(turns, dates, ends) -> None:
+    mem = said(*turns)
+    assert active(mem, "date") == dates and active(mem, "until") == ends
+
+
+def test_a_read_back_goes_with_the_request_it_says_back() -> None:
+    """The assistant's reading back of a request, in whichever later turn (after it asked
+    for the date), goes when the user changes the request."""
+    mem = said(("user", "Can you please book me an appointment for afternoon 1:15?"),
+               ("assistant", "Sure, on which date?"),
+               ("user", "The 4th of March, please."),
+               ("assistant", "Please confirm: with Loffer Shirley on March 4th at 1:15 pm?"),
+               ("user", "Yes, but make it at afternoon 1:30."))
+    assert active(mem, "time") == ["afternoon 1:30"]
+
+
+@pytest.mark.parametrize("retry, times", [
+    # a retry's value replaces the attempt's, whatever place it was about
+    ("Can you try it again? SFO Airport is fine too for pick up at 2:45 PM.", ["2:45 PM"]),
+    ("能再试一次吗？首都机场也可以，14:45取车。", ["14:45"]),
+    # no retry: a time at another place stands beside the first
+    ("Also, I need a second car at SFO Airport at 2:45 PM.", ["13:45", "1:45 PM", "2:45 PM"]),
+])
+def test_a_retry_replaces_the_values_of_the_attempt_that_failed(retry, times) -> None:
+    mem = said(("user", "Toronto Pearson Airport is a convenient place for pick up at 13:45."),
+               ("assistant", "So pick up from Toronto Pearson Airport, at 1:45 PM?"),
+               ("user", "Yes, that is correct."),
+               ("assistant", "Sorry, but your reservation has failed."),
+               ("user", retry))
+    assert sorted(active(mem, "time")) == sorted(times)

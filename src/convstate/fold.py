@@ -495,11 +495,11 @@ def _replaces(new: Anchor, old: Anchor) -> bool:
 
 def _read_back(new: Anchor, old: Anchor, asked: Anchor | None) -> bool:
     """Whether ``old`` is the assistant's reading back of ``asked``, the user's request
-    that ``new`` changes ("1:15 pm, please"; "with Loffer Shirley at 1:15 pm, is that
-    right?"; "make it 1:30"): said in the reply to it, with the same numbers, it goes
-    with it, whatever named thing it was about."""
+    that ``new`` changes ("1:15 pm, please"; "On which date?" "The 4th"; "with Loffer
+    Shirley at 1:15 pm, is that right?"; "make it 1:30"): said after it and before the
+    change, with the same numbers, it goes with it, whatever named thing it was about."""
     return asked is not None and not new.subject and old.speaker == "assistant" \
-        and old.turns[0] == asked.last_turn + 1 \
+        and asked.last_turn < old.turns[0] < new.last_turn \
         and bool(numbers := _numbers(asked.value)) and _numbers(old.value) == numbers
 
 
@@ -614,12 +614,24 @@ def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     category replaced, 经济型酒店, names no one thing.)"""
     gone = {normalize(item.value): item for s, item, was in draft.owned.values()
             if s == "anchors" and was == "active" and item.status == "superseded"
-            and item.kind == "name" and item.key != "category"}
+            and item.kind == "name"}
     if not gone:
         return
     for a in draft.state.anchors:
-        if a.status == "active" and a.subject and a.speaker in ("assistant", "tool") \
-                and (name := gone.get(normalize(a.subject))) is not None:
+        if a.status != "active":
+            continue
+        # the same words read in no role ("names": "a Psychologist" said in passing) are
+        # the value replaced; a named thing's facts go with it (a category, 经济型酒店,
+        # names no one thing)
+        if a.key == "names" and a.kind == "name":
+            name = gone.get(normalize(a.value))
+            name = name if name is not None and name.key == "category" else None
+        elif a.subject and a.speaker in ("assistant", "tool"):
+            name = gone.get(normalize(a.subject))
+            name = None if name is None or name.key == "category" else name
+        else:
+            continue
+        if name is not None:
             a = draft.own("anchors", a)
             a.status = "superseded"
             a.superseded_turn = name.superseded_turn

@@ -262,8 +262,9 @@ def _anchor_rank(a: Anchor) -> float:
 # the same thing (fold.py); values said in one turn stand together ("from the 3rd to the
 # 5th"), and the user who takes up the assistant's proposal replaces theirs with it. A
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
-# one in the category role ("a Psychiatrist": what is sought).
-SLOT_KEYS = frozenset({"date", "time", "place", "category"})
+# one in the category role ("a Psychiatrist": what is sought); "until" is a date in the
+# end role ("until March 13th": a later end replaces it, a later start does not).
+SLOT_KEYS = frozenset({"date", "until", "time", "place", "category"})
 # how many of a thing (extract/rules.py: count_key): a later count of it replaces the
 # earlier as a slot's value does, but only its speaker's (what the assistant says there
 # is, "40 seats left", "sleeps 2 guests", is no proposal of how many the user wants)

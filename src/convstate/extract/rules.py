@@ -63,6 +63,7 @@ from .settle import (
     offered_option,
     offers,
     proposed_instead,
+    retried,
     self_corrected,
     switched,
     taken_up,
@@ -305,6 +306,25 @@ _LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以�
 LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
           "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
 _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
+# a date in the end role: when a stay, a rental or a trip ends ("until March 13th",
+# "return it on the 14th", "check out on Friday"); its key is "until", so that a later
+# end replaces the end and a later start the start ("from the 9th", "pick it up on the
+# 7th": "date"). English: "to" is left out ("change it to the 5th" moves a date, not an
+# end), as are Chinese ranges (两天都在一句里: said together, they stand together).
+_UNTIL_CUE = re.compile(
+    r"\b(?:until|till|til|through|thru|(?:return(?:ing)?|check(?:ing)?[- ]?out)(?: (?:it|the \w+))?"
+    r"(?: on| by)?|drop(?:ping)?(?: (?:it|the \w+))?[- ]?off(?: on| by)?"
+    r"|(?:end|return|drop-?off|check-?out) date(?: is| of)?)"
+    r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$", _I)
+# ... unless negated: "not until Friday", "I don't need it until Friday" say when it starts
+_UNTIL_NEGATED = re.compile(r"(?:\bnot|n[’']t|\bnever)\b[^,.;!?]*$", _I)
+
+
+def _ends(text: str, start: int) -> bool:
+    """Whether the date at ``text[start:]`` is in the end role (``_UNTIL_CUE``)."""
+    cue = _UNTIL_CUE.search(text, max(0, start - 24), start)
+    return cue is not None and not _UNTIL_NEGATED.search(text, max(0, cue.start() - 40),
+                                                         cue.start())
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
 # category that matches, in this order: question, negative, constraint, preference,
@@ -401,6 +421,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(answer_offer(turn, anchors, index))
                 delta.updates.extend(taken_up(turn, anchors, index))
                 delta.updates.extend(switched(turn, anchors, index))
+                delta.updates.extend(retried(turn, anchors, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
@@ -520,6 +541,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                     continue
                 if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 16):start]):
                     key_here = "budget"
+                elif kind == "date" and _ends(text, start):
+                    key_here = "until"
                 elif key == "count":
                     if not _wanted_count(text, start, end):
                         continue

@@ -13,6 +13,9 @@ What failed goes with it: the assistant's reading back of the request ("Please c
 11:30 am"), and the failed value said back beside the proposal ("I could not book 11:30
 am. Would 11 am work?"), are replaced too.
 
+A retry of a failed request ("Can you try it again? SFO is fine too, at 2:45 PM")
+replaces the attempt's values of each key it gives, whatever they were about.
+
 An offer outside the bounds just asked for that the user agrees to ("人均消费137元"
 after "50元以下", then "嗯，就它家了"), or asks about by its name (its address, its
 phone), is taken the same way.
@@ -440,6 +443,27 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             for e in section_entries(index, "anchors")
             if (kv := e.text.partition("="))[0] == "product" and product_head(kv[2]) in heads
             and normalize(kv[2]) not in new]
+
+
+def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+            ) -> list[ItemUpdate]:
+    """The updates a user's retry of a request makes ("Can you try it again? SFO Airport
+    is fine too, for pick up at 2:45 PM"): a value it gives replaces the values of its
+    key the attempt stated, from the user's newest request of the key on (and the
+    assistant's reading back of them), whatever they were about: the attempt is over."""
+    if turn.role != "user" or not turn.content or not C.retry.search(turn.content):
+        return []
+    new: dict[str, set[str]] = {}
+    for a in anchors:
+        if a.key in SLOT_KEYS:
+            new.setdefault(a.key, set()).add(normalize(a.value))
+    entries = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
+               if e.status == "active" and e.text.partition("=")[0] in new]
+    since = {key: max((e.turn or 0 for e, k, _ in entries if k == key and e.speaker == "user"),
+                      default=turn.index) for key in new}  # (none asked: nothing to replace)
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+            for e, key, value in entries
+            if (e.turn or 0) >= since[key] and normalize(value) not in new[key]]
 
 
 def _placed(text: str, anchors: Sequence[NewAnchor]) -> list[tuple[NewAnchor, int, int]]:

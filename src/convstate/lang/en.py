@@ -258,6 +258,10 @@ PACK = LanguagePack(
         "self_correction": r"\W*(?:(?:is|was|['’]s)\s+(?:wrong|incorrect|a typo)|sorry|I mean"
                            r"|I meant|no|correction|scratch that|make (?:it|that)|my (?:mistake"
                            r"|bad)|oops|or rather)\b",
+        # the user asking to try a failed request again, with what they change ("Can you
+        # try it again? SFO is fine too, at 2:45 PM"): those values replace the attempt's
+        "retry": r"\b(?:(?:try|book|do|reserve) (?:it |that |this )?(?:again|once more"
+                 r"|one more time|once again)|retry)\b",
         # a change of product: what follows is taken instead of one of its kind ("move me
         # to the Unlimited Elite plan", "upgrade to 1000M"); matched at the end of the text
         # before the product

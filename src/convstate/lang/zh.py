@@ -168,6 +168,9 @@ PACK = LanguagePack(
                  r"(?=的?(?:电话|手机号?|号码|邮箱|地址|联系方式)(?:是|为|：|:)?\s*$)",
         # a speaker correcting themselves right after a value (13811112222，不对，是…)
         "self_correction": r"\W*(?:不对|不是|错了|说错了?|我是说|哦不|更正|应该是|写错了?)",
+        # the user asking to try a failed request again, with what they change
+        # (再试一次，改到下午3点): those values replace the attempt's
+        "retry": r"再试一次|再试试|重新(?:预订|预定|订|试|找|查)|再(?:订|预订|预定)一次",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
                   r"|变更为|转成|转到|转为)$",
