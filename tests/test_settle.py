@@ -859,3 +859,20 @@ def test_a_retry_replaces_the_values_of_the_attempt_that_failed(retry, times) ->
                ("assistant", "Sorry, but your reservation has failed."),
                ("user", retry))
     assert sorted(active(mem, "time")) == sorted(times)
+
+
+@pytest.mark.parametrize("proposal", ["抱歉，周边没有舒适型的，推荐您去高档型的北京贵都大酒店。",
+                                      "抱歉，没有符合您要的酒店，推荐您去价格815元的豪华型北京天伦王朝酒店住宿。"])
+def test_a_type_said_of_a_named_place_is_its_category(proposal) -> None:
+    """A type word before a named place (高档型的北京贵都大酒店) is that place's category,
+    apart from its name: proposed after a failure, it replaces the type asked for; a
+    later request for another kind (a restaurant's) leaves it."""
+    mem = said(("user", "请给我推荐一家评分4分以上的舒适型酒店住宿。"), ("assistant", proposal),
+               ("user", "请问酒店的地址是在哪里？"),
+               ("assistant", "地址是北京西城区广安门内大街217号。"),
+               ("user", "再帮我找一家中式餐厅。"))
+    kinds = active(mem, "category")
+    assert "舒适型酒店" not in kinds and "中式餐厅" in kinds
+    assert [k for k in kinds if k in ("高档型", "豪华型")]  # the proposal's type
+    names = active(mem, "names")
+    assert "北京贵都大酒店" in names or "北京天伦王朝酒店" in names  # the name apart from it

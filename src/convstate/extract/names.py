@@ -125,6 +125,11 @@ _ZH_CATEGORY_OF = re.compile(
     rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}(?<!类)[型式档级]的(?:{_ZH_KINDS})")
 # the kind a category's type qualifies
 _ZH_KIND_AFTER_TYPE = re.compile(rf"[型式类档级]的?({_ZH_KINDS})$")
+# a type word said of a named place (高档型的北京贵都大酒店, 豪华型北京天伦王朝酒店): the
+# place's category, apart from its name
+_ZH_TYPE = rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}型"
+_ZH_TYPE_OF = re.compile(rf"({_ZH_TYPE})的$")
+_ZH_TYPE_IN = re.compile(rf"({_ZH_TYPE})(?!的)")
 
 
 def category_kind(name: str) -> str | None:
@@ -134,6 +139,15 @@ def category_kind(name: str) -> str | None:
     if kind and (_ZH_CATEGORY.fullmatch(name) or _ZH_CATEGORY_OF.fullmatch(name)):
         return kind.group(1)
     return None
+
+
+def typed_place(text: str, start: int, end: int) -> str | None:
+    """The named place a type word at ``text[start:end]`` is said of (高档型的北京贵都大酒店:
+    北京贵都大酒店); None if it is no type word before a name."""
+    if not re.fullmatch(_ZH_TYPE, text[start:end]):
+        return None
+    name = ZH_NAME.match(text, end + text.startswith("的", end))
+    return name.group() if name else None
 
 
 # the first characters of the kinds: one class tried before the ~100 words of the kinds
@@ -169,6 +183,11 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
         if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）" \
                 and (brand := _name_before(text, start - 1)) is not None:
             start, end = brand, end + 1  # 全聚德(王府井店): one name
+        if categories and (typed := _ZH_TYPE_OF.search(text, max(0, start - 4), start)):
+            yield typed.span(1)  # 高档型的|北京贵都大酒店
+        elif categories and (typed := _ZH_TYPE_IN.match(text, start)) and end - typed.end() >= 3:
+            yield typed.span(1)  # 豪华型|北京天伦王朝酒店
+            start = typed.end()
         if end - start >= 3:
             yield start, end
     if categories:

@@ -50,7 +50,7 @@ from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
-from .names import category_kind, find_names
+from .names import category_kind, find_names, typed_place
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
 from .settle import (
@@ -595,12 +595,15 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     kind heading its phrase ("I need a Psychiatrist", "is there another SUV?"; not "a
     GUI library", "my car is a Toyota") or a type of place (经济型酒店: about 酒店, so one
     for a hotel and one for a restaurant stand together), unless the request adds one
-    more ("a Sprite too", 另外…); or a name (which one: "Dr. Lee", 如家)."""
+    more ("a Sprite too", 另外…); a type said of a named place (高档型的北京贵都大酒店),
+    about that place; or a name (which one: "Dr. Lee", 如家)."""
     if C.address_role.search(text, max(0, start - _SEEK_REACH), start):
         return "address", None
     before = text[max(0, start - _ROLE_REACH):start]
     if C.locative.search(before):
         return "place", None
+    if place := typed_place(text, start, end):  # the type of that place, whoever says it
+        return "category", place
     of = category_kind(text[start:end])
     one_of_a_kind = C.indefinite.search(before) and C.phrase_end.match(text, end)
     if speaker != "user":  # the kind the assistant offers or says a place is, about no
