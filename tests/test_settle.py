@@ -876,3 +876,21 @@ def test_a_type_said_of_a_named_place_is_its_category(proposal) -> None:
     assert [k for k in kinds if k in ("高档型", "豪华型")]  # the proposal's type
     names = active(mem, "names")
     assert "北京贵都大酒店" in names or "北京天伦王朝酒店" in names  # the name apart from it
+
+
+@pytest.mark.parametrize("turns, kinds", [
+    # one of a kind taken ("a SUV is fine"), or sought with a head that only says what it
+    # is a kind of ("a Hatchback model"): what is sought, replaced by what is sought next
+    ([("assistant", "Is there any particular model of car that you want?"),
+      ("user", "Yes, a SUV is fine."),
+      ("user", "Please find the one at Heathrow and I need to book a Hatchback model.")],
+     ["Hatchback"]),
+    ([("assistant", "So pick up the vehicle on March 11th, for a Sedan."),
+      ("user", "Can you try it again? I am fine with a Hatchback.")], ["Hatchback"]),
+    ([("user", "Get me a Luxury ride.")], ["Luxury"]),
+    # ... not a kind said of something ("my car is a Toyota", "a Toyota dealer")
+    ([("user", "My car is a Toyota and it works fine.")], []),
+    ([("user", "I bought it from a Toyota dealer.")], []),
+])
+def test_a_kind_taken_or_sought_with_a_bare_head_is_a_category(turns, kinds) -> None:
+    assert active(said(*turns), "category") == kinds

@@ -615,7 +615,9 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
         return "names", None
     if of:
         return "category", of
-    if one_of_a_kind and C.seeks.search(text, max(first, start - _SEEK_REACH), start):
+    sought = one_of_a_kind or C.indefinite.search(before) and C.kind_head.match(text, end)
+    if sought and C.seeks.search(text, max(first, start - _SEEK_REACH), start) \
+            or C.indefinite.search(before) and C.kind_taken.match(text, end):
         return "category", None
     return "names", None
 

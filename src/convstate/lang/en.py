@@ -283,12 +283,19 @@ PACK = LanguagePack(
         "indefinite": r"\b(?:an?|another)\s+$",
         "seeks": r"\b(?:I(?: want| need| wish|['’]d like| would like)|look(?:ing)? for"
                  r"|find|search|recommend|book|reserve|is there|are there|any|what about"
-                 r"|how about|try|get|do you have)\b",
+                 r"|how about|try|get|do you have|(?:fine|ok(?:ay)?|happy|go) with|prefer"
+                 r"|choose|pick|take|I['’]ll have|give me)\b",
+        # ... or takes one of a kind said right before ("a SUV is fine", "a sedan works")
+        "kind_taken": r"\s+(?:is|would be|will be|sounds|seems) (?:fine|good|ok|okay|great"
+                      r"|perfect|better)\b|\s+works\b",
         "adds": r"\b(?:also|as well|additionally)\b|\btoo\b(?=\s*(?:[.,;:!?]|$))",
         "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|until|till"
                       r"|by|before|after|that"
                       r"|which|who|and|or|but|instead|please|too|as well|again|then|now"
                       r"|today|tomorrow|tonight)\b",
+        # ... or a head after it that says only what it is a kind of, in a request ("I
+        # need a Hatchback model", "Get me a Luxury ride")
+        "kind_head": r"\s+(?:ride|model|type|kind|car|vehicle|class|option)\b",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
         "unavailable": r"\b(?:unfortunately|sorry|(?:not|n't) able to|unable to"
