@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import pytest
 from conftest import make_turns, sources
 
 from convstate import ConversationState, RuleExtractor, Turn, fold, render
+from convstate.extract import rules
 from convstate.extract.rules import MAX_ANCHORS_PER_TURN, detect_language, find_anchors
 
 
@@ -391,3 +395,40 @@ def test_a_subject_not_in_the_turns_is_dropped_not_the_value() -> None:
                                           subject="不存在的饭店", turns=[0])])
     state = fold(ConversationState(), delta, sources(turns))
     assert state.anchors[0].value == "010-66171920" and state.anchors[0].subject is None
+
+
+def _demo_texts() -> list[str]:
+    """Every turn of the demo conversations, both languages."""
+    texts = []
+    for lang in ("en", "zh"):
+        demo = json.loads(resources.files("convstate.data").joinpath(f"demo_{lang}.json")
+                          .read_text(encoding="utf-8"))
+        texts += [m["content"] for m in demo["messages"]]
+    return texts
+
+
+_PREFILTERED = [  # values of every prefiltered pattern, in the forms that test them
+    "Table for 4 people at 7:30 pm tomorrow, 2 tickets and two bedrooms for 3 nights.",
+    "A table for two, our group of 12, a party of 6 and a family of 4 for tonight.",
+    "预订２０２４年３月５日晚上七点半，两位，电话13811112222，邮箱 kim@example.com。",
+    "My order BX-7741-2290 ships to 742 Evergreen Terrace; tracking number 1Z999AA10123456784.",
+    "Complaint number TS20240301001, rating 4.8, budget under $100, 50元以下, 评分4.5分以上。",
+    "It's for later today; next Monday at 10 am, or the day after tomorrow at noon.",
+    "Room for ONE NIGHT on Friday the 13th, 3 Adults, 2 PASSENGERS, 1 bathroom.",
+    # one cue each: a count found by the one word it needs
+    "A table for two, please.", "Party of 6.", "We are a family of 4.", "3 guests.",
+    "Two travellers.", "2 seats.", "Two beds.",
+]
+
+
+@pytest.mark.parametrize("text", _PREFILTERED + _demo_texts())
+def test_the_prefilters_never_change_what_is_found(text, monkeypatch) -> None:
+    """A pattern is skipped on a turn without a word every match of it needs (a digit, a
+    cue): the values found are those the patterns find when every one is run."""
+    for role in ("user", "assistant"):
+        turn = Turn(index=0, role=role, content=text)
+        filtered = [(a.key, a.value) for a in find_anchors(turn)]
+        with monkeypatch.context() as m:
+            m.setattr(rules, "_NEEDS", {})
+            m.setattr(rules, "_NUMERIC", set())
+            assert [(a.key, a.value) for a in find_anchors(turn)] == filtered
