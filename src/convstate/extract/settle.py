@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
@@ -283,10 +283,7 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     cut = any(len(t) >= INDEX_TEXT for t in asked)  # a question cut short: its values unread
     # each slot's newest request before the offer: a value the offer says that an older
     # request of the user's asked for another thing (免费) is proposed all the same
-    newest: dict[str, int] = {}
-    for e, slot, _ in requests:
-        if e.turn is not None and e.turn < turn.index - 1:
-            newest[slot] = max(newest.get(slot, -1), e.turn)
+    newest = _newest(requests, lambda e: e.turn is not None and e.turn < turn.index - 1)
     now = {(slot, _same(value)) for e, slot, value in requests if e.turn == newest.get(slot)}
     proposed = [(e, slot, value) for e in entries
                 for key, _, value in [e.text.partition("=")] for slot in [_kind(key, value)]
@@ -329,14 +326,22 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     offered: dict[str, list[str]] = {}
     for _, slot, value in proposed:
         offered.setdefault(slot, []).append(value)
-    latest: dict[str, int] = {}  # the request it answers: the user's newest of the key
-    for e, slot, _ in requests:
-        if e.id not in theirs_again:
-            latest[slot] = max(latest.get(slot, -1), e.turn if e.turn is not None else -1)
+    # the request it answers: the user's newest of the key
+    latest = _newest(requests, lambda e: e.id not in theirs_again)
     return out + [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
                   for e, slot, value in requests if slot in offered
                   and e.turn == latest.get(slot)
                   and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
+
+
+def _newest(requests: list[tuple[IndexEntry, str, str]], keep: Callable[[IndexEntry], bool]
+            ) -> dict[str, int]:
+    """The turn of each slot's newest request of ``requests`` that ``keep`` keeps."""
+    newest: dict[str, int] = {}
+    for e, slot, _ in requests:
+        if keep(e):
+            newest[slot] = max(newest.get(slot, -1), e.turn if e.turn is not None else -1)
+    return newest
 
 
 def _same(value: str) -> str:
