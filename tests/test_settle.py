@@ -53,8 +53,10 @@ def test_the_users_changes_are_not_crowded_out_by_read_backs() -> None:
 
 
 def test_values_said_in_one_turn_stand_together() -> None:
-    mem = said(("user", "I need a hotel from March 3rd to March 5th."))
+    mem = said(("user", "I can come in on March 3rd or March 5th."))
     assert active(mem, "date") == ["March 3rd", "March 5th"]
+    mem = said(("user", "I need a hotel from March 3rd to March 5th."))  # a start, an end
+    assert active(mem, "date") == ["March 3rd"] and active(mem, "until") == ["March 5th"]
     # ... unless the speaker corrects themselves between them
     assert active(said(("user", "My number is 415-555-0100, sorry, I mean 415-555-0111.")),
                   "phone") == ["415-555-0111"]
@@ -828,29 +830,58 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
     # "to" moves a date, it says no end
     ([("user", "Book it for March 3rd."), ("user", "Please change it to March 5th.")],
      ["March 5th"], []),
+    # a range's end, a date said right after an end, an end verb's object
+    ([("user", "I need a room from March 3rd to March 5th."),
+      ("user", "Actually I need it until March 6th.")], ["March 3rd"], ["March 6th"]),
+    ([("user", "Pick it up on Monday."), ("user", "I need it until Friday, March 13th.")],
+     ["Monday"], ["Friday", "March 13th"]),
+    ([("user", "Pick it up on Monday."),
+      ("user", "I'm returning the rental car on Friday.")], ["Monday"], ["Friday"]),
+    # "not until" says when it starts; a negation elsewhere in the clause does not
+    ([("user", "I don't need it until Friday.")], ["Friday"], []),
+    ([("user", "Pick it up on Monday."),
+      ("user", "I don't have a car right now so I need it until Friday.")],
+     ["Monday"], ["Friday"]),
+    ([("user", "Pick it up on Monday."), ("user", "I can't return it until Friday.")],
+     ["Monday"], ["Friday"]),
 ])
 def test_an_end_date_replaces_the_end_and_a_start_the_start(turns, dates, ends) -> None:
     mem = said(*turns)
     assert active(mem, "date") == dates and active(mem, "until") == ends
 
 
-def test_a_read_back_goes_with_the_request_it_says_back() -> None:
-    """The assistant's reading back of a request, in whichever later turn (after it asked
-    for the date), goes when the user changes the request."""
-    mem = said(("user", "Can you please book me an appointment for afternoon 1:15?"),
-               ("assistant", "Sure, on which date?"),
-               ("user", "The 4th of March, please."),
-               ("assistant", "Please confirm: with Loffer Shirley on March 4th at 1:15 pm?"),
-               ("user", "Yes, but make it at afternoon 1:30."))
-    assert active(mem, "time") == ["afternoon 1:30"]
+def test_an_end_date_is_a_date_to_a_refusal_and_a_proposal() -> None:
+    mem = said(("user", "I need the car until Friday."), ("assistant", "Sure, until Friday."),
+               ("user", "Actually Friday is bad for me."))
+    assert active(mem, "until") == []
+    # the proposal made instead of the end that failed takes its place; the start stays
+    mem = said(("user", "I want to pick up on March 9th and return it on March 13th."),
+               ("assistant", "Unfortunately March 13th is not available. Would March 12th "
+                             "work?"), ("user", "Yes."))
+    assert active(mem, "date") == ["March 9th"] and active(mem, "until") == ["March 12th"]
+
+
+def test_a_later_value_with_the_same_numbers_is_no_read_back() -> None:
+    """Only the reply to a request reads it back: the taxi booked "at 7 pm as well" stays
+    when the dinner moves to 8 pm."""
+    mem = said(("user", "Book a table for two at 7 pm tonight."),
+               ("assistant", "Done, your table is booked."),
+               ("user", "Can you also get me a taxi?"),
+               ("assistant", "Sure. Your taxi with Yellow Cab is booked at 7 pm as well."),
+               ("user", "Hmm, make the dinner 8 pm."))
+    assert "7 pm" in active(mem, "time") and "8 pm" in active(mem, "time")
 
 
 @pytest.mark.parametrize("retry, times", [
     # a retry's value replaces the attempt's, whatever place it was about
     ("Can you try it again? SFO Airport is fine too for pick up at 2:45 PM.", ["2:45 PM"]),
     ("能再试一次吗？首都机场也可以，14:45取车。", ["14:45"]),
-    # no retry: a time at another place stands beside the first
+    ("OK. Please try Pearson again, at 2:45 PM.", ["2:45 PM"]),
+    # no retry: a time at another place stands beside the first, and so it does after a
+    # retry asked about or refused
     ("Also, I need a second car at SFO Airport at 2:45 PM.", ["13:45", "1:45 PM", "2:45 PM"]),
+    ("Should I try again later? SFO Airport at 2:45 PM, maybe.", ["13:45", "1:45 PM", "2:45 PM"]),
+    ("Don't try again. I need a second car at SFO at 2:45 PM.", ["13:45", "1:45 PM", "2:45 PM"]),
 ])
 def test_a_retry_replaces_the_values_of_the_attempt_that_failed(retry, times) -> None:
     mem = said(("user", "Toronto Pearson Airport is a convenient place for pick up at 13:45."),
@@ -876,6 +907,19 @@ def test_a_type_said_of_a_named_place_is_its_category(proposal) -> None:
     assert [k for k in kinds if k in ("高档型", "豪华型")]  # the proposal's type
     names = active(mem, "names")
     assert "北京贵都大酒店" in names or "北京天伦王朝酒店" in names  # the name apart from it
+    # about its kind: what the user seeks next for a hotel replaces it
+    mem = said(("user", "请给我推荐一家评分4分以上的舒适型酒店住宿。"), ("assistant", proposal),
+               ("user", "太贵了，我要找经济型酒店。"))
+    assert active(mem, "category") == ["经济型酒店"]
+
+
+@pytest.mark.parametrize("text, kinds", [
+    ("我要订豪华型大酒店。", ["豪华型大酒店"]),  # a kind of place whole, no name in it
+    ("帮我找造型工作室北京店。", []),  # 造型 is no grade
+    ("新型材料展览馆在哪？", []),
+])
+def test_a_grade_is_split_from_a_name_only(text, kinds) -> None:
+    assert active(said(("user", text)), "category") == kinds
 
 
 @pytest.mark.parametrize("turns, kinds", [
@@ -888,9 +932,15 @@ def test_a_type_said_of_a_named_place_is_its_category(proposal) -> None:
     ([("assistant", "So pick up the vehicle on March 11th, for a Sedan."),
       ("user", "Can you try it again? I am fine with a Hatchback.")], ["Hatchback"]),
     ([("user", "Get me a Luxury ride.")], ["Luxury"]),
-    # ... not a kind said of something ("my car is a Toyota", "a Toyota dealer")
+    ([("user", "An Economy car is fine.")], ["Economy"]),
+    # ... not a kind said of something ("my car is a Toyota", "a Toyota dealer"), nor one
+    # refused
     ([("user", "My car is a Toyota and it works fine.")], []),
     ([("user", "I bought it from a Toyota dealer.")], []),
+    ([("user", "I need a Sedan."), ("user", "I'm not happy with a Hatchback, too small.")],
+     ["Sedan"]),
+    ([("user", "I need a Sedan."), ("user", "Please don't pick a Minivan for me.")],
+     ["Sedan"]),
 ])
 def test_a_kind_taken_or_sought_with_a_bare_head_is_a_category(turns, kinds) -> None:
     assert active(said(*turns), "category") == kinds

@@ -495,11 +495,12 @@ def _replaces(new: Anchor, old: Anchor) -> bool:
 
 def _read_back(new: Anchor, old: Anchor, asked: Anchor | None) -> bool:
     """Whether ``old`` is the assistant's reading back of ``asked``, the user's request
-    that ``new`` changes ("1:15 pm, please"; "On which date?" "The 4th"; "with Loffer
-    Shirley at 1:15 pm, is that right?"; "make it 1:30"): said after it and before the
-    change, with the same numbers, it goes with it, whatever named thing it was about."""
+    that ``new`` changes ("1:15 pm, please"; "with Loffer Shirley at 1:15 pm, is that
+    right?"; "make it 1:30"): said in the reply to it, with the same numbers, it goes
+    with it, whatever named thing it was about. (Not a later turn's: "Your taxi is
+    booked at 7 pm as well" is no reading back of the dinner's 7 pm.)"""
     return asked is not None and not new.subject and old.speaker == "assistant" \
-        and asked.last_turn < old.turns[0] < new.last_turn \
+        and old.turns[0] == asked.last_turn + 1 \
         and bool(numbers := _numbers(asked.value)) and _numbers(old.value) == numbers
 
 
@@ -611,7 +612,8 @@ def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     """What the assistant or a tool said about a named thing this fold replaced (the
     times offered at the station the user traded for another, the address shared with
     the contact the user changed) was about that thing only: it goes with it. (A
-    category replaced, 经济型酒店, names no one thing.)"""
+    category replaced, 经济型酒店, names no one thing.) The same words as a category
+    replaced, read in no role ("names": "..., a Psychologist." said in passing), go too."""
     gone = {normalize(item.value): item for s, item, was in draft.owned.values()
             if s == "anchors" and was == "active" and item.status == "superseded"
             and item.kind == "name"}

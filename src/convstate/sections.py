@@ -275,6 +275,10 @@ SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}
 # a key whose values bound another's from above: a budget ("under $100", 预算500元) is at
 # most the amounts offered, and an amount offered may replace it
 CEILING_OF = {"budget": "amount"}
+# a key whose values are of another's kind where a turn names one without its role: an
+# end date is a date to a refusal ("Friday is bad"), a correction or a proposal ("March
+# 13th is not available. Would March 12th work?"), while a later end replaces only the end
+SLOT_OF = {"until": "date"}
 
 
 # A key's newest values, at most this many, are live; older ones (a session that has named

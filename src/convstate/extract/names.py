@@ -125,11 +125,16 @@ _ZH_CATEGORY_OF = re.compile(
     rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}(?<!类)[型式档级]的(?:{_ZH_KINDS})")
 # the kind a category's type qualifies
 _ZH_KIND_AFTER_TYPE = re.compile(rf"[型式类档级]的?({_ZH_KINDS})$")
-# a type word said of a named place (高档型的北京贵都大酒店, 豪华型北京天伦王朝酒店): the
-# place's category, apart from its name
-_ZH_TYPE = rf"(?:(?![{_ZH_STOP}种类])[\u4e00-\u9fff]){{1,2}}型"
+# a grade said of a named place (高档型的北京贵都大酒店, 豪华型北京天伦王朝酒店): the place's
+# category, apart from its name. Grades are a closed class of words (经济, 舒适, 高档...):
+# any word before 型 would split names (造型工作室, 新型材料展览馆)
+_ZH_TYPE = r"(?:经济|舒适|高档|中档|低档|豪华|奢华|标准|普通|精品)型"
 _ZH_TYPE_OF = re.compile(rf"({_ZH_TYPE})的$")
-_ZH_TYPE_IN = re.compile(rf"({_ZH_TYPE})(?!的)")
+_ZH_TYPE_IN = re.compile(rf"({_ZH_TYPE})")
+# ... not a kind of place with a word or two before it (豪华型大酒店, 经济型快捷酒店): a
+# category whole
+_ZH_GENERIC_PLACE = re.compile(
+    rf"(?:大|快捷|商务|连锁|主题|度假|[一二三四五六七\d]星级?)?(?:{_ZH_KINDS})")
 
 
 def category_kind(name: str) -> str | None:
@@ -141,13 +146,18 @@ def category_kind(name: str) -> str | None:
     return None
 
 
-def typed_place(text: str, start: int, end: int) -> str | None:
-    """The named place a type word at ``text[start:end]`` is said of (高档型的北京贵都大酒店:
-    北京贵都大酒店); None if it is no type word before a name."""
-    if not re.fullmatch(_ZH_TYPE, text[start:end]):
+def typed_kind(text: str, start: int, end: int) -> str | None:
+    """The kind of the named place a grade at ``text[start:end]`` is said of
+    (高档型的北京贵都大酒店: 酒店); None if it is no grade before a name."""
+    if not _ZH_TYPE_IN.fullmatch(text, start, end):
         return None
     name = ZH_NAME.match(text, end + text.startswith("的", end))
-    return name.group() if name else None
+    if name is None:
+        return None
+    # the kind word it ends in, without a size (北京贵都大酒店: 酒店, as 舒适型酒店 says it)
+    kind = next((name.group()[k:] for k in range(len(name.group()))
+                 if _ZH_KIND.fullmatch(name.group(), k)), None)
+    return kind[1:] if kind and kind[0] == "大" and _ZH_KIND.fullmatch(kind, 1) else kind
 
 
 # the first characters of the kinds: one class tried before the ~100 words of the kinds
@@ -183,9 +193,11 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
         if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）" \
                 and (brand := _name_before(text, start - 1)) is not None:
             start, end = brand, end + 1  # 全聚德(王府井店): one name
-        if categories and (typed := _ZH_TYPE_OF.search(text, max(0, start - 4), start)):
+        if categories and (typed := _ZH_TYPE_OF.search(text, max(0, start - 4), start)) \
+                and not _ZH_GENERIC_PLACE.fullmatch(text, start, end):
             yield typed.span(1)  # 高档型的|北京贵都大酒店
-        elif categories and (typed := _ZH_TYPE_IN.match(text, start)) and end - typed.end() >= 3:
+        elif categories and (typed := _ZH_TYPE_IN.match(text, start)) and end - typed.end() >= 3 \
+                and not _ZH_GENERIC_PLACE.fullmatch(text, typed.end(), end):
             yield typed.span(1)  # 豪华型|北京天伦王朝酒店
             start = typed.end()
         if end - start >= 3:

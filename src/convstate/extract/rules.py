@@ -50,7 +50,7 @@ from .answers import Asks
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
-from .names import category_kind, find_names, typed_place
+from .names import category_kind, find_names, typed_kind
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
 from .settle import (
@@ -306,25 +306,31 @@ _LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以�
 LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
           "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
 _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
-# a date in the end role: when a stay, a rental or a trip ends ("until March 13th",
-# "return it on the 14th", "check out on Friday"); its key is "until", so that a later
-# end replaces the end and a later start the start ("from the 9th", "pick it up on the
-# 7th": "date"). English: "to" is left out ("change it to the 5th" moves a date, not an
-# end), as are Chinese ranges (两天都在一句里: said together, they stand together).
-_UNTIL_CUE = re.compile(
-    r"\b(?:until|till|til|through|thru|(?:return(?:ing)?|check(?:ing)?[- ]?out)(?: (?:it|the \w+))?"
-    r"(?: on| by)?|drop(?:ping)?(?: (?:it|the \w+))?[- ]?off(?: on| by)?"
-    r"|(?:end|return|drop-?off|check-?out) date(?: is| of)?)"
-    r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$", _I)
-# ... unless negated: "not until Friday", "I don't need it until Friday" say when it starts
-_UNTIL_NEGATED = re.compile(r"(?:\bnot|n[’']t|\bnever)\b[^,.;!?]*$", _I)
+# a date in the end role (the packs' "date_end": "until March 13th", "drop it off on
+# the 5th") has the key "until": a later end replaces the end, a later start ("from the
+# 7th") the start. English only so far: Chinese says the act after the date (3月6日还车).
+_END_REACH = 48  # characters before a date where its end cue is looked for
+
+
+def _ends_said_with(text: str, found: list[tuple[int, NewAnchor]]) -> None:
+    """A date right after an end date, said of it ("until Friday, March 13th", "until
+    Friday or Saturday"), is in the end role too."""
+    last_end = None
+    for start, a in sorted(found, key=lambda f: f[0]):
+        if a.kind != "date":
+            continue
+        if a.key == "date" and last_end is not None \
+                and C.date_end_more.fullmatch(text, last_end, start) is not None:
+            a.key = "until"
+        last_end = start + len(a.value) if a.key == "until" else None
 
 
 def _ends(text: str, start: int) -> bool:
-    """Whether the date at ``text[start:]`` is in the end role (``_UNTIL_CUE``)."""
-    cue = _UNTIL_CUE.search(text, max(0, start - 24), start)
-    return cue is not None and not _UNTIL_NEGATED.search(text, max(0, cue.start() - 40),
-                                                         cue.start())
+    """Whether the date at ``text[start:]`` is in the end role."""
+    lo = max(0, start - _END_REACH)
+    return C.date_end.search(text, lo, start) is not None \
+        and C.date_end_negated.search(text, lo, start) is None
+
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
 # category that matches, in this order: question, negative, constraint, preference,
@@ -553,6 +559,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                                                turns=[turn.index])))
         masked = _masked(masked, claimed)
         priced += claimed if kind == "amount" else ()
+    _ends_said_with(text, found)
     # a tool's record is data; a kind of place named is what the user asks for or what
     # the assistant says a place is (高档型的酒店)
     products = find_products(_masked(masked, priced, shown=text)) if turn.role != "tool" else []
@@ -595,15 +602,16 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     kind heading its phrase ("I need a Psychiatrist", "is there another SUV?"; not "a
     GUI library", "my car is a Toyota") or a type of place (经济型酒店: about 酒店, so one
     for a hotel and one for a restaurant stand together), unless the request adds one
-    more ("a Sprite too", 另外…); a type said of a named place (高档型的北京贵都大酒店),
-    about that place; or a name (which one: "Dr. Lee", 如家)."""
+    more ("a Sprite too", 另外…); a grade said of a named place (高档型的北京贵都大酒店),
+    about its kind; or a name (which one: "Dr. Lee", 如家)."""
     if C.address_role.search(text, max(0, start - _SEEK_REACH), start):
         return "address", None
     before = text[max(0, start - _ROLE_REACH):start]
     if C.locative.search(before):
         return "place", None
-    if place := typed_place(text, start, end):  # the type of that place, whoever says it
-        return "category", place
+    if kind := typed_kind(text, start, end):  # the grade of a named place (高档型的北京
+        # 贵都大酒店): about its kind, so what is sought next for that kind replaces it
+        return "category", kind
     of = category_kind(text[start:end])
     one_of_a_kind = C.indefinite.search(before) and C.phrase_end.match(text, end)
     if speaker != "user":  # the kind the assistant offers or says a place is, about no
@@ -615,9 +623,12 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
         return "names", None
     if of:
         return "category", of
-    sought = one_of_a_kind or C.indefinite.search(before) and C.kind_head.match(text, end)
-    if sought and C.seeks.search(text, max(first, start - _SEEK_REACH), start) \
-            or C.indefinite.search(before) and C.kind_taken.match(text, end):
+    head = C.kind_head.match(text, end) if C.indefinite.search(before) else None
+    seeks = C.seeks.search(text, max(first, start - _SEEK_REACH), start)
+    taken = C.indefinite.search(before) and C.kind_taken.match(text, head.end() if head else end)
+    # ... not refused ("I'm not happy with a Hatchback", "don't pick a Minivan")
+    if ((one_of_a_kind or head) and seeks or taken) \
+            and not C.negator.search(text, max(first, start - _SEEK_REACH), start):
         return "category", None
     return "names", None
 

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import CEILING_OF, COUNT_KEYS, SETTLED_KEYS, SLOT_KEYS
+from ..sections import CEILING_OF, COUNT_KEYS, SETTLED_KEYS, SLOT_KEYS, SLOT_OF
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -67,10 +67,11 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     offered: dict[str, list[str]] = {}
     for a in anchors:
         if a.key in SETTLED_KEYS:
-            offered.setdefault(a.key, []).append(a.value)
+            offered.setdefault(SLOT_OF.get(a.key, a.key), []).append(a.value)
     entries = [(e, key, value) for e in section_entries(index, "anchors")
                for key, value in [_asked(e)] if key in offered]
-    asking = {key for _, keys in offers(turn, anchors) for key in keys}  # the user's to take
+    asking = {SLOT_OF.get(key, key) for _, keys in offers(turn, anchors)
+              for key in keys}  # the user's to take
     mine = [x for x in entries if x[0].speaker == "user"]
     asked: dict[str, int] = {}  # each key's newest request
     for e, key, _ in mine:
@@ -92,21 +93,34 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     def said_back(key: str, value: str) -> bool:  # in the same words, or the same clock
         return normalize(value) in said or _same_clock(key, value, clocked)
 
+    # of two requests of a key asked together (a start and an end date), the one the
+    # failing turn names is the one that failed ("March 13th is not available")
+    named = {key for key, value in asked_at if normalize(value) in here}
     out, gone = [], set()
+    roles: dict[str, set[str]] = {}  # the keys of the values replaced, by their kind
     for e, key, value in mine:
         if e.turn != asked[key] and (key, value) not in asked_at \
                 and normalize(value) not in here:  # (没有500-600元的酒店: that one failed)
             continue  # an older request (another place's price), not named again, stands
         if not failed and normalize(value) in here:
             continue  # said back beside a contrast only: it stands
+        if key in named and normalize(value) not in here:
+            continue  # asked with the one that failed, not named: it stands
         instead = [v for v in offered[key] if not said_back(key, v)]
         if instead and not any(satisfies(value, v, _side(e)) for v in instead):
             if key not in asking:  # else the user's answer settles it (answer_offer)
                 out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
             gone.add(key)
+            roles.setdefault(key, set()).add(e.text.partition("=")[0])
     out += [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-            for e, key, _ in back if key in gone]
-    return [a for a in anchors if a.key not in gone or not said_back(a.key, a.value)], out
+            for e, key, value in back if key in gone
+            and (key not in named or normalize(value) in here)]
+    kept = [a for a in anchors if (kind := SLOT_OF.get(a.key, a.key)) not in gone
+            or not said_back(kind, a.value)]
+    # a value proposed instead takes the role of the one it replaces (an end date's)
+    return [a.model_copy(update={"key": next(iter(role))})
+            if len(role := roles.get(SLOT_OF.get(a.key, a.key), set())) == 1
+            and a.key not in role and role <= SLOT_OF.keys() else a for a in kept], out
 
 
 def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -416,10 +430,10 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             and not bounds.asks(start, end) and not C.condition.search(text[c[0]:start])]
     if not down:
         return list(anchors), []
-    gone = {(a.key, normalize(a.value)) for a in down}
+    gone = {(SLOT_OF.get(a.key, a.key), normalize(a.value)) for a in down}
     updates = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
                for e in section_entries(index, "anchors")
-               if (e.text.partition("=")[0], normalize(e.text.partition("=")[2])) in gone]
+               if (_asked(e)[0], normalize(e.text.partition("=")[2])) in gone]
     return [a for a in anchors if a not in down], updates
 
 
@@ -519,7 +533,7 @@ class _Bounds:
 def _kind(key: str, value: str) -> str:
     """What a correction or an offer replaces a value by: its key, and for a product its
     head (a plan corrects a plan, not the membership beside it; an add-on is no plan)."""
-    return f"{key}:{product_head(value)}" if key == "product" else key
+    return f"{key}:{product_head(value)}" if key == "product" else SLOT_OF.get(key, key)
 
 
 def satisfies(required: str, value: str, side: str | None = None) -> bool:
@@ -580,7 +594,8 @@ def _clock(value: str) -> str:
 def _asked(e: IndexEntry) -> tuple[str, str]:
     """An anchor entry's key, as what it asks of (a budget: amounts), and its value."""
     key, _, value = e.text.partition("=")
-    return CEILING_OF.get(key, key), value
+    key = CEILING_OF.get(key, key)
+    return SLOT_OF.get(key, key), value
 
 
 # a rating asked for is the least one wants (评分5分: 4分 does not meet it, 4.7分 meets 4.5分)

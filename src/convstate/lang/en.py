@@ -258,10 +258,31 @@ PACK = LanguagePack(
         "self_correction": r"\W*(?:(?:is|was|['’]s)\s+(?:wrong|incorrect|a typo)|sorry|I mean"
                            r"|I meant|no|correction|scratch that|make (?:it|that)|my (?:mistake"
                            r"|bad)|oops|or rather)\b",
-        # the user asking to try a failed request again, with what they change ("Can you
-        # try it again? SFO is fine too, at 2:45 PM"): those values replace the attempt's
-        "retry": r"\b(?:(?:try|book|do|reserve) (?:it |that |this )?(?:again|once more"
-                 r"|one more time|once again)|retry)\b",
+        # the user asking the assistant to try a failed request again, with what they
+        # change ("Can you try it again? SFO is fine too, at 2:45 PM"): those values
+        # replace the attempt's; matched from where a clause starts ("Should I try again
+        # later?", "Don't try again" ask for nothing)
+        "retry": r"(?:^|[.!?,;]\s*)(?:(?:ok(?:ay)?|yes|so|then|well),?\s+)?"
+                 r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
+                 r"(?:re-?try|try (?:\w+\s+){0,2}?(?:again|once more|one more time|once again))\b",
+        # a date in the end role, matched at the end of the text before it: when a stay, a
+        # rental or a trip ends ("until March 13th", "return the car on the 14th", "drop
+        # it off on", "check out of the hotel on", "return date: ...", "from the 3rd to");
+        # "to" alone moves a date ("change it to the 5th")
+        "date_end": r"(?:\b(?:until|till|til|through|thru)"
+                    r"|\b(?:return(?:ing)?|check(?:ing)?[- ]?out)"
+                    r"(?: (?:of )?(?:it|(?:the|my|our)(?: \w+){1,2}))?(?: on| by)?"
+                    r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
+                    r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
+                    r"|\bfrom\b[^,.;!?]{1,40}?\s(?:to|-|–))"
+                    r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
+        # ... but "not until Friday" and "I don't need it until Friday" say when it starts
+        # (not "I can't return it until Friday": the return is the end)
+        "date_end_negated": r"(?:\bnot|n['’]t(?!\s+(?:\w+\s+){0,2}?(?:return|drop|check)\b)"
+                            r"(?:\s+\w+){0,3})\s+(?:until|till|til)\s+$",
+        # ... and a date right after an end date, said of it ("until Friday, March 13th",
+        # "until Friday or Saturday")
+        "date_end_more": r"\s*(?:,\s*|\s+or\s+|\s+)(?:the\s+)?",  # (the whole gap)
         # a change of product: what follows is taken instead of one of its kind ("move me
         # to the Unlimited Elite plan", "upgrade to 1000M"); matched at the end of the text
         # before the product
@@ -284,7 +305,7 @@ PACK = LanguagePack(
         "seeks": r"\b(?:I(?: want| need| wish|['’]d like| would like)|look(?:ing)? for"
                  r"|find|search|recommend|book|reserve|is there|are there|any|what about"
                  r"|how about|try|get|do you have|(?:fine|ok(?:ay)?|happy|go) with|prefer"
-                 r"|choose|pick|take|I['’]ll have|give me)\b",
+                 r"|choose)\b",
         # ... or takes one of a kind said right before ("a SUV is fine", "a sedan works")
         "kind_taken": r"\s+(?:is|would be|will be|sounds|seems) (?:fine|good|ok|okay|great"
                       r"|perfect|better)\b|\s+works\b",
