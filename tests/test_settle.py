@@ -944,3 +944,63 @@ def test_a_grade_is_split_from_a_name_only(text, kinds) -> None:
 ])
 def test_a_kind_taken_or_sought_with_a_bare_head_is_a_category(turns, kinds) -> None:
     assert active(said(*turns), "category") == kinds
+
+
+_RANGE = [("user", "I need a rental car in Boston from March 3rd until March 13th."),
+          ("assistant", "Sure, a car from March 3rd until March 13th. Shall I book it?")]
+
+
+@pytest.mark.parametrize("turns, dates, ends", [
+    # a correction of one end of a range leaves the other
+    (_RANGE + [("user", "Actually, I'll return it on the 14th.")], ["March 3rd"] * 2,
+     ["the 14th"]),
+    (_RANGE + [("user", "No, pick it up on March 4th.")], ["March 4th"],
+     ["March 13th"] * 2),
+    # a date with no role after an end said alone changes that end; said with a start's
+    # act, it is the start
+    ([("user", "I need a hotel in Boston until Friday."), ("assistant", "Sure."),
+      ("user", "Sorry, I meant Saturday.")], [], ["Saturday"]),
+    ([("user", "I will return the car on the 14th of March."), ("assistant", "OK."),
+      ("user", "I want to pick the car up on March 12th.")], ["March 12th"],
+     ["14th of March"]),
+    # an end date proposed and taken stays the end; the start stays
+    ([("user", "I need a car from March 3rd until March 13th."),
+      ("assistant", "Sorry, March 13th is not available. Would March 12th work?"),
+      ("user", "Yes, March 12th works.")], ["March 3rd"], ["March 12th"]),
+    # a booking moved "from Monday to Tuesday" has no end
+    ([("user", "Book a haircut at Supercuts on Monday at 3 pm."),
+      ("assistant", "Booked for Monday at 3 pm."),
+      ("user", "Can you move it from Monday to Tuesday?"), ("assistant", "Done."),
+      ("user", "Hmm, what about Wednesday?")], ["Wednesday"], []),
+    # a start negated a few words before "until"
+    ([("user", "I won't be able to pick it up until Friday, and I'll return it on Monday."),
+      ("assistant", "Noted."), ("user", "Actually, I'll return it on Tuesday.")],
+     ["Friday"], ["Tuesday"]),
+])
+def test_a_start_and_an_end_are_changed_apart(turns, dates, ends) -> None:
+    mem = said(*turns)
+    assert sorted(active(mem, "date")) == sorted(dates)
+    assert sorted(active(mem, "until")) == sorted(ends)
+
+
+def test_a_retry_leaves_what_was_offered_elsewhere() -> None:
+    mem = said(("user", "Book a table at Nopa at 7 pm."),
+               ("assistant", "Nopa is full at 7 pm. Zuni Cafe has tables at 6 pm and 9 pm."),
+               ("user", "Please try again at 8 pm."))
+    assert sorted(active(mem, "time")) == ["6 pm", "8 pm", "9 pm"]
+
+
+def test_a_kind_picked_after_it_was_offered_stays() -> None:
+    """The user's pick ("The SUV, please.") is no passing mention of the kind the
+    assistant offered: a new kind sought replaces the offer, not the pick."""
+    mem = said(("user", "I need a car in Denver."),
+               ("assistant", "We have a Sedan for $80 and a SUV for $60."),
+               ("user", "The SUV, please."), ("assistant", "Great."),
+               ("user", "Also, is there a Minivan?"))
+    assert "SUV" in active(mem, "names")
+
+
+def test_a_grade_is_of_a_kind_whatever_its_size() -> None:
+    mem = said(("user", "我想住高档型的北京贵都大酒店"), ("assistant", "好的。"),
+               ("user", "算了，我想要经济型大酒店"))
+    assert active(mem, "category") == ["经济型大酒店"]

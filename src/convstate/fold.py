@@ -626,8 +626,10 @@ def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
         # the value replaced; a named thing's facts go with it (a category, 经济型酒店,
         # names no one thing)
         if a.key == "names" and a.kind == "name":
+            # (the user's said after the kind is a pick: "The SUV, please.")
             name = gone.get(normalize(a.value))
-            name = name if name is not None and name.key == "category" else None
+            name = name if name is not None and name.key == "category" and (
+                a.speaker != "user" or a.last_turn <= name.last_turn) else None
         elif a.subject and a.speaker in ("assistant", "tool"):
             name = gone.get(normalize(a.subject))
             name = None if name is None or name.key == "category" else name

@@ -142,8 +142,14 @@ def category_kind(name: str) -> str | None:
     高档型的酒店: 酒店; 中式餐厅: 餐厅); None for a name of which place."""
     kind = _ZH_KIND_AFTER_TYPE.search(name)
     if kind and (_ZH_CATEGORY.fullmatch(name) or _ZH_CATEGORY_OF.fullmatch(name)):
-        return kind.group(1)
+        return _unsized(kind.group(1))
     return None
+
+
+def _unsized(kind: str) -> str:
+    """A kind word without its size (大酒店: 酒店), so that 经济型大酒店 and 舒适型酒店 are
+    of one kind."""
+    return kind[1:] if kind[0] == "大" and _ZH_KIND.fullmatch(kind, 1) else kind
 
 
 def typed_kind(text: str, start: int, end: int) -> str | None:
@@ -157,7 +163,7 @@ def typed_kind(text: str, start: int, end: int) -> str | None:
     # the kind word it ends in, without a size (北京贵都大酒店: 酒店, as 舒适型酒店 says it)
     kind = next((name.group()[k:] for k in range(len(name.group()))
                  if _ZH_KIND.fullmatch(name.group(), k)), None)
-    return kind[1:] if kind and kind[0] == "大" and _ZH_KIND.fullmatch(kind, 1) else kind
+    return _unsized(kind) if kind else None
 
 
 # the first characters of the kinds: one class tried before the ~100 words of the kinds

@@ -40,6 +40,7 @@ from ..sections import (
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
+    SLOT_OF,
     AnchorKind,
     text_of,
 )
@@ -312,6 +313,31 @@ _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more
 _END_REACH = 48  # characters before a date where its end cue is looked for
 
 
+def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry],
+                      delta: StateDelta, batch: Sequence[Turn]) -> list[NewAnchor]:
+    """A value said with no role takes the role of a live value of its kind (``SLOT_OF``)
+    that it says again ("Would March 12th work?" for the end, "Yes, March 12th works."),
+    or, from the user, that it changes where the user gave that role alone ("until
+    Friday", then "Sorry, I meant Saturday"; not "I'll pick it up on the 12th"): so it
+    does not replace the start."""
+    kinds = set(SLOT_OF.values())
+    if not any(a.key in kinds for a in anchors):
+        return anchors
+    live = [(e.text.partition("=")[0], e.text.partition("=")[2], e.speaker)
+            for e in section_entries(index, "anchors") if e.status == "active"]
+    roles = {t.index: t.role for t in batch}  # (this batch's values: not in the index yet)
+    live += [(a.key, a.value, roles.get(a.turns[0])) for a in delta.anchors]
+    said = {(SLOT_OF[key], normalize(value)): key for key, value, _ in live if key in SLOT_OF}
+    mine = {key for key, _, speaker in live if speaker == "user"}
+    alone = {kind: role for role, kind in SLOT_OF.items()
+             if turn.role == "user" and role in mine and kind not in mine}
+    text = turn.text
+    return [a.model_copy(update={"key": role}) if (role := said.get((a.key, normalize(a.value)))
+            or (alone.get(a.key) if not C.date_start.search(
+                text, max(0, (at := max(text.find(a.value), 0)) - _END_REACH), at) else None))
+            else a for a in anchors]
+
+
 def _ends_said_with(text: str, found: list[tuple[int, NewAnchor]]) -> None:
     """A date right after an end date, said of it ("until Friday, March 13th", "until
     Friday or Saturday"), is in the end role too."""
@@ -390,6 +416,7 @@ class RuleExtractor(BaseExtractor):
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
+            anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
             delta.updates.extend(down)

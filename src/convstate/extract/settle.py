@@ -385,9 +385,13 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         first, last = bounds.clause(start, end)
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
-            new.setdefault(_kind(a.key, a.value), set()).add(normalize(a.value))
-    entries = [(e, _kind(key, value), value) for e in index
-               for key, _, value in [e.text.partition("=")] if _kind(key, value) in new]
+            new.setdefault(_role(a.key, a.value), set()).add(normalize(a.value))
+    before = {_role(*e.text.partition("=")[::2]) for e in index if e.turn == turn.index - 1}
+    for key, role in SLOT_OF.items():  # a date said with no role corrects the end said
+        if role in new and role not in before and key not in new:  # back alone
+            new[key] = new[role]
+    entries = [(e, _role(key, value), value) for e in index
+               for key, _, value in [e.text.partition("=")] if _role(key, value) in new]
     wrong = {(key, normalize(value)) for e, key, value in entries
              if e.turn == turn.index - 1 and normalize(value) not in new[key]}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
@@ -480,9 +484,20 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
                if e.status == "active" and e.text.partition("=")[0] in new]
     since = {key: max((e.turn or 0 for e, k, _ in entries if k == key and e.speaker == "user"),
                       default=turn.index) for key in new}  # (none asked: nothing to replace)
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-            for e, key, value in entries
+    gone = [(e, key, value) for e, key, value in entries
             if (e.turn or 0) >= since[key] and normalize(value) not in new[key]]
+    # the assistant's: its reading back of the attempt (13:45 said back as 1:45 PM), not
+    # what it offered elsewhere ("Zuni Cafe has tables at 6 pm and 9 pm")
+    asked = {(key, _numbers(key, value)) for e, key, value in gone if e.speaker == "user"}
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value in gone
+            if e.speaker == "user" or (key, _numbers(key, value)) in asked]
+
+
+def _numbers(key: str, value: str) -> tuple[int, ...]:
+    """The numbers a value says, a time's hour on a 12-hour clock (13:45 and 1:45 PM say
+    the same)."""
+    numbers = tuple(int(n) for n in _NUMBER.findall(value) if "." not in n)
+    return (numbers[0] % 12, *numbers[1:]) if key == "time" and numbers else numbers
 
 
 def _placed(text: str, anchors: Sequence[NewAnchor]) -> list[tuple[NewAnchor, int, int]]:
@@ -530,10 +545,17 @@ class _Bounds:
         return first, breaks[after][1] if closed else breaks[after][0]
 
 
+def _role(key: str, value: str) -> str:
+    """What a correction replaces a value by: its key (an end date's, "until": the start
+    said back stays), and for a product its head (a plan corrects a plan, not the
+    membership beside it; an add-on is no plan)."""
+    return f"{key}:{product_head(value)}" if key == "product" else key
+
+
 def _kind(key: str, value: str) -> str:
-    """What a correction or an offer replaces a value by: its key, and for a product its
-    head (a plan corrects a plan, not the membership beside it; an add-on is no plan)."""
-    return f"{key}:{product_head(value)}" if key == "product" else SLOT_OF.get(key, key)
+    """What an offer settles a value by: its role's kind (an end date is a date: "Would
+    March 12th work?" settles the end that failed)."""
+    return SLOT_OF.get(key, key) if key in SLOT_OF else _role(key, value)
 
 
 def satisfies(required: str, value: str, side: str | None = None) -> bool:

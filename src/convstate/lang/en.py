@@ -276,10 +276,21 @@ PACK = LanguagePack(
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
                     r"|\bfrom\b[^,.;!?]{1,40}?\s(?:to|-|–))"
                     r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
-        # ... but "not until Friday" and "I don't need it until Friday" say when it starts
-        # (not "I can't return it until Friday": the return is the end)
-        "date_end_negated": r"(?:\bnot|n['’]t(?!\s+(?:\w+\s+){0,2}?(?:return|drop|check)\b)"
-                            r"(?:\s+\w+){0,3})\s+(?:until|till|til)\s+$",
+        # ... but "not until Friday" and "I won't be able to pick it up until Friday" say
+        # when it starts (not "I can't return it until Friday": the return is the end)
+        "date_end_negated": r"(?:\bnot|n['’]t(?!\s+(?:\w+\s+){0,5}?(?:return|drop|check)\b)"
+                            r"(?:\s+\w+){0,6})\s+(?:until|till|til)\s+$"
+                            # ... nor "from" after a verb that moves a booking ("move it
+                            # from Monday to Tuesday": Tuesday is the new date)
+                            r"|\b(?:mov|chang|switch|reschedul|push|shift)\w*\b[^,.;!?]{0,30}"
+                            r"\bfrom\b[^,.;!?]{1,40}?\s(?:to|-|–)\s+(?:on\s+)?"
+                            r"(?:(?:the|this|next|coming)\s+)?$",
+        # a date said with the act that starts a stay or a rental ("pick it up on", "from",
+        # "check in on"): never an end said again
+        "date_start": r"\b(?:from|starting|start|begin(?:ning)?|pick(?:ing)?"
+                      r"(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?up|check(?:ing)?[- ]?in"
+                      r"|arriv\w*|depart\w*|leav\w*)(?: on| at| by)?"
+                      r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
         # ... and a date right after an end date, said of it ("until Friday, March 13th",
         # "until Friday or Saturday")
         "date_end_more": r"\s*(?:,\s*|\s+or\s+|\s+)(?:the\s+)?",  # (the whole gap)
