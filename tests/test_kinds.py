@@ -59,6 +59,7 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("请告诉我您的收货地址", "好的，是上海市浦东新区张江路88号", "address",
      "上海市浦东新区张江路88号"),
     ("您的订单号是多少？", "13812345678", "order_id", "13812345678"),  # the question is the cue
+    ("What is your booking number?", "It's BK-88213", "order_id", "BK-88213"),
 ])
 def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
         batch: int, question: str, answer: str, key: str, value: str) -> None:
@@ -140,6 +141,10 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
     ("tracking number: 1Z999AA10123456784", "tracking_number", "1Z999AA10123456784"),
     ("账号是 zhangwei_88", "account", "zhangwei_88"),
     ("Username: cminh730", "account", "cminh730"),
+    # a booking's number is its order's
+    ("Your confirmation number is CP-88213.", "order_id", "CP-88213"),
+    ("My reservation code is XK7TQ2.", "order_id", "XK7TQ2"),
+    ("预订号是YD2024031501。", "order_id", "YD2024031501"),
 ])
 def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> None:
     found = [(a.kind, a.key, a.value) for a in find_anchors(Turn(index=0, role="user",

@@ -40,7 +40,8 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
     ("ticket_id", TICKET_CUE),
     ("tracking_number", r"快递单号|运单号|物流单号|包裹单号|tracking\s*(?:number|no\.?|id|code|#)?"
                         r"|waybill"),
-    ("order_id", r"订单号|订单编号|order\s*(?:number|no\.?|id|#)"),
+    ("order_id", r"订单号|订单编号|预订号|预约号|确认号|order\s*(?:number|no\.?|id|#)"
+                 r"|(?:booking|confirmation|reservation)\s*(?:number|no\.?|code|id|#)"),
     ("account", r"账号|帐号|账户|帐户|会员号|用户名|account\s*(?:number|no\.?|id|name)"
                 r"|user\s?name|user\s?id|log\s?in\s+(?:id|name)|member(?:ship)?\s+(?:number|id)"),
     ("email", r"邮箱|电子邮件|邮件地址|e-?mail(?:\s+address)?"),
@@ -55,7 +56,8 @@ _ASKED = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), _I)
 # name no such value, and a substring test costs a fraction of the patterns' scan.
 CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员号",
              "ticket", "case", "complaint", "claim", "incident", "rma", "return", "request",
-             "ref", "track", "waybill", "order", "account", "user", "log", "member", "mail",
+             "ref", "track", "waybill", "order", "booking", "confirmation", "reservation",
+             "预订", "预约", "确认号", "account", "user", "log", "member", "mail",
              "phone", "mobile", "cell", "contact", "callback", "address")
 
 

@@ -166,7 +166,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     # 投诉单号: a ticket, before any 单号
     ("ticket_id", "ticket_id", _needs(TICKET_WORDS, _numeric(TICKET_ID)), 1),
     ("order_id", "order_id", _numeric(re.compile(
-        r"(?:订单号|订单编号|单号|订单|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?)"
+        # (a booking's number is its order's: "confirmation number CP-88213", 预订号)
+        r"(?:订单号|订单编号|单号|订单|预订号|预约号|确认号|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?"
+        r"|(?:booking|confirmation|reservation)\s*+(?:numbers?|nos?\.?|codes?|ids?|#))"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
         rf"({_ORDER_ID})", _I)), 1),
     ("account", "account", _needs(("账号", "账户", "会员号", "用户名", "account", "user"),
