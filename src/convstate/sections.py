@@ -281,6 +281,11 @@ CEILING_OF = {"budget": "amount"}
 SLOT_OF = {"until": "date"}
 
 
+def slot_of(key: str) -> str:
+    """The kind a key's values are of (an end date's: a date); any other key's, its own."""
+    return SLOT_OF.get(key, key)
+
+
 # A key's newest values, at most this many, are live; older ones (a session that has named
 # hundreds of orders) are retired: kept in the state and its history, not shown, not in
 # the rows a fold ranks nor the index an extractor reads; live again when said again. The

@@ -130,7 +130,7 @@ _ZH_KIND_AFTER_TYPE = re.compile(rf"[型式类档级]的?({_ZH_KINDS})$")
 # any word before 型 would split names (造型工作室, 新型材料展览馆)
 _ZH_TYPE = r"(?:经济|舒适|高档|中档|低档|豪华|奢华|标准|普通|精品)型"
 _ZH_TYPE_OF = re.compile(rf"({_ZH_TYPE})的$")
-_ZH_TYPE_IN = re.compile(rf"({_ZH_TYPE})")
+_ZH_TYPE_IN = re.compile(_ZH_TYPE)
 # ... not a kind of place with a word or two before it (豪华型大酒店, 经济型快捷酒店): a
 # category whole
 _ZH_GENERIC_PLACE = re.compile(
@@ -204,7 +204,7 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
             yield typed.span(1)  # 高档型的|北京贵都大酒店
         elif categories and (typed := _ZH_TYPE_IN.match(text, start)) and end - typed.end() >= 3 \
                 and not _ZH_GENERIC_PLACE.fullmatch(text, typed.end(), end):
-            yield typed.span(1)  # 豪华型|北京天伦王朝酒店
+            yield typed.span()  # 豪华型|北京天伦王朝酒店
             start = typed.end()
         if end - start >= 3:
             yield start, end

@@ -325,24 +325,30 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     kinds = set(SLOT_OF.values())
     if not any(a.key in kinds for a in anchors):
         return anchors
-    live = [(e.text.partition("=")[0], e.text.partition("=")[2], e.speaker)
+    live = [(*e.text.partition("=")[::2], e.speaker)
             for e in section_entries(index, "anchors") if e.status == "active"]
-    roles = {t.index: t.role for t in batch}  # (this batch's values: not in the index yet)
-    live += [(a.key, a.value, roles.get(a.turns[0])) for a in delta.anchors]
+    speakers = {t.index: t.role for t in batch}  # (this batch's values: not in the index yet)
+    live += [(a.key, a.value, speakers.get(a.turns[0])) for a in delta.anchors]
     said = {(SLOT_OF[key], normalize(value)): key for key, value, _ in live if key in SLOT_OF}
     mine = {key for key, _, speaker in live if speaker == "user"}
     alone = {kind: role for role, kind in SLOT_OF.items()
              if turn.role == "user" and role in mine and kind not in mine}
-    text = turn.text
-    return [a.model_copy(update={"key": role}) if (role := said.get((a.key, normalize(a.value)))
-            or (alone.get(a.key) if not C.date_start.search(
-                text, max(0, (at := max(text.find(a.value), 0)) - _END_REACH), at) else None))
-            else a for a in anchors]
+    out = []
+    for a in anchors:
+        role = said.get((a.key, normalize(a.value)))
+        if role is None and a.key in alone:
+            at = max(turn.text.find(a.value), 0)
+            if not C.date_start.search(turn.text, max(0, at - _END_REACH), at):
+                role = alone[a.key]
+        out.append(a if role is None else a.model_copy(update={"key": role}))
+    return out
 
 
 def _ends_said_with(text: str, found: list[tuple[int, NewAnchor]]) -> None:
     """A date right after an end date, said of it ("until Friday, March 13th", "until
     Friday or Saturday"), is in the end role too."""
+    if not any(a.key == "until" for _, a in found):
+        return  # (most turns)
     last_end = None
     for start, a in sorted(found, key=lambda f: f[0]):
         if a.kind != "date":
@@ -642,7 +648,8 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
         # 贵都大酒店): about its kind, so what is sought next for that kind replaces it
         return "category", kind
     of = category_kind(text[start:end])
-    one_of_a_kind = C.indefinite.search(before) and C.phrase_end.match(text, end)
+    indefinite = C.indefinite.search(before) is not None
+    one_of_a_kind = indefinite and C.phrase_end.match(text, end)
     if speaker != "user":  # the kind the assistant offers or says a place is, about no
         # kind in particular: what the user seeks next replaces it, the assistant's own
         # kinds of two places stand together (如家是经济型酒店, 全季是舒适型酒店)
@@ -652,9 +659,9 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
         return "names", None
     if of:
         return "category", of
-    head = C.kind_head.match(text, end) if C.indefinite.search(before) else None
+    head = C.kind_head.match(text, end) if indefinite else None
     seeks = C.seeks.search(text, max(first, start - _SEEK_REACH), start)
-    taken = C.indefinite.search(before) and C.kind_taken.match(text, head.end() if head else end)
+    taken = indefinite and C.kind_taken.match(text, head.end() if head else end)
     # ... not refused ("I'm not happy with a Hatchback", "don't pick a Minivan")
     if ((one_of_a_kind or head) and seeks or taken) \
             and not C.negator.search(text, max(first, start - _SEEK_REACH), start):

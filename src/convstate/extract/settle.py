@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import CEILING_OF, COUNT_KEYS, SETTLED_KEYS, SLOT_KEYS, SLOT_OF
+from ..sections import CEILING_OF, COUNT_KEYS, SETTLED_KEYS, SLOT_KEYS, SLOT_OF, slot_of
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -67,11 +67,10 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     offered: dict[str, list[str]] = {}
     for a in anchors:
         if a.key in SETTLED_KEYS:
-            offered.setdefault(SLOT_OF.get(a.key, a.key), []).append(a.value)
+            offered.setdefault(slot_of(a.key), []).append(a.value)
     entries = [(e, key, value) for e in section_entries(index, "anchors")
                for key, value in [_asked(e)] if key in offered]
-    asking = {SLOT_OF.get(key, key) for _, keys in offers(turn, anchors)
-              for key in keys}  # the user's to take
+    asking = {slot_of(key) for _, keys in offers(turn, anchors) for key in keys}  # theirs
     mine = [x for x in entries if x[0].speaker == "user"]
     asked: dict[str, int] = {}  # each key's newest request
     for e, key, _ in mine:
@@ -115,12 +114,17 @@ def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[I
     out += [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
             for e, key, value in back if key in gone
             and (key not in named or normalize(value) in here)]
-    kept = [a for a in anchors if (kind := SLOT_OF.get(a.key, a.key)) not in gone
-            or not said_back(kind, a.value)]
-    # a value proposed instead takes the role of the one it replaces (an end date's)
-    return [a.model_copy(update={"key": next(iter(role))})
-            if len(role := roles.get(SLOT_OF.get(a.key, a.key), set())) == 1
-            and a.key not in role and role <= SLOT_OF.keys() else a for a in kept], out
+    kept = []
+    for a in anchors:
+        kind = slot_of(a.key)
+        if kind in gone and said_back(kind, a.value):
+            continue  # the failed value said back
+        # a value proposed instead takes the role of the one it replaces (an end date's)
+        replaced = roles.get(kind, set())
+        if len(replaced) == 1 and (role := next(iter(replaced))) in SLOT_OF and role != a.key:
+            a = a.model_copy(update={"key": role})
+        kept.append(a)
+    return kept, out
 
 
 def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -387,9 +391,9 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
                                                 end - first) != "refused":
             new.setdefault(_role(a.key, a.value), set()).add(normalize(a.value))
     before = {_role(*e.text.partition("=")[::2]) for e in index if e.turn == turn.index - 1}
-    for key, role in SLOT_OF.items():  # a date said with no role corrects the end said
-        if role in new and role not in before and key not in new:  # back alone
-            new[key] = new[role]
+    for role, kind in SLOT_OF.items():  # a date said with no role corrects the end said
+        if kind in new and kind not in before and role not in new:  # back alone
+            new[role] = new[kind]
     entries = [(e, _role(key, value), value) for e in index
                for key, _, value in [e.text.partition("=")] if _role(key, value) in new]
     wrong = {(key, normalize(value)) for e, key, value in entries
@@ -434,7 +438,7 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             and not bounds.asks(start, end) and not C.condition.search(text[c[0]:start])]
     if not down:
         return list(anchors), []
-    gone = {(SLOT_OF.get(a.key, a.key), normalize(a.value)) for a in down}
+    gone = {(slot_of(a.key), normalize(a.value)) for a in down}
     updates = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
                for e in section_entries(index, "anchors")
                if (_asked(e)[0], normalize(e.text.partition("=")[2])) in gone]
@@ -555,7 +559,7 @@ def _role(key: str, value: str) -> str:
 def _kind(key: str, value: str) -> str:
     """What an offer settles a value by: its role's kind (an end date is a date: "Would
     March 12th work?" settles the end that failed)."""
-    return SLOT_OF.get(key, key) if key in SLOT_OF else _role(key, value)
+    return slot_of(key) if key in SLOT_OF else _role(key, value)
 
 
 def satisfies(required: str, value: str, side: str | None = None) -> bool:
@@ -616,8 +620,7 @@ def _clock(value: str) -> str:
 def _asked(e: IndexEntry) -> tuple[str, str]:
     """An anchor entry's key, as what it asks of (a budget: amounts), and its value."""
     key, _, value = e.text.partition("=")
-    key = CEILING_OF.get(key, key)
-    return SLOT_OF.get(key, key), value
+    return slot_of(CEILING_OF.get(key, key)), value
 
 
 # a rating asked for is the least one wants (评分5分: 4分 does not meet it, 4.7分 meets 4.5分)
