@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from convstate import ConversationMemory, InMemoryStore
+from convstate.extract.names import find_names
 from convstate.extract.settle import satisfies
 
 
@@ -330,6 +331,19 @@ def test_a_new_search_inside_a_place_replaces_the_old_one() -> None:
     mem = said(("user", "Find diners in San Jose."),
                ("user", "Get diners inside Morgan Hill that offer pasta."))
     assert active(mem, "place") == ["Morgan Hill"]
+
+
+def test_a_place_with_its_region_code_is_one_name() -> None:
+    """"Seattle, WA" is one place (a name, a comma, a two-letter region code), so the
+    value a later search replaces is the whole of it; a code that is a word ("OK", "IT")
+    ends no name."""
+    mem = said(("user", "Are there any events on March 7th in Seattle, WA?"),
+               ("assistant", "Which kind of event?"),
+               ("user", "Actually, look in Vancouver, BC instead."))
+    assert {h.value: h.status for h in mem.state.history("place")} \
+        == {"Seattle, WA": "superseded", "Vancouver, BC": "active"}
+    assert [t[s:e] for t in ["Thanks John, OK I will."] for s, e in find_names(t)] \
+        == ["John"]
 
 
 def test_what_is_sought_is_replaced_by_what_is_sought_next() -> None:
