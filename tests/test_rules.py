@@ -48,6 +48,11 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("评分4.5分以上", ("rating", "4.5分以上")),
     ("游玩2小时 - 3小时", ("duration", "2小时 - 3小时")),
     ("I moved to 100 Masonic Avenue last year", ("address", "100 Masonic Avenue")),
+    # a street address with the town, state and ZIP code after it, whole; a name after
+    # the street is no town ("…, Bob will sign")
+    ("Ship it to 742 Evergreen Terrace, Springfield, IL 62704.",
+     ("address", "742 Evergreen Terrace, Springfield, IL 62704")),
+    ("Send it to 200 Main Street, Bob will sign.", ("address", "200 Main Street")),
     ("on the 12th of this month", ("date", "12th of this month")),
     ("maybe Friday next week", ("date", "Friday next week")),
     ("联系电话是88204686！", ("phone", "88204686")),

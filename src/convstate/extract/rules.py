@@ -275,8 +275,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # Nicole", "…, correct?")
         r"(?=,?\s+(?i:with|to|for|and|from|by|please|correct|right)\b|[.;!?\n]|$)"
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
-        r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr"
-        r"|Boulevard|Blvd|Lane|Ln|Way|Court|Ct|Place|Pl)\b\.?)")), -1),
+        r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Boulevard|Blvd|Lane|Ln|Way|Court|Ct"
+        r"|Place|Pl|Terrace|Ter|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Plaza)\b\.?"
+        # and the town, state and ZIP code after it ("…, Springfield, IL 62704")
+        r"(?:,\s*+[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+){0,2},?\s[A-Z]{2}(?:\s\d{5}(?:-\d{4})?)?"
+        r"(?![\w-]))?)")), -1),
     ("other", "count", _needs(_COUNTED_WORDS, re.compile(  # how many of a thing a user
         # wants: "for 3 people", "3 tickets please", "two bedrooms", "a table for 4 (people)"
         # (the key is the thing: count_key); not one that refers to some ("the 2 beds", "my
