@@ -117,6 +117,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会给您发一封确认邮件。", "我刚刚给您发了邮件。"),
     ("I'll have a new card mailed to you.", "Your new card was mailed yesterday."),
     ("I'll reset your voicemail PIN now.", "Your voicemail PIN has been reset."),
+    # a text or a message sends a thing: the sending of it reports it
+    ("I'll text you a confirmation once it is booked.", "I've sent the confirmation text."),
+    ("I'll message you the tracking link.", "I've sent you the tracking link."),
     ("我们会在3个工作日内为您退款。", "退款已经办理完成。"),
     ("我们将于3个工作日内为您退款。", "退款已原路退回。"),
 ])
@@ -154,6 +157,9 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                  # two words in common, not the same act
                  [("assistant", "I will refund the return shipping fee."),
                   ("assistant", "The return label for the shipping has been printed.")],
+                 # a text is no call
+                 [("assistant", "I'll text you when the courier leaves."),
+                  ("assistant", "I called the courier.")],
                  # the user's "I sent" is not the assistant's sending
                  [("assistant", "I'll send you the invoice."),
                   ("user", "I sent you the invoice already.")]):

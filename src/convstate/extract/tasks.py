@@ -1,7 +1,7 @@
 """Task lifecycle by grammar (zh + en): a promise opens a task, a later report of the
 same act closes it.
 
-A task is an **act**: the classes of its verbs (send ~ email ~ mail; 发 ~ 寄 ~ 发送) and
+A task is an **act**: the classes of its verbs (send ~ email ~ mail ~ text; 发 ~ 寄 ~ 发送) and
 the content words of what it is done to ("return label"; 退货标签). The grammar reads:
 
 - a **promise**: a subject who can owe an act — I, we; on the assistant's side a team

@@ -394,10 +394,10 @@ PACK = LanguagePack(
         # verbs that name the same act, the first word naming the class; a phrasal verb
         # joins its particle with "_"
         "verb_classes":
-            "send resend email e-mail mail ship post forward dispatch deliver upload attach provide"
-            " go_out;"
+            "send resend email e-mail mail text message ship post forward dispatch deliver upload"
+            " attach provide go_out;"
             " call ring phone contact reach reach_out get_back call_back follow_up respond"
-            " reply text touch;"
+            " reply touch;"
             " refund reimburse repay credit;"
             " arrange schedule book reschedule set_up;"
             " submit file lodge raise log request ask_for apply_for escalate;"
