@@ -858,6 +858,26 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
      ["Monday"], ["Friday"]),
     ([("user", "Pick it up on Monday."), ("user", "I can't return it until Friday.")],
      ["Monday"], ["Friday"]),
+    # a range whose dates carry their weekdays
+    ([("user", "I need a car from Wednesday, March 3rd to Friday, March 5th.")],
+     ["March 3rd", "Wednesday"], ["Friday", "March 5th"]),
+    # Chinese: the second date of a range, or one before the act that ends the stay
+    ([("user", "我想订3月3日到3月5日的酒店。")], ["3月3日"], ["3月5日"]),
+    ([("user", "我想3月3日租车，3月6日还车。")], ["3月3日"], ["3月6日"]),
+    # the answer to the assistant's question for the end is an end, not a new start
+    ([("user", "I need a rental car starting March 3rd."),
+      ("assistant", "Until when do you need the car?"), ("user", "March 13th.")],
+     ["March 3rd"], ["March 13th"]),
+    ([("user", "Book me a hotel from the 3rd."), ("assistant", "And the check-out date?"),
+      ("user", "The 6th.")], ["the 3rd"], ["The 6th"]),
+    ([("user", "我想3月3日租车。"), ("assistant", "请问您什么时候还车？"), ("user", "3月6日。")],
+     ["3月3日"], ["3月6日"]),
+    # ... unless the answer says it starts then
+    ([("user", "I need a rental car starting March 3rd."),
+      ("assistant", "When will you return it?"),
+      ("user", "Actually I'll pick it up on March 4th.")], ["March 4th"], []),
+    ([("user", "我想3月3日租车。"), ("assistant", "请问您什么时候还车？"),
+      ("user", "改到3月4日取车吧。")], ["3月4日"], []),
 ])
 def test_an_end_date_replaces_the_end_and_a_start_the_start(turns, dates, ends) -> None:
     mem = said(*turns)

@@ -34,12 +34,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..delta import ItemUpdate, NewAnchor, NewTask, StateDelta
+from ..lang import Cues
 from ..sections import AnchorKind
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
 from .kinds import ASKED, asked_kinds, names_a_kind
+from .negation import question as asked
 
+C = Cues()
 _ID = r"(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){5,39}"
 # The shape of a value with no cue, per kind: whole tokens (no letter, digit, "@" or
 # joiner around them).
@@ -83,6 +86,7 @@ class _Ask:
     task: NewTask | None = None  # this batch's task
     task_id: str | None = None  # the index's
     given: set[str] = field(default_factory=set)
+    role: str | None = None  # the key its answer takes ("until": when a rental ends)
 
     def open(self, updates: Sequence[ItemUpdate]) -> bool:
         if self.task is not None:
@@ -101,12 +105,18 @@ class Asks:
         self.asks: list[_Ask] = []
         latest: dict[str, int] | None = None  # each anchor key's latest turn, if asked
         for e in section_entries(index, "open_tasks"):
-            if e.owner == "user" and e.status == "open" \
-                    and e.turn is not None and (kinds := asked_kinds(e.text, owed=True)):
+            if e.owner != "user" or e.status != "open" or e.turn is None:
+                continue
+            kinds, role = asked_kinds(e.text, owed=True), None
+            if not kinds and C.asks_end.search(e.text):
+                kinds, role = ["date"], "until"
+            if kinds:
                 if latest is None:
                     latest = _latest_turns(index)
-                ask = _Ask(kinds, e.turn, task_id=e.id)
+                ask = _Ask(kinds, e.turn, task_id=e.id, role=role)
                 ask.given = {k for k, t in latest.items() if t > ask.turn}
+                if role is not None and latest.get(role, -1) > ask.turn:
+                    ask.given.add("date")
                 self.asks.append(ask)
         self.asks.sort(key=lambda a: a.turn)
 
@@ -119,8 +129,14 @@ class Asks:
         if turn.role != "user" or not turn.content or not live:
             return anchors
         out = list(anchors)
-        for a in out:
+        for k, a in enumerate(out):
             for ask in live:
+                if ask.role is not None and a.kind in ask.wanted():
+                    if a.key == a.kind and not _starts(turn.text, a.value):
+                        # said in no role of its own: the one asked for
+                        out[k] = a = a.model_copy(update={"key": ask.role})
+                    elif a.key != ask.role:
+                        continue  # "I'll pick it up on the 4th": not the end asked for
                 ask.given.add(a.kind)
         wanted = list(dict.fromkeys(k for ask in live for k in ask.wanted()))
         for kind, start, end in _bare_values(turn.text, wanted, out):
@@ -129,19 +145,26 @@ class Asks:
             out.append(NewAnchor(kind=kind, key=kind, value=value, turns=[turn.index]))
             for ask in live:
                 ask.given.add(kind)
-        for ask in live:
-            if not ask.wanted():
+        timed = any(a.kind in ("date", "time") for a in out)
+        for ask in live:  # an end asked for is answered by the first date or time said
+            if not ask.wanted() or ask.role is not None and timed:
                 _close(ask, delta, turn.index)
         return sorted(out, key=lambda a: turn.text.find(a.value))
 
     def ask(self, turn: Turn, anchors: Sequence[NewAnchor], delta: StateDelta) -> None:
         """Open the asks of an assistant turn (after its clauses were read: a clause the
         rules made a task of is the ask's task)."""
-        if turn.role != "assistant" or not turn.content or not names_a_kind(turn.content):
+        if turn.role != "assistant" or not turn.content:
+            return
+        ends = C.asks_end.search(turn.content) is not None
+        if not ends and not names_a_kind(turn.content):
             return
         for sentence in sentences(turn.content):
             given = {a.kind for a in anchors if a.value in sentence}
-            kinds = [k for k in asked_kinds(sentence) if k not in given]
+            kinds, role = [k for k in asked_kinds(sentence) if k not in given], None
+            if not kinds and ends and "date" not in given and C.asks_end.search(sentence) \
+                    and asked(sentence):
+                kinds, role = ["date"], "until"  # "Until when do you need the car?"
             if not kinds:
                 continue  # "Your order BX-1 has shipped": a value given, not asked for
             task = next((t for t in delta.open_tasks if t.owner == "user"
@@ -150,7 +173,19 @@ class Asks:
             if task is None:
                 task = NewTask(text=_ask_text(sentence), owner="user", turns=[turn.index])
                 delta.open_tasks.append(task)
-            self.asks.append(_Ask(kinds, turn.index, task=task))
+            self.asks.append(_Ask(kinds, turn.index, task=task, role=role))
+
+
+def _starts(text: str, value: str) -> bool:
+    """Whether the date ``value`` of ``text`` is said with the act that starts a stay or
+    a rental ("pick it up on", 取车 after it)."""
+    start = text.find(value)
+    end = start + len(value)
+    return C.date_start.search(text, max(0, start - _START_REACH), start) is not None \
+        or C.date_start_after.match(text, end) is not None
+
+
+_START_REACH = 40  # how far before a date its start's words are looked for
 
 
 def _latest_turns(index: Sequence[IndexEntry]) -> dict[str, int]:

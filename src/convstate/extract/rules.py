@@ -277,9 +277,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Boulevard|Blvd|Lane|Ln|Way|Court|Ct"
         r"|Place|Pl|Terrace|Ter|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Plaza)\b\.?"
-        # and the town, state and ZIP code after it ("…, Springfield, IL 62704")
-        r"(?:,\s*+[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+){0,2},?\s[A-Z]{2}(?:\s\d{5}(?:-\d{4})?)?"
-        r"(?![\w-]))?)")), -1),
+        # and the town after it, with the state and ZIP code ("…, Springfield, IL 62704")
+        # or ending the sentence ("…, Mountain View.")
+        r"(?:,\s*+[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+){0,2}(?:,?\s[A-Z]{2}(?:\s\d{5}"
+        r"(?:-\d{4})?)?(?![\w-])|(?=\s*(?:[.;!?\n]|$))))?)")), -1),
     ("other", "count", _needs(_COUNTED_WORDS, re.compile(  # how many of a thing a user
         # wants: "for 3 people", "3 tickets please", "two bedrooms", "a table for 4 (people)"
         # (the key is the thing: count_key); not one that refers to some ("the 2 beds", "my
@@ -347,6 +348,23 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     return out
 
 
+def _not_read_back(anchors: list[NewAnchor], index: Sequence[IndexEntry],
+                   delta: StateDelta, turns: Sequence[Turn]) -> list[NewAnchor]:
+    """An assistant's turn's anchors, less the start of an address the user gave, said
+    back ("Thanks, I have 1600 Amphitheatre Parkway, ..." of the user's "1600
+    Amphitheatre Parkway, Mountain View"): the user's value, not another address."""
+    if not any(a.kind == "address" for a in anchors):
+        return anchors
+    given = [e.text.partition("=")[2] for e in section_entries(index, "anchors")
+             if e.speaker == "user" and e.text.startswith("address=")]
+    users = {t.index for t in turns if t.role == "user"}
+    given += [a.value for a in delta.anchors
+              if a.key == "address" and a.turns and a.turns[0] in users]
+    said = [normalize(v) for v in given]
+    return [a for a in anchors if a.kind != "address"
+            or not any(v != (n := normalize(a.value)) and v.startswith(n) for v in said)]
+
+
 def _ends_said_with(text: str, found: list[tuple[int, NewAnchor]]) -> None:
     """A date right after an end date, said of it ("until Friday, March 13th", "until
     Friday or Saturday"), is in the end role too."""
@@ -362,11 +380,13 @@ def _ends_said_with(text: str, found: list[tuple[int, NewAnchor]]) -> None:
         last_end = start + len(a.value) if a.key == "until" else None
 
 
-def _ends(text: str, start: int) -> bool:
-    """Whether the date at ``text[start:]`` is in the end role."""
+def _ends(text: str, start: int, end: int) -> bool:
+    """Whether the date at ``text[start:end]`` is in the end role: by the words before
+    it (English, "until"; 住到) or, as Chinese says it, the act after it (3月6日还车)."""
     lo = max(0, start - _END_REACH)
     return C.date_end.search(text, lo, start) is not None \
-        and C.date_end_negated.search(text, lo, start) is None
+        and C.date_end_negated.search(text, lo, start) is None \
+        or C.date_end_after.match(text, end) is not None
 
 
 # Clause-level cues, from every language pack (convstate.lang). A clause takes the first
@@ -427,6 +447,8 @@ class RuleExtractor(BaseExtractor):
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
+            if turn.role == "assistant":
+                anchors = _not_read_back(anchors, index, delta, turns)
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
@@ -585,7 +607,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                     continue
                 if kind == "amount" and _BUDGET_CUE.search(text[max(0, start - 16):start]):
                     key_here = "budget"
-                elif kind == "date" and _ends(text, start):
+                elif kind == "date" and _ends(text, start, end):
                     key_here = "until"
                 elif key == "count":
                     if not _wanted_count(text, start, end):

@@ -274,7 +274,7 @@ PACK = LanguagePack(
                     r"(?: (?:of )?(?:it|(?:the|my|our)(?: \w+){1,2}))?(?: on| by)?"
                     r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
-                    r"|\bfrom\b[^,.;!?]{1,40}?\s(?:to|-|–))"
+                    r"|\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–))"
                     r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
         # ... but "not until Friday" and "I won't be able to pick it up until Friday" say
         # when it starts (not "I can't return it until Friday": the return is the end)
@@ -283,7 +283,7 @@ PACK = LanguagePack(
                             # ... nor "from" after a verb that moves a booking ("move it
                             # from Monday to Tuesday": Tuesday is the new date)
                             r"|\b(?:mov|chang|switch|reschedul|push|shift)\w*\b[^,.;!?]{0,30}"
-                            r"\bfrom\b[^,.;!?]{1,40}?\s(?:to|-|–)\s+(?:on\s+)?"
+                            r"\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–)\s+(?:on\s+)?"
                             r"(?:(?:the|this|next|coming)\s+)?$",
         # a date said with the act that starts a stay or a rental ("pick it up on", "from",
         # "check in on"): never an end said again
@@ -291,6 +291,12 @@ PACK = LanguagePack(
                       r"(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?up|check(?:ing)?[- ]?in"
                       r"|arriv\w*|depart\w*|leav\w*)(?: on| at| by)?"
                       r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
+        # a question for when a stay, a rental or a trip ends ("Until when do you need
+        # the car?", "When will you return it?", "What is the drop-off date?"): the
+        # date the user answers with is an end
+        "asks_end": r"\b(?:until|till) when\b|\bwhen\b[^.!?]{0,40}?\b(?:return|drop(?:ping)?"
+                    r"\b[^.!?]{0,15}?\boff|check(?:ing)?[- ]?out|end)\w*"
+                    r"|\b(?:end|return|drop-?off|check-?out) date\b",
         # ... and a date right after an end date, said of it ("until Friday, March 13th",
         # "until Friday or Saturday")
         "date_end_more": r"\s*(?:,\s*|\s+or\s+|\s+)(?:the\s+)?",  # (the whole gap)

@@ -174,6 +174,17 @@ PACK = LanguagePack(
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
                   r"|变更为|转成|转到|转为)$",
+        # a date in the end role: the second of a range (3月3日到3月5日, 3号至5号) or
+        # how long a stay or a rental lasts (住到5号, 用到3月6日); matched at the end of
+        # the text before the date
+        "date_end": r"(?:[日号天]\s*(?:到|至|-|~|～)|(?:住|用|租|借|待|留)到)\s*$",
+        # ... or one said before the act that ends it (3月6日还车, 6号退房)
+        "date_end_after": r"\s*(?:之前|前)?(?:还车|退房|离店|归还|结束)",
+        # ... and one before the act that starts it (3月3日取车, 5号入住)
+        "date_start_after": r"\s*(?:取车|提车|入住|出发|开始|起租)",
+        # a question for when a stay or a rental ends (什么时候还车, 退房日期是哪天)
+        "asks_end": r"(?:什么时候|哪天|哪一天|几号|何时)(?:还车|退房|离店|归还|结束)"
+                    r"|(?:还车|退房|离店|归还|结束)(?:的)?(?:日期|时间|是哪天|是几号|是什么时候)",
         # a name said to be an address (位置是首都机场)
         "address_role": r"(?:地址|位置|地点)(?:应该)?(?:是|为)\s*$",
         # ... or a contrast proposes beside what it says back, which then stands
