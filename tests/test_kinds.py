@@ -60,6 +60,9 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
      "上海市浦东新区张江路88号"),
     ("您的订单号是多少？", "13812345678", "order_id", "13812345678"),  # the question is the cue
     ("What is your booking number?", "It's BK-88213", "order_id", "BK-88213"),
+    # Chinese joins no word to an id: 是 right before it, 吧 right after
+    ("请问您的订单号是多少？", "是DD20240601123吧", "order_id", "DD20240601123"),
+    ("请问您的账号是多少？", "是zhangsan_2024", "account", "zhangsan_2024"),
 ])
 def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
         batch: int, question: str, answer: str, key: str, value: str) -> None:

@@ -41,6 +41,10 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("the shipping address is 88 Market Street, San Francisco.",
      ("address", "88 Market Street, San Francisco")),
     ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),
+    ("My tracking number is 1Z999AA10123456784.", ("tracking_number", "1Z999AA10123456784")),
+    # a bare 单号 is of what its sentence names before it: a complaint's is a ticket
+    ("您的投诉已受理，单号TS20240611777。", ("ticket_id", "TS20240611777")),
+    ("您的售后申请已提交，单号为SH20240611777。", ("ticket_id", "SH20240611777")),
     ("请用英文回复我", ("language", "用英文回复")),
     ("电话010-81528822", ("phone", "010-81528822")),
     ("营业时间 11:00-15:00", ("time", "11:00-15:00")),

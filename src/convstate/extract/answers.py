@@ -44,14 +44,15 @@ from .negation import question as asked
 
 C = Cues()
 _ID = r"(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){5,39}"
-# The shape of a value with no cue, per kind: whole tokens (no letter, digit, "@" or
-# joiner around them).
+# The shape of a value with no cue, per kind: whole tokens (no Latin letter, digit, "@"
+# or joiner around them: Chinese joins no word to an id, 是DD20240601123吧).
+_OPEN, _CLOSE = r"(?<![A-Za-z0-9_@.+-])", r"(?![A-Za-z0-9_@-])"
 SHAPES: dict[str, re.Pattern[str]] = {
-    "order_id": re.compile(rf"(?<![\w@.+-]){_ID}(?![\w@-])"),
-    "ticket_id": re.compile(rf"(?<![\w@.+-]){_ID}(?![\w@-])"),
-    "tracking_number": re.compile(rf"(?<![\w@.+-]){_ID}(?![\w@-])"),
-    "account": re.compile(r"(?<![\w@.+-])(?=[\w.-]*[\d_])[A-Za-z0-9][\w.-]{2,39}(?<![.-])"
-                          r"(?![\w@-])"),
+    "order_id": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
+    "ticket_id": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
+    "tracking_number": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
+    "account": re.compile(rf"{_OPEN}(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{{2,39}}"
+                          rf"(?<![.-]){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
                         r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
     "address": re.compile(

@@ -22,14 +22,17 @@ TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服�
               r"|退款单号|退货单号|维修单号|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
               r"|return|(?:service\s+)?request|reference|ref)\s*(?:number|no\.?|id|#)")
 # a word every ticket's cue holds (lower case), looked for before the pattern
-TICKET_WORDS = ("投诉单", "投诉编号", "工单", "服务单号", "受理单号", "受理编号", "售后单号",
-                "退款单号", "退货单号", "维修单号", "ticket", "case", "complaint", "claim",
+TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编号", "售后", "维修",
+                "退款单号", "退货单号", "ticket", "case", "complaint", "claim",
                 "incident", "rma",
                 "return", "request", "ref")
 # a ticket number named by its cue ("投诉单号TS20240315001", "case number CS-88213",
-# "ticket TK-20931")
+# "ticket TK-20931"), or by a bare 单号 in a sentence about a complaint or a service
+# request ("您的投诉已受理，单号TS20240611777": what the number is of, said before it)
 TICKET_ID = re.compile(
-    rf"(?:{TICKET_CUE}|工单|(?<![A-Za-z])ticket(?![A-Za-z]))(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
+    rf"(?:{TICKET_CUE}|工单|(?<![A-Za-z])ticket(?![A-Za-z])"
+    r"|(?:投诉|工单|售后|维修)[^。！？!?\n]{0,16}?(?<![订运])单号)"
+    r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
     r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I)
 
 # What a question names, per kind; the more specific first (a tracking number is not an

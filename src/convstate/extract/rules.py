@@ -156,7 +156,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")), 0),
     ("tracking_number", "tracking_number", _needs(("快递单号", "运单号", "物流单号", "tracking"),
         re.compile(r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
-                   rf"(?:是|为|:|：|#|分别|\s)*+({_TRACKING})", _I)), 1),
+                   r"(?:是|为|:|：|#|分别|\s|\bis\b|\bwas\b|\bare\b|\bwere\b)*+"
+                   rf"({_TRACKING})", _I)), 1),
     ("other", "quote", _needs(('“', '"', "「", "『", "'"), re.compile(  # words set in
         # quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
