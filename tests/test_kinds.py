@@ -180,6 +180,17 @@ def test_history_says_who_said_each_value_and_the_assistants_never_become_the_us
                           ("account", "VIP20931")}
 
 
+@BATCHES
+def test_the_users_own_contact_comes_before_one_they_give_for_someone_else(batch: int
+                                                                            ) -> None:
+    state = folded([("user", "My number is 415-555-0100."), ("assistant", "Noted."),
+                    ("user", "My wife's number is 415-555-0177, call her if I don't "
+                             "answer.")], batch)
+    assert state.anchor("phone").value == "415-555-0100"
+    assert state.anchor("phone", speaker="user").value == "415-555-0100"
+    assert [a.value for a in state.about("My wife")] == ["415-555-0177"]
+
+
 def test_the_users_account_and_ticket_reach_the_profile() -> None:
     state = folded([("user", "账号是 zhangwei_88，投诉单号TS20240315001")], 100)
     offered = {(kind, value) for kind, value, _ in candidates(state)}

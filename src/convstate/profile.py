@@ -46,10 +46,11 @@ from pydantic import BaseModel, Field, model_validator
 
 from .lang.acts import expressive, standing
 from .normalize import normalize as norm
+from .sections import CONTACT_KEYS
 from .state import ConversationState
 
 # What is promoted: the kinds of the user's exact values, and preferences.
-CONTACT_KINDS = frozenset({"phone", "email", "address"})
+CONTACT_KINDS = CONTACT_KEYS
 SINGLE_KINDS = CONTACT_KINDS  # one live value each: a new one supersedes the old
 PROMOTED_KINDS = CONTACT_KINDS | {"order_id", "ticket_id", "account", "tracking_number",
                                   "constraint", "negative_constraint", "name"}

@@ -264,6 +264,9 @@ def _anchor_rank(a: Anchor) -> float:
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
 # one in the category role ("a Psychiatrist": what is sought); "until" is a date in the
 # end role ("until March 13th": a later end replaces it, a later start does not).
+# the ways to reach someone: a contact someone else may own ("my boss's number"), the
+# assistant may give of its own ("Our hotline is ..."), a profile keeps one of
+CONTACT_KEYS = frozenset({"phone", "email", "address"})
 SLOT_KEYS = frozenset({"date", "until", "time", "place", "category"})
 # how many of a thing (extract/rules.py: count_key): a later count of it replaces the
 # earlier as a slot's value does, but only its speaker's (what the assistant says there

@@ -246,8 +246,10 @@ class ConversationState(BaseModel):
     def anchor(self, key: str, speaker: Speaker | None = None) -> Anchor | None:
         """The active anchor with this key (or, failing that, this kind): the user's
         latest, else anyone's latest (a value the assistant or a tool gave never hides
-        the user's); with ``speaker``, only what that speaker said (``speaker="user"``:
-        None rather than a hotline). For an anchor field of your own, that field's value."""
+        the user's), one about no one else first (the user's own number, not "my wife's
+        number is ..."; see ``about``); with ``speaker``, only what that speaker said
+        (``speaker="user"``: None rather than a hotline). For an anchor field of your
+        own, that field's value."""
         spec = self.custom_fields().get(key)
         if spec is not None and spec.shape == "anchor":
             field: Anchor | None = getattr(self, key)
@@ -256,7 +258,8 @@ class ConversationState(BaseModel):
             found = [a for a in self.active_anchors() if getattr(a, want) == key
                      and (speaker is None or a.speaker == speaker)]
             if found:
-                return max(found, key=lambda a: (a.speaker == "user", a.last_turn))
+                return max(found, key=lambda a: (a.speaker == "user", a.subject is None,
+                                                 a.last_turn))
         return None
 
     def about(self, subject: str) -> list[Anchor]:

@@ -36,6 +36,7 @@ from ..normalize import normalize
 from ..registry import LANGUAGES
 from ..sections import (
     BUILT_IN,
+    CONTACT_KEYS,
     FACTS,
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
@@ -635,7 +636,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         for start, anchor in tied:
             anchor.subject = _nearest(text, named, start, stops)
     for start, anchor in found if turn.role == "user" else ():
-        if anchor.kind in _OWNED and anchor.subject is None:  # "cc my assistant at ..."
+        if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "cc my assistant at ..."
             first, _ = _clause(text, start, start)
             if owner := C.owner.search(text, first, start):
                 anchor.subject = owner.group(0)
@@ -732,7 +733,6 @@ def _masked(text: str, spans: list[tuple[int, int]], shown: str | None = None) -
     return "".join(pieces)
 
 
-_OWNED = ("phone", "email", "address")  # a contact someone else may own
 # Kinds whose values describe a named thing (True), or do so unless the user states
 # them (False: the user's own phone or address is about the user).
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
