@@ -306,11 +306,23 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "你们这效率也太低了吧",
     "不用了，谢谢。",  # a refusal that refuses nothing named: an answer, no constraint
     "不需要。",
+    # a guess about the past, what should not have been needed, disbelief, recurrence
+    "I must have called you guys five times already.",
+    "You must have lost my parcel.",
+    "I shouldn't have to explain this again.",
+    "I can't believe I have to wait again.",
+    "Every time I have to repeat my order number!",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)
     assert got == {"constraint": [], "negative_constraint": [], "goals": [],
                    "decisions": [], "facts": [], "preferences": []}, got
+
+
+@pytest.mark.parametrize("text", ["You must have a receipt to return it.",
+                                  "I must have it delivered by Friday."])
+def test_must_have_with_what_is_required_is_a_constraint(text: str) -> None:
+    assert built_in(text)["constraint"] == [text.rstrip(".")]
 
 
 def test_what_a_complaint_asks_for_stays() -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from .langpack import LanguagePack
 
 NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+# a past participle after "must have" ("must have lost it"): a guess about the past
+_PARTICIPLE = (r"(?:\w+ed|lost|done|gone|seen|made|sent|got|gotten|forgotten|taken|given"
+               r"|left|put|told|said|heard|known|thrown|broken|mixed)")
 
 # Negation and scope (extract/negation.py): what negates, what asks for something and
 # who may ask it, what a governing verb does not reach over.
@@ -102,13 +105,20 @@ ACTS = {
         r"|(?:you(?:['’]re|\s+are|\s+must\s+be|\s+have\s+to\s+be|['’]ve\s+got\s+to\s+be)"
         r"|are\s+you)\s+(?:kidding|joking|serious)"
         r"|how\s+many\s+times|every\s+single\s+time|no\s+one|nobody|never\s+(?:got|received"
-        r"|heard|called|answered|replied))\b",
+        r"|heard|called|answered|replied)"
+        # what the speaker should not have had to do, every time, or cannot believe; how
+        # many times already; what the service must have done wrong
+        r"|should(?:n['’]t|\s+not)\s+(?:have|need)\s+to|every\s+time\s+(?:I|we)\s+(?:have"
+        r"|need)\s+to|(?:I|we)\s+(?:can['’]?t|cannot|could\s*n['’]?t)\s+believe"
+        rf"|(?:\d+|{NUMBER_WORDS}|several|many|multiple)\s+times\s+(?:already|now)"
+        rf"|you(?:\s+guys)?\s+(?:must|might|may)\s+have\s+{_PARTICIPLE})\b",
     # a request or an order: an imperative, a demand on the listener, the speaker's want
     "directive":
         r"^(?:(?:so|and|but|then|ok(?:ay)?|now|just)\s+)*(?:please|kindly|don['’]?t|do\s+not"
         r"|never|let['’]?s)\b|\b(?:and|but|so)\s+(?:please|don['’]?t|never)\b"
         r"|\byou\s+(?:must|need\s+to|have\s+to|should|can['’]?t|cannot|mustn['’]?t)\b"
         r"(?!\s+be\s+\w+ing\b)"  # "you must be joking" supposes, it does not demand
+        rf"(?!\s+have\s+{_PARTICIPLE}\b)"  # ... nor does "you must have lost it"
         r"|\b(?:I|we)\s+(?:really\s+|just\s+|only\s+)?(?:want|need|(?:would|['’]d)\s+like"
         r"|insist|demand|expect)\b",
     # said as a rule for every time, not for this conversation
@@ -156,6 +166,8 @@ PACK = LanguagePack(
         # say"); "only" and "within" only with what they limit
         "constraint":
             r"\b(?:must|have to|has to)\b(?!\s+(?:have|be)\s+been)"
+            # "must have lost it": a guess about the past (a modal perfect), no requirement
+            rf"(?!\s+have\s+{_PARTICIPLE}\b)"
             r"(?!\s+(?:say|admit|agree|be honest|thank|tell you|offer)\b)"
             r"(?!\s+do\s*$)"  # "it will have to do": making do, not a requirement
             r"|\b(?:need it by|at most|no more than|at least|budget|no later than)\b"
