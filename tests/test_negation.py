@@ -68,6 +68,13 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("Not an exchange but a refund.", "refund"),
     ("Go ahead with the refund.", "refund"),
     ("与其换货，不如退款", "refund"),
+    # a preference that compares: what it is preferred over is not chosen
+    ("I'd prefer a refund over an exchange.", "refund"),
+    ("I prefer a refund to an exchange.", "refund"),
+    ("I'd prefer an exchange.", "exchange"),
+    ("I'd prefer to get an exchange.", "exchange"),
+    ("我宁愿退款也不要换货。", "refund"),
+    ("我宁可退款，也不换货。", "refund"),
 ])
 def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
                                                                   method: str) -> None:

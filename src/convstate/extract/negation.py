@@ -128,7 +128,11 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     if verb is not None:
         if verb[0] is None:
             return None  # the verb is a third party's
-        return _through(before[verb[0].end():], verb[1])
+        between = before[verb[0].end():]
+        if not verb[1] and C.prefers.match(verb[0].group(0)) \
+                and C.compared.search(between):
+            return "refused"  # "I'd prefer a refund over an exchange"
+        return _through(between, verb[1])
     if (m := _rx("verb_after").match(after)) is not None:  # 今天必须到
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):

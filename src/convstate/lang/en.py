@@ -32,6 +32,10 @@ SCOPE = {
             r"|looking\s+for|insist\s+on|(?:['’]ll|will|won['’]t)\s+(?:\w+\s+)?(?:take|have|get"
             r"|go\s+with)|let['’]?s\s+(?:do|get|have|go\s+with|make\s+it)|make\s+it"
             r"|switch\s+to|change\s+(?:it\s+|that\s+|this\s+)?to|(?:give|get|send)\s+me)\b",
+    # a preference that compares: what follows its "over" or "to" is the one not chosen
+    # ("I'd prefer a refund over an exchange"; not "I'd prefer to exchange it")
+    "prefers": r"^(?:(?:would|['’]d)\s+(?:\w+\s+)?)?prefer$",
+    "compared": r"\w\s+(?:over|to)\s+(?:(?:an?|the|my)\s+)?$",
     # a verb of requiring: governs what follows it too, but negated it relaxes ("doesn't
     # have to be direct") rather than refuses
     "require": r"\b(?:must|ha(?:ve|s)\s+to|should|need\s+to|needs\s+to)\b",

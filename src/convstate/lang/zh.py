@@ -17,7 +17,7 @@ SCOPE = {
     # a negation of what did or did not happen, not of what is wanted (我没要换货)
     "not_yet": r"没有?|未|还没",
     # a verb of wanting, choosing or requiring, which governs what follows it
-    "want": r"想要|需要|希望|要求|打算|决定|选择|选|改成|改为|换成|改用|申请|办理"
+    "want": r"想要|需要|希望|要求|打算|决定|选择|选|改成|改为|换成|改用|申请|办理|宁愿|宁可"
             r"|(?<![主重需想必总])要(?![是么不求])|想(?![法到起象念想])|不如",
     # a verb of requiring: governs what follows it too, but negated it relaxes (不必)
     "require": r"必须|一定要|务必|得要",
@@ -27,7 +27,7 @@ SCOPE = {
     "subject": r"我们?|咱们?|本人|您|你们?|它|这个|那个",
     # what may stand between that subject and its verb
     "adverb": r"还是|就是|只|就|还|也|都|真的|比较|更|现在|今天|明天|后天|马上|立刻|一定|确实"
-              r"|其实|倒是?|宁愿|宁可|再|先|肯定|非常|特别|最好|可能|已经|并|太|很|真|是|会|能"
+              r"|其实|倒是?|再|先|肯定|非常|特别|最好|可能|已经|并|太|很|真|是|会|能"
               r"|可以|得|这次|这回|又",
     # what may open a clause before its verb
     "discourse": r"那么?|那就|所以|好的?|嗯|哦|噢|啊|对|算了|但是|但|可是|不过|然后|那样的话"
