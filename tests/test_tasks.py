@@ -38,6 +38,10 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "A technician will visit you on Monday."),
     ("assistant", "我保证今天下午5点前一定安排快递上门。"),
     ("assistant", "我会在24小时内把退货标签发给您。"),
+    # a thing of the customer's, or sent to them, as the subject of a passive future
+    ("assistant", "Your refund will be processed within 3 days."),
+    ("assistant", "Your replacement will be shipped tomorrow."),
+    ("assistant", "A refund will be issued to you by Friday."),
     ("assistant", "好的，稍后会有专员联系您。"),
     ("assistant", "我们将在3个工作日内为您退款。"),
     ("assistant", "I'll have a technician call you within the hour."),  # their act
@@ -117,6 +121,10 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会给您发一封确认邮件。", "我刚刚给您发了邮件。"),
     ("I'll have a new card mailed to you.", "Your new card was mailed yesterday."),
     ("I'll reset your voicemail PIN now.", "Your voicemail PIN has been reset."),
+    # 了 marks the verb nearest before it; a verb split by its aspect (回过电话: 回电)
+    ("我会把退货标签发给您。", "退货标签发给您了。"),
+    ("稍后给您回电。", "刚才给您回了电话。"),
+    ("稍后给您回电。", "刚才已经给您回过电话了。"),
     # a text or a message sends a thing: the sending of it reports it
     ("I'll text you a confirmation once it is booked.", "I've sent the confirmation text."),
     ("I'll message you the tracking link.", "I've sent you the tracking link."),
@@ -157,6 +165,8 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                  # two words in common, not the same act
                  [("assistant", "I will refund the return shipping fee."),
                   ("assistant", "The return label for the shipping has been printed.")],
+                 # a negation before 给您 negates the verb after it
+                 [("assistant", "我会给您发一封确认邮件。"), ("assistant", "我没给您发过邮件。")],
                  # a text is no call
                  [("assistant", "I'll text you when the courier leaves."),
                   ("assistant", "I called the courier.")],

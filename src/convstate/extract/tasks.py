@@ -8,11 +8,16 @@ the content words of what it is done to ("return label"; 退货标签). The gram
   ("our team", "someone from billing", "the courier", 专员, 快递员) — with a future
   ("will", "'ll", "shall", "going to", "promise to"; 会, 将, 保证, 马上, 稍后...) and a
   verb, or a promise verb over a clause ("I promise the courier will come", 我保证...).
+  On the assistant's side a thing of the customer's, or sent to them, as the subject
+  of a passive future promises it too ("Your refund will be processed", "A return label
+  will be emailed to you").
   An offer ("I can"), a question, a negation, a habit ("I'll always"), a state ("I'll
   be happy to") or a lookup done now ("I'll check", 我马上为您查询) is not one.
 - a **report** of an act done: English perfect, passive or simple past (irregular forms
   from the pack's table, the rest by -ed: sent, given, rang, emailed); Chinese 已/已经 +
-  verb, or verb + 了/好了/完了/成功. Negated ("I haven't sent it", 还没发) it is not one.
+  verb, or verb + 了/好了/完了/成功 (the verb nearest before a closing 了: 退货标签发给您了;
+  a verb split by its aspect: 回过电话, 回了电话). Negated ("I haven't sent it", 还没发,
+  没给您发) it is not one.
 - a **failure**: the act reported as not done ("I was not able to", "couldn't",
   没能, 无法): it cancels the task.
 - what the turn does itself ("let me check", "one moment", "I'm looking into it",

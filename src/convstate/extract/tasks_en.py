@@ -68,11 +68,14 @@ class English(EnglishWords):
                 continue
             if toks[j] == "be" and role == "assistant" and j + 1 < len(toks) \
                     and self.is_past(toks[j + 1]) and who[1] is None:
-                # "A return label will be emailed to you": the thing promised is the subject
+                # "A return label will be emailed to you", "Your refund will be processed":
+                # the thing promised is the subject, the customer's or sent to them
                 phrase = self.verb_phrase(toks, j + 1)
-                if phrase is not None and self.owed(phrase[0], phrase[1]) \
-                        and "you" in toks[j:]:
-                    return self.finish(phrase[0], self.noun_phrase(toks, span[0] - 1), [], None)
+                thing = self.noun_phrase(toks, span[0] - 1)
+                if phrase is not None and (self.owed(phrase[0], phrase[1])
+                                           or self.owed(phrase[0], thing)) \
+                        and {"you", "your"} & set(toks):
+                    return self.finish(phrase[0], thing, [], None)
                 continue
             progressive = toks[j] == "be" and j + 1 < len(toks) and toks[j + 1].endswith("ing")
             if who[2] and toks[j] == "be" and not progressive:

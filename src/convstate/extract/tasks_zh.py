@@ -37,6 +37,7 @@ class Chinese:
         self.verb = re.compile("|".join(sorted(verbs, key=len, reverse=True)))
         self.long_verb = re.compile("|".join(sorted((v for v in verbs if len(v) > 1),
                                                     key=len, reverse=True)))
+        self.pairs = frozenset(v for v in verbs if len(v) == 2)  # (split_verb)
         self.first = words(table["first_person"])
         self.team = words(table["team_nouns"])
         self.third = words(table["third_persons"])
@@ -119,13 +120,17 @@ class Chinese:
                 return None
             moved, text = text[1:m.start()], self.strip(text[m.start():])
         m = self.verb.match(text)
-        if m is None:
+        split = self.split_verb(text) if m is None else None
+        if split is not None:  # a verb split by its aspect (回过电话, 回了电话: 回电)
+            verb, tail = split.group(1) + split.group(2), text[split.end():]
+        elif m is None:
             if known_only or not HAN.match(text) or text[0] in self.not_verbs:
                 return None
             verb = text[:1]  # most Chinese verbs are one character
+            tail = text[1:]
         else:
             verb = m.group(0)
-        tail = text[len(verb):]
+            tail = text[len(verb):]
         if tail.startswith(("一下", verb)):  # 查一下, 看看: done now
             return None
         tail = self.ASPECT.sub("", tail)  # 联系过您了: aspect
@@ -137,6 +142,13 @@ class Chinese:
         end = self.ends.search(tail)
         obj = tail[:end.start()] if end else tail
         return frozenset(verbs), verb, moved + obj
+
+    SPLIT = re.compile(r"([\u4e00-\u9fff])[了过]([\u4e00-\u9fff])")
+
+    def split_verb(self, text: str, at: int = 0) -> re.Match[str] | None:
+        """A two-character verb at ``at`` with its aspect between (回过电话: 回电)."""
+        m = self.SPLIT.match(text, at)
+        return m if m is not None and m.group(1) + m.group(2) in self.pairs else None
 
     def promise(self, text: str, role: str) -> Act | None:
         """The act ``text`` promises, said by ``role``; None if it promises none."""
@@ -207,10 +219,16 @@ class Chinese:
                 phrase = self.verb_phrase(text[v.start():], known_only=True)
                 if phrase is not None:
                     return self.reported(phrase, text[:v.start()])
+        for k in (k for k, c in enumerate(text[1:-1], 1) if c in "了过"):  # 回了电话
+            if (v := self.split_verb(text, k - 1)) is not None and self.acted(text, v):
+                phrase = self.verb_phrase(text[v.start():], known_only=True)
+                if phrase is not None:
+                    return self.reported(phrase, text[:v.start()])
         end = self.perfective.search(text)
         if end is None:
             return None
-        for v in self.verb.finditer(text, 0, end.start()):
+        # the verb nearest before it is the one it marks (退货标签发给您了: 发, not 退货's 退)
+        for v in reversed(list(self.verb.finditer(text, 0, end.start()))):
             if self.degree.search(text, v.end(), end.start()) or not self.acted(text, v):
                 continue
             phrase = self.verb_phrase(text[v.start():end.start()], known_only=True)
@@ -219,9 +237,11 @@ class Chinese:
         return None
 
     def acted(self, text: str, verb: re.Match[str]) -> bool:
-        """The verb at ``verb`` is said as done: not negated (没发), not a future or a
-        wish (会发, 要发)."""
+        """The verb at ``verb`` is said as done: not negated (没发, 没给您发), not a future
+        or a wish (会发, 要发)."""
         before = text[:verb.start()]
+        while (m := self.trailing.search(before)) and m.group(0):
+            before = before[:m.start()]  # 没给您发: the negation is before 给您
         return not (self.negated.search(before)
                     or self.MODAL_END.search(before))
 

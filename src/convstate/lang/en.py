@@ -432,7 +432,7 @@ PACK = LanguagePack(
         # the class whose act, seen from the other party, is the first one's
         "converse_verbs": "receive send",
         # verbs that name no act of their own: an object says which ("has been processed")
-        "generic_verbs": "do handle process complete finish sort sort_out resolve take_care"
+        "generic_verbs": "do handle process complete finish issue sort sort_out resolve take_care"
                          " deal_with action ensure make_sure",
         # verbs whose object says the act ("give you a call", "drop you an email")
         "light_verbs": "give drop make shoot be get let",
