@@ -38,6 +38,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("before 5 pm today", ("time", "5 pm")),
     ("at 14:30", ("time", "14:30")),
     ("收货地址是上海市浦东新区张江路88号，谢谢", ("address", "上海市浦东新区张江路88号")),
+    ("地址改一下，改成：上海市浦东新区世纪大道100号。", ("address", "上海市浦东新区世纪大道100号")),
     ("the shipping address is 88 Market Street, San Francisco.",
      ("address", "88 Market Street, San Francisco")),
     ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),

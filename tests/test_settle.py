@@ -639,6 +639,13 @@ def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -
                    if h.value == gone)
 
 
+def test_a_time_no_one_is_home_for_is_turned_down() -> None:
+    for reply in ("改到下午5点吧，3点家里没人。", "3点家里没人，改到下午5点吧。"):
+        mem = said(("user", "请安排下午3点送货。"), ("assistant", "好的，下午3点。"),
+                   ("user", reply))
+        assert active(mem, "time") == ["下午5点"], reply
+
+
 @pytest.mark.parametrize("turns", [
     [("user", "Can I book a technician visit on Monday?"), ("assistant", "Sure, Monday works."),
      ("user", "Sorry, Monday is bad after all.")],
