@@ -204,6 +204,7 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("升级到尊享套餐要多少钱", ["尊享套餐"]),
     ("帮我升级成1000M宽带", ["1000M宽带"]),
     ("我想办理畅联58元套餐", ["畅联58元套餐"]),  # a price in the name (and an amount too)
+    ("我想办理国际漫游包", ["国际漫游包"]),
     ("I'm on the Unlimited Plus plan and want the Gold membership.",
      ["Unlimited Plus plan", "Gold membership"]),
     ("Does the 5GB plan include a Disney+ subscription?", ["5GB plan", "Disney+ subscription"]),

@@ -128,6 +128,7 @@ def test_a_mention_that_is_not_a_request_chooses_nothing(text: str) -> None:
     ("I need it today.", "today"),
     ("It has to arrive today.", "today"),
     ("今天必须到", "today"),
+    ("今天之内必须给我处理好。", "today"),
     ("I don't need it today.", None),
     ("Today doesn't work for me.", None),
     ("必须今天处理完，麻烦加急。", "expedite"),

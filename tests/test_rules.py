@@ -52,6 +52,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("人均50-100元", ("amount", "50-100元")),
     ("评分4.5分以上", ("rating", "4.5分以上")),
     ("游玩2小时 - 3小时", ("duration", "2小时 - 3小时")),
+    ("退款3到5个工作日到账", ("duration", "3到5个工作日")),
     ("I moved to 100 Masonic Avenue last year", ("address", "100 Masonic Avenue")),
     # a street address with the town, state and ZIP code after it, whole; a name after
     # the street is no town ("…, Bob will sign")

@@ -53,7 +53,7 @@ whole entire
 # -- Chinese ---------------------------------------------------------------------------
 
 _ZH_HEADS = re.compile(
-    r"套餐|(?:流量|语音|短信|通话|视频|定向|加油)包|会员(?![号费价日卡大权制等级中心账期])|宽带"
+    r"套餐|(?:流量|语音|短信|通话|视频|定向|加油|漫游)包|会员(?![号费价日卡大权制等级中心账期])|宽带"
     r"|(?:会员|储值|礼品|流量|电话|上网|年|季|月|周|次)卡|套票|通票|联票|礼包|增值业务")
 # a letter of a Chinese product name: Han, Latin, digits and the joiners names carry
 _ZH_LETTER = re.compile(r"[\u4e00-\u9fffA-Za-z0-9+·]")

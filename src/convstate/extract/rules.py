@@ -263,7 +263,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("other", "duration", _needs(("小时", "天", "分钟", "工作日", "星期"), re.compile(
         r"(?<!\d)\d+(?:\.\d+)?\s*个?(?:小时|天|分钟|工作日)"
         r"(?:\s*[-~至到]\s*\d+(?:\.\d+)?\s*(?:小时|天|分钟))?"
-        r"|(?<!\d)\d+\s*-\s*\d+\s*(?:小时|天|分钟)"
+        r"|(?<!\d)\d+\s*[-~至到]\s*\d+\s*个?(?:小时|天|分钟|工作日)"  # 3到5个工作日
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)")), 0),
     ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
     ("address", "address", _needs((_DIGIT, "地址", "寄到", "送到", "位于", "坐落", "address"),
