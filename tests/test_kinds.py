@@ -191,6 +191,26 @@ def test_the_users_own_contact_comes_before_one_they_give_for_someone_else(batch
     assert [a.value for a in state.about("My wife")] == ["415-555-0177"]
 
 
+
+@pytest.mark.parametrize("rows, subject, value", [
+    ([("user", "My phone is 415-555-0100."), ("assistant", "Who else?"),
+      ("user", "My daughter Amy. Her phone is 415-555-0122.")], "My daughter", "415-555-0122"),
+    ([("user", "My email is li.wei@acme.com. Please cc my boss, his email is boss@x.com")],
+     "my boss", "boss@x.com"),
+    ([("user", "我的电话是13811112222"), ("assistant", "好的"),
+      ("user", "我老婆也要通知，她的电话是13822223333")], "我老婆", "13822223333"),
+    ([("user", "Her email is priya.shah@acme.com")], "Her", "priya.shah@acme.com"),
+])
+def test_a_contact_said_of_him_or_her_is_about_that_one(rows, subject, value) -> None:
+    """"Her phone is ..." is about the one named before it (else about "Her"): not the
+    user's own, which it replaces not."""
+    state = folded(rows, 100)
+    assert [a.value for a in state.about(subject)] == [value]
+    own = [a for a in state.active_anchors() if a.subject is None and a.value == value]
+    assert not own
+    assert all(h.status == "active" for k in ("phone", "email") for h in state.history(k))
+
+
 def test_the_users_account_and_ticket_reach_the_profile() -> None:
     state = folded([("user", "账号是 zhangwei_88，投诉单号TS20240315001")], 100)
     offered = {(kind, value) for kind, value, _ in candidates(state)}

@@ -5,6 +5,12 @@ from __future__ import annotations
 from .langpack import LanguagePack
 
 NUMBER_WORDS = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+# someone of the user's: a relation ("my wife", "our landlord")
+_RELATION = (r"\b(?:my|our)\s+(?:wife|husband|partner|spouse|son|daughter|kid|child|mother"
+             r"|mom|mum|father|dad|parents?|brother|sister|friend|boss|manager|assistant"
+             r"|colleague|coworker|co-worker|secretary|neighbou?r|landlord|roommate"
+             r"|girlfriend|boyfriend|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle"
+             r"|cousin)\b")
 # a past participle after "must have" ("must have lost it"): a guess about the past
 _PARTICIPLE = (r"(?:\w+ed|lost|done|gone|seen|made|sent|got|gotten|forgotten|taken|given"
                r"|left|put|told|said|heard|known|thrown|broken|mixed)")
@@ -264,11 +270,12 @@ PACK = LanguagePack(
         # someone else's contact the user gives: a relation's ("my boss's number is", "cc
         # my assistant at ..."); matched at the end of the text before the value (not the
         # user's own: "my cellphone is", "my company's phone is")
-        "owner": r"\b(?:my|our)\s+(?:wife|husband|partner|spouse|son|daughter|kid|child|mother"
-                 r"|mom|mum|father|dad|parents?|brother|sister|friend|boss|manager|assistant"
-                 r"|colleague|coworker|co-worker|secretary|neighbou?r|landlord|roommate"
-                 r"|girlfriend|boyfriend|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle"
-                 r"|cousin)(?=(?:['’]s(?:\s+[a-z]+){0,2}\s+(?:is|at)|\s+(?:at|is|on))\s*:?\s*$)",
+        "owner": rf"{_RELATION}(?=(?:['’]s(?:\s+[a-z]+){{0,2}}\s+(?:is|at)|\s+(?:at|is|on))"
+                 r"\s*:?\s*$)",
+        # ... or one said of someone named before ("My daughter Amy. Her phone is ...",
+        # "cc my boss, his email is"): about that one (``relation``), else the pronoun
+        "third_owner": r"\b(?:his|her|their)(?=(?:\s+[a-z]+){0,2}\s+(?:is|at)\s*:?\s*$)",
+        "relation": _RELATION,
         # a speaker correcting themselves right after a value ("415-555-0100, sorry, I
         # mean 415-555-0111"; "kim@old.com is wrong, it's kim@olds.com")
         "self_correction": r"\W*(?:(?:is|was|['’]s)\s+(?:wrong|incorrect|a typo)|sorry|I mean"

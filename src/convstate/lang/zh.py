@@ -8,6 +8,12 @@ NUMBER_WORDS = r"[零一二两三四五六七八九十百千万半]"
 
 # Negation and scope (extract/negation.py): what negates, what asks for something and
 # who may ask it, what a governing verb does not reach over.
+# someone of the user's (我老婆, 我的同事), and a contact of theirs said to be a value
+_RELATION = (r"我的?(?:老婆|老公|妻子|丈夫|爱人|对象|男朋友|女朋友|妈妈?|爸爸?|母亲|父亲|父母"
+             r"|儿子|女儿|孩子|哥哥?|姐姐?|弟弟?|妹妹?|爷爷|奶奶|外公|外婆|朋友|同事|老板"
+             r"|领导|助理|秘书|室友|房东|邻居|亲戚|家人)")
+_CONTACT_IS = r"的?(?:电话|手机号?|号码|邮箱|地址|联系方式)(?:是|为|：|:)?\s*$"
+
 SCOPE = {
     # 不 and 没, not as part of a word that negates nothing (不错 不过 不同 不但 不管 不如
     # 没关系 没问题); 与其 (与其换货，不如退款: 不如 chooses)
@@ -162,10 +168,11 @@ PACK = LanguagePack(
         "adds": r"另外|还要|还想|同时|也要|也想",
         # someone else's contact the user gives: a relation's (我老婆的电话是…), not the
         # user's own (我家的电话, 我现在的手机号)
-        "owner": r"我的?(?:老婆|老公|妻子|丈夫|爱人|对象|男朋友|女朋友|妈妈?|爸爸?|母亲|父亲|父母"
-                 r"|儿子|女儿|孩子|哥哥?|姐姐?|弟弟?|妹妹?|爷爷|奶奶|外公|外婆|朋友|同事|老板"
-                 r"|领导|助理|秘书|室友|房东|邻居|亲戚|家人)"
-                 r"(?=的?(?:电话|手机号?|号码|邮箱|地址|联系方式)(?:是|为|：|:)?\s*$)",
+        "owner": rf"{_RELATION}(?={_CONTACT_IS})",
+        # ... or one said of someone named before (我老婆…她的电话是): about that one
+        # (``relation``), else the pronoun
+        "third_owner": rf"(?:他们|她们|他|她)(?={_CONTACT_IS})",
+        "relation": _RELATION,
         # a speaker correcting themselves right after a value (13811112222，不对，是…)
         "self_correction": r"\W*(?:不对|不是|错了|说错了?|我是说|哦不|更正|应该是|写错了?)",
         # the user asking to try a failed request again, with what they change
