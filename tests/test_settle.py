@@ -285,6 +285,30 @@ def test_one_of_several_offered_values_is_taken_by_saying_it(reply, left) -> Non
     assert active(zh, "time") == ["8点"]
 
 
+@pytest.mark.parametrize("turns, left", [
+    ([("user", "Book a table for Saturday at 12 pm."), ("assistant", "We have a table at 6 pm."),
+      ("user", "Change it to 6 pm please.")], ["6 pm"]),
+    ([("user", "Book a table for Saturday at 7 pm."),
+      ("assistant", "We have tables at 6 pm and 8 pm."), ("user", "I'll take 8 pm.")], ["8 pm"]),
+    ([("user", "周六中午12点订个包间"), ("assistant", "周六晚上6点有包间"),
+      ("user", "行，就周六晚上6点")], ["晚上6点"]),
+    # turned down or asked about: not taken
+    ([("user", "Book a table for Saturday at 7 pm."),
+      ("assistant", "We have tables at 6 pm and 8 pm."), ("user", "I can't do 8 pm.")],
+     ["7 pm", "6 pm", "8 pm"]),
+    ([("user", "Book a table for Saturday at 7 pm."),
+      ("assistant", "We have tables at 6 pm and 8 pm."), ("user", "Is 8 pm the last one?")],
+     ["7 pm", "6 pm", "8 pm"]),
+])
+def test_a_value_the_assistant_stated_is_taken_by_saying_it(turns, left) -> None:
+    """Not put as a question ("We have a table at 6 pm."), an offer is taken all the same
+    when the user says its value plainly: the user's older request goes, and the other
+    values stated with it."""
+    mem = said(*turns)
+    assert active(mem, "time") == left
+    assert mem.state.anchor("time").value == left[0]
+
+
 def test_a_rating_asked_for_is_the_least_wanted() -> None:
     """A rating asked for ("评分是5分") is a bound from below: a lower one found and agreed
     to takes it. A date or time asked for is no bound: agreeing to its reading back

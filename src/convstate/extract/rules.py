@@ -69,6 +69,7 @@ from .settle import (
     self_corrected,
     switched,
     taken_up,
+    took_stated,
 )
 from .tasks import closes, read
 
@@ -487,7 +488,8 @@ class RuleExtractor(BaseExtractor):
                 _answer_confirmation(turn, delta, open_tasks)
                 _answer_info(turn, delta, open_tasks)
                 delta.updates.extend(corrected(turn, anchors, index))
-                delta.updates.extend(answer_offer(turn, anchors, index))
+                delta.updates.extend(answer_offer(turn, anchors, index)
+                                     or took_stated(turn, anchors, index))
                 delta.updates.extend(taken_up(turn, anchors, index))
                 delta.updates.extend(switched(turn, anchors, index))
                 delta.updates.extend(retried(turn, anchors, index))

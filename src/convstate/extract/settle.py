@@ -315,18 +315,7 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     proposed = [p for p in proposed if p[1] not in anew]
     if not proposed:
         return []
-    # the values the reply says without asking about them, turning them down or finding
-    # them wanting ("No, make it 8 pm"; not "Is 9 pm the last seating?", "8 pm? That's
-    # too late", "I can't do 8 pm", "8 pm is too late"; "8 pm is ok too" says it)
-    bounds, said = _Bounds(turn.text), set()
-    for a, start, end in _placed(turn.text, anchors):
-        first_at, last_at = bounds.clause(start, end)
-        clause, at = turn.text[first_at:last_at], end - first_at
-        if not bounds.asks(start, end) \
-                and not turned_down(clause, start - first_at, at) \
-                and not C.negator.search(clause, 0, start - first_at) \
-                and not (C.wanting.search(clause, at) and not C.adds.search(clause, at)):
-            said.add(_same(a.value))
+    said = _said_plainly(turn.text, anchors)
     # one of several taken by saying it ("6 pm or 8 pm?" "8 pm works"): the others go
     picked = {slot for _, slot, value in proposed if _same(value) in said}
     first = _BREAK.split(text, 1)[0]  # how the reply opens ("景点地址在哪，…其他景点…" takes it)
@@ -350,6 +339,49 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
                   for e, slot, value in requests if slot in offered
                   and e.turn == latest.get(slot)
                   and not any(satisfies(value, v, _side(e)) for v in offered[slot])]
+
+
+def _said_plainly(text: str, anchors: Sequence[NewAnchor]) -> set[str]:
+    """The values (``_same``) a user's reply says without asking about them, turning them
+    down or finding them wanting ("No, make it 8 pm"; not "Is 9 pm the last seating?",
+    "8 pm? That's too late", "I can't do 8 pm", "8 pm is too late"; "8 pm is ok too"
+    says it)."""
+    bounds, said = _Bounds(text), set()
+    for a, start, end in _placed(text, anchors):
+        first_at, last_at = bounds.clause(start, end)
+        clause, at = text[first_at:last_at], end - first_at
+        if not bounds.asks(start, end) \
+                and not turned_down(clause, start - first_at, at) \
+                and not C.negator.search(clause, 0, start - first_at) \
+                and not (C.wanting.search(clause, at) and not C.adds.search(clause, at)):
+            said.add(_same(a.value))
+    return said
+
+
+def took_stated(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+                ) -> list[ItemUpdate]:
+    """The updates a user's reply makes by taking a value the assistant stated in the turn
+    before without putting it as a question ("We have a table at 6 pm." "Change it to 6
+    pm please.", 周六晚上6点有包间 "行，就周六晚上6点"): the user's older values of that
+    key go, and the assistant's others of it said there ("tables at 6 pm and 8 pm" "I'll
+    take 8 pm": 6 pm). Said the same way as a reply to an offer (``answer_offer``)."""
+    if turn.role != "user" or not turn.content:
+        return []
+    entries = section_entries(index, "anchors")
+    stated = [(e, slot, value) for e in entries if e.speaker == "assistant"
+              and e.turn == turn.index - 1 for key, value in [_asked(e)]
+              for slot in [_kind(key, value)] if key in SLOT_KEYS]
+    if not stated:
+        return []
+    said = _said_plainly(turn.text, anchors)
+    took = {slot for _, slot, value in stated if _same(value) in said}
+    if not took:
+        return []
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e in entries
+            for key, value in [_asked(e)] for slot in [_kind(key, value)]
+            if slot in took and _same(value) not in said and e.turn is not None
+            and (e.speaker == "user" and e.turn < turn.index - 1
+                 or e.speaker == "assistant" and e.turn == turn.index - 1)]
 
 
 def _newest(requests: list[tuple[IndexEntry, str, str]], keep: Callable[[IndexEntry], bool]
