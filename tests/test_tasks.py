@@ -191,6 +191,26 @@ def test_the_report_closes_the_task_of_its_object_only(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, report", [
+    ("We'll send a replacement by Friday.",
+     "I've cancelled the replacement and issued a refund."),
+    ("We'll send a replacement by Friday.", "The replacement has been cancelled."),
+    ("我会在24小时内把换货单发到您的手机上。", "好的，换货单已经取消。"),
+])
+def test_cancelling_a_thing_withdraws_the_acts_promised_on_it(promise: str, report: str,
+                                                             mode: str) -> None:
+    state = run([("assistant", promise), ("user", "OK."), ("assistant", report)], mode)
+    assert [(t.owner, t.status) for t in state.open_tasks] == [("assistant", "cancelled")]
+    # the cancelling promised is done by it; another thing cancelled leaves the task
+    state = run([("assistant", "I'll cancel your order now."), ("user", "OK."),
+                 ("assistant", "I've cancelled your order.")], mode)
+    assert [t.status for t in state.open_tasks] == ["done"]
+    state = run([("assistant", "I'll send you the invoice."), ("user", "OK."),
+                 ("assistant", "I've cancelled your order.")], mode)
+    assert [t.status for t in state.open_tasks] == ["open"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_failure_cancels_and_a_renewed_promise_replaces_the_older(mode: str) -> None:
     state = run([("assistant", "I'll book a table for you at 7 pm."),
                  ("assistant", "Sorry, I wasn't able to book the table.")], mode)

@@ -71,7 +71,7 @@ from .settle import (
     taken_up,
     took_stated,
 )
-from .tasks import closes, read
+from .tasks import closes, read, withdrawn
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -834,6 +834,10 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal):
             pending[k][2](status)
+    for act in reading.withdrawals:  # "I've cancelled the replacement": its sending is off
+        pending = _pending(delta.open_tasks, index, delta, turn)
+        for k in withdrawn(act, [(text, owner) for text, owner, _ in pending]):
+            pending[k][2]("cancelled")
     for text, _ in reading.promises:
         delta.open_tasks.append(NewTask(text=text, owner=owner, turns=[turn]))
     return bool(reading.reports or reading.failures or reading.promises)

@@ -28,7 +28,9 @@ word ("I've sent the return label" closes "I'll email you a prepaid return label
 no object on one side ("I've sent it") the newest task of that verb; a generic verb
 ("has been processed", 处理好了) by its object ("your refund" closes "we will refund
 you"); the other party's "received" (收到照片了) closes a sending with the same object.
-Who did it, when the report says (I, we / you), must be who owed it. A promise renewed
+Who did it, when the report says (I, we / you), must be who owed it. A report of
+cancelling a thing ("I've cancelled the replacement", 换货单已经取消) withdraws the open
+tasks of other acts on it: they are cancelled. A promise renewed
 (the same act with a shared object: "I'll book you a cab to X" after "I'll book you a
 regular cab") replaces the older one, which is cancelled.
 
@@ -68,6 +70,9 @@ class Reading:
     promises: list[tuple[str, Act]] = field(default_factory=list)
     reports: list[Act] = field(default_factory=list)
     failures: list[Act] = field(default_factory=list)  # "I was not able to", 没能
+    # reports of cancelling a thing ("I've cancelled the replacement", 换货单已经取消):
+    # the acts on it are off (``withdrawn``)
+    withdrawals: list[Act] = field(default_factory=list)
 
 
 def read(text: str, role: str) -> Reading:
@@ -86,6 +91,8 @@ def read(text: str, role: str) -> Reading:
         done = grammar.report(part)
         if done is not None:
             out.reports.append(done)
+            if grammar.withdrawing in done.verbs and done.objects:
+                out.withdrawals.append(done)
             continue
         act = grammar.promise(part, role)
         if act is not None:
@@ -127,6 +134,19 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
         elif shared_verb and not (sent or renewal) and not (task.objects and done.objects):
             weak.append(k)
     return strong or weak[-1:]
+
+
+def withdrawn(done: Act, tasks: Sequence[tuple[str, str | None]]) -> list[int]:
+    """Positions in ``tasks`` (text, owner) of the open tasks that the cancelling ``done``
+    withdraws: an act of another verb on a thing it cancels ("I've cancelled the
+    replacement" of "we'll send a replacement"; the cancelling of it, the same verb, is
+    done by the report instead)."""
+    out = []
+    for k, (text, _) in enumerate(tasks):
+        task = _act_of(text, LANGUAGES.version, False)
+        if task is not None and not task.verbs & done.verbs and task.objects & done.objects:
+            out.append(k)
+    return out
 
 
 # -- the grammars, by language -------------------------------------------------------

@@ -29,6 +29,7 @@ class EnglishWords:
         for group in groups(table["verb_classes"]):
             for w in group:
                 self.classes.setdefault(self.key(w), self.key(group[0]))
+        self.withdrawing = self.key(table["withdrawing_class"])
         self.converse = {self.key(a): self.key(b)
                          for a, b in (g[:2] for g in groups(table["converse_verbs"]))}
         self.generic = {self.key(w) for w in table["generic_verbs"].split()}

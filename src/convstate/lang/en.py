@@ -438,6 +438,9 @@ PACK = LanguagePack(
             " tell inform notify update know",
         # the class whose act, seen from the other party, is the first one's
         "converse_verbs": "receive send",
+        # the class whose report withdraws the acts on its object ("I've cancelled the
+        # replacement": the promised sending of it is off)
+        "withdrawing_class": "cancel",
         # verbs that name no act of their own: an object says which ("has been processed")
         "generic_verbs": "do handle process complete finish issue sort sort_out resolve take_care"
                          " deal_with action ensure make_sure",

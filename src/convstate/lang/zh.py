@@ -239,6 +239,8 @@ PACK = LanguagePack(
             " 上门 来 过来;"
             " 收 收到 签收 拿到",
         "converse_verbs": "收 发",
+        # the class whose report withdraws the acts on its object (换货单已经取消)
+        "withdrawing_class": "取消",
         # what a verb + 给您/给你 does besides (拍给你: a sending)
         "transfer_verb": "发",
         # a promise verb over a clause (我保证快递员会上门)
