@@ -192,6 +192,25 @@ def test_the_users_own_contact_comes_before_one_they_give_for_someone_else(batch
 
 
 
+@BATCHES
+def test_correcting_ones_own_number_leaves_a_number_given_for_someone_else(batch: int
+                                                                          ) -> None:
+    for rows, hers in (
+            ([("user", "My number is 415-555-0100."), ("assistant", "Noted."),
+              ("user", "Send the gift to my wife, my wife's number is 415-555-0177."),
+              ("assistant", "OK, the recipient phone is now 415-555-0177."),
+              ("user", "No, my own number is 415-555-0111, I said it wrong.")],
+             "415-555-0177"),
+            ([("user", "我的电话是13811112222"), ("assistant", "好的"),
+              ("user", "我老婆的电话是13822223333"), ("assistant", "好的，收件人电话是13822223333"),
+              ("user", "不对，我自己的电话是13811113333")], "13822223333")):
+        state = folded(rows, batch)
+        assert all(h.status == "active" for h in state.history("phone") if h.value == hers)
+        assert [h.status for h in state.history("phone", speaker="user")
+                if h.value != hers] == ["superseded", "active"]
+        assert not state.history("names")  # 老婆, 自己: someone of the user's, no name
+
+
 @pytest.mark.parametrize("rows, subject, value", [
     ([("user", "My phone is 415-555-0100."), ("assistant", "Who else?"),
       ("user", "My daughter Amy. Her phone is 415-555-0122.")], "My daughter", "415-555-0122"),

@@ -66,6 +66,8 @@ class IndexEntry(BaseModel):
     owner: str | None = Field(default=None, description="Who owes it (open tasks only).")
     turn: int | None = Field(default=None, description="The last turn that stated it.")
     speaker: str | None = Field(default=None, description="Who stated it first.")
+    subject: str | None = Field(default=None, description="What or whom an anchor is about "
+                                "(a named place, someone else: 'my wife').")
 
 
 class Index(list[IndexEntry]):
@@ -100,7 +102,7 @@ def index_entry(section: str, item: Any) -> IndexEntry:
     text = f"{item.key}={item.value}" if isinstance(item, Anchor) else field_of(item, "text")
     return IndexEntry(id=item.id, section=section, text=text[:INDEX_TEXT], status=item.status,
                       owner=field_of(item, "owner"), turn=item.last_turn,
-                      speaker=item.speaker)
+                      speaker=item.speaker, subject=field_of(item, "subject"))
 
 
 class FieldEvent(BaseModel):

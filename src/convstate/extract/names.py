@@ -226,6 +226,10 @@ _ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景�
                          r"|商品|产品|手机|订单|快递|物流|包裹|公司|门店|店铺|平台|账号|电话|地址")
 
 
+# whose: what a person's pronoun owns is someone of theirs (我老婆的电话, 我自己的电话)
+_ZH_POSSESSOR = re.compile(r"(?:[我你您他她]们?|咱们?)的?$")
+
+
 def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
     for m in _ZH_ROLE.finditer(text):
         end = m.start()
@@ -234,7 +238,8 @@ def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
         if q := _ZH_QUANTITY.search(text, start, end):
             start = max(start, q.end())
         if end - start >= 2 and not _ZH_GENERIC.search(text, start, end) \
-                and not _ZH_KIND.fullmatch(text, start, end) and not text[start].isdigit():
+                and not _ZH_KIND.fullmatch(text, start, end) and not text[start].isdigit() \
+                and not _ZH_POSSESSOR.search(text, max(0, start - 2), start):
             yield start, end
 
 

@@ -428,8 +428,14 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
             new[role] = new[kind]
     entries = [(e, _role(key, value), value) for e in index
                for key, _, value in [e.text.partition("=")] if _role(key, value) in new]
+    # (not the user's value for someone else said back: "No, my own number is ..." after
+    # the wife's number read back leaves hers)
+    own = {_role(a.key, a.value) for a in anchors if a.subject is None}
+    others = {(key, normalize(value)) for e, key, value in entries
+              if e.speaker == "user" and e.subject and key in own}
     wrong = {(key, normalize(value)) for e, key, value in entries
-             if e.turn == turn.index - 1 and normalize(value) not in new[key]}
+             if e.turn == turn.index - 1 and normalize(value) not in new[key]
+             and (key, normalize(value)) not in others}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
             in entries if (key, normalize(value)) in wrong]
 
