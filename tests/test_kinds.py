@@ -193,6 +193,32 @@ def test_the_users_own_contact_comes_before_one_they_give_for_someone_else(batch
 
 
 @BATCHES
+def test_a_correction_replaces_the_users_value_not_the_assistants_own(batch: int) -> None:
+    """"Actually, use ..." replaces the user's number and its reading back or a number on
+    file proposed; the hotline the assistant gave of its own in the turn before stays
+    (about "Our hotline", 我们的客服热线)."""
+    for own, rows in (
+            ("Our hotline", [("user", "My number is 415-555-0100."),
+                             ("assistant", "Thanks. Our hotline is 1-800-555-0123."),
+                             ("user", "Actually, use 415-555-0111.")]),
+            ("us", [("user", "My number is 415-555-0100."),
+                    ("assistant", "You can call us at 1-800-555-0123."),
+                    ("user", "Actually, use 415-555-0111.")]),
+            ("我们的客服热线", [("user", "我的号码是13512345678"),
+                         ("assistant", "好的。我们的客服热线是400-820-8820。"),
+                         ("user", "不对，我的号码是13512345679")])):
+        state = folded(rows, batch)
+        assert [(a.speaker, a.status) for a in state.about(own)] == [("assistant", "active")]
+        assert [h.status for h in state.history("phone", speaker="user")] \
+            == ["superseded", "active"]
+    if batch == 1:  # (a correction reads the turn before in the index: as turns come)
+        state = folded([("user", "hi"), ("assistant", "I see the number on file is "
+                                                      "415-555-0100, is that right?"),
+                        ("user", "No, use 415-555-0111.")], batch)
+        assert [h.status for h in state.history("phone")] == ["superseded", "active"]
+
+
+@BATCHES
 def test_correcting_ones_own_number_leaves_a_number_given_for_someone_else(batch: int
                                                                           ) -> None:
     for rows, hers in (

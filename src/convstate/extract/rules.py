@@ -638,6 +638,12 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
         for start, anchor in tied:
             anchor.subject = _nearest(text, named, start, stops)
+    for start, anchor in found if turn.role == "assistant" else ():
+        if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "Our hotline is ..."
+            first, _ = _clause(text, start, start)
+            own = [m for m in C.own_contact.finditer(text, first, start)
+                   if C.contact_link.fullmatch(text, m.end(), start)]
+            anchor.subject = own[-1].group(0) if own else None
     for start, anchor in found if turn.role == "user" else ():
         if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "cc my assistant at ..."
             first, _ = _clause(text, start, start)

@@ -435,7 +435,9 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
               if e.speaker == "user" and e.subject and key in own}
     wrong = {(key, normalize(value)) for e, key, value in entries
              if e.turn == turn.index - 1 and normalize(value) not in new[key]
-             and (key, normalize(value)) not in others}
+             and (key, normalize(value)) not in others
+             # nor the assistant's own contact ("Our hotline is ...", 客服热线)
+             and not (e.speaker != "user" and e.subject and C.own_contact.fullmatch(e.subject))}
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
             in entries if (key, normalize(value)) in wrong]
 

@@ -276,6 +276,12 @@ PACK = LanguagePack(
         # "cc my boss, his email is"): about that one (``relation``), else the pronoun
         "third_owner": r"\b(?:his|her|their)(?=(?:\s+[a-z]+){0,2}\s+(?:is|at)\s*:?\s*$)",
         "relation": _RELATION,
+        # the assistant's own contact ("Our hotline is", "call us at", "our email:"): about
+        # that (its subject), never the user's value said back
+        "own_contact": r"\b(?:our|my)(?:\s+\w+){0,2}?\s+(?:hotline|helpline|number|phone|line"
+                       r"|email|e-mail|address)\b|\b(?:hotline|helpline)\b|\bus\b",
+        # what links a contact's name to it ("is", "at", ":")
+        "contact_link": r"\s*(?:(?:is|at|on)\b)?\s*:?\s*",
         # a speaker correcting themselves right after a value ("415-555-0100, sorry, I
         # mean 415-555-0111"; "kim@old.com is wrong, it's kim@olds.com")
         "self_correction": r"\W*(?:(?:is|was|['’]s)\s+(?:wrong|incorrect|a typo)|sorry|I mean"
