@@ -175,8 +175,8 @@ PACK = LanguagePack(
         "relation": _RELATION,
         # the assistant's own contact (我们的客服热线是, 客服电话): about that, never the
         # user's value said back
-        "own_contact": r"(?:我们|本店|我司|我们公司|公司)的?(?:客服)?(?:热线|电话|邮箱|地址|联系方式)"
-                       r"|客服(?:热线|电话|邮箱)|热线",
+        "own_contact": r"(?:我们|本店|我司|我们公司|公司)的?(?:客服)?"
+                       r"(?:热线|电话|邮箱|地址|联系方式)|客服(?:热线|电话|邮箱)|热线",
         # what links a contact's name to it (是, ：)
         "contact_link": r"\s*(?:是|为)?\s*[:：]?\s*",
         # a speaker correcting themselves right after a value (13811112222，不对，是…)
