@@ -654,6 +654,11 @@ def test_a_change_is_read_by_its_grammar(turns, key, left) -> None:
     # what a negated verb governs is still the value said
     ([("user", "Friday please."), ("user", "I don't need it until Friday.")], ["Friday"],
      None),
+    # turned down in a clause before a question (the question is the last clause's)
+    ([("user", "改签到下周五"), ("assistant", "下周五满了，下周六可以吗？"),
+      ("user", "周六不行，周四呢？")], ["周四"], "周六"),
+    ([("user", "Move it to Friday."), ("assistant", "Friday is full, is Saturday ok?"),
+      ("user", "Saturday doesn't work, what about Thursday?")], ["Thursday"], "Saturday"),
 ])
 def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -> None:
     mem = said(*turns)

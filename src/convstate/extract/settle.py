@@ -475,7 +475,7 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             and (c := bounds.clause(start, end))[1] - c[0] <= MAX_CLAUSE
             and turned_down(text[c[0]:c[1]], start - c[0], end - c[0])
             # not asked ("周一不行吗？") nor supposed ("If Monday is bad, ...")
-            and not bounds.asks(start, end) and not C.condition.search(text[c[0]:start])]
+            and not bounds.clause_asks(start, end) and not C.condition.search(text[c[0]:start])]
     if not down:
         return list(anchors), []
     gone = {(slot_of(a.key), normalize(a.value)) for a in down}
@@ -579,6 +579,18 @@ class _Bounds:
             self.asked[span] = question(self.text[span[0]:span[1]])
         return self.asked[span]
 
+    def clause_asks(self, start: int, end: int) -> bool:
+        """Whether the clause holding ``text[start:end]`` asks: the last one of a question
+        (周一不行吗？), or one that opens as a question does ("Is Monday bad, or ...?");
+        not one before the question ("周六不行，周四呢？", "Saturday doesn't work, what
+        about Thursday?")."""
+        if not self.asks(start, end):
+            return False
+        first, last = self.clause(start, end)
+        sentence_end = self._around(self.sentences, start, end, closed=False)[1]
+        return not self.text[last:sentence_end].strip(_TRAILING_MARKS) \
+            or question(self.text[first:last], in_question=True)
+
     def _around(self, breaks: list[tuple[int, int]], start: int, end: int, closed: bool
                 ) -> tuple[int, int]:
         before = bisect.bisect_right(breaks, (start, -1))  # the breaks that start before it
@@ -587,6 +599,9 @@ class _Bounds:
         if after == len(breaks):
             return first, len(self.text)
         return first, breaks[after][1] if closed else breaks[after][0]
+
+
+_TRAILING_MARKS = " \t\n,，;；.。!！?？~～…"  # what may end a clause and close its sentence
 
 
 def _role(key: str, value: str) -> str:
