@@ -32,6 +32,10 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("预算不超过500元", ("budget", "500元")),
     ("budget at most $80", ("budget", "$80")),
     ("3月15日下的单", ("date", "3月15日")),
+    # a day of the month alone, where a date is said; not a number a place is known by
+    ("改到16号吧", ("date", "16号")),
+    ("帮我订15日的房间", ("date", "15日")),
+    ("16th.", ("date", "16th")),
     ("delivered on March 15, 2024", ("date", "March 15, 2024")),
     ("2024-03-15 到的", ("date", "2024-03-15")),
     ("下午5点前联系", ("time", "下午5点")),
@@ -86,6 +90,12 @@ def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     assert expected in found
     for _, value in found:
         assert value in text  # verbatim
+
+
+@pytest.mark.parametrize("text", ["北京市东城区钟楼湾胡同临9号。", "地址在5号牛街清真超市内。",
+                                  "住在3号楼", "坐地铁5号线", "西城区牛街西里商业1号楼5-2号"])
+def test_a_number_a_place_is_known_by_is_no_date(text: str) -> None:
+    assert not [a for a in anchors_of(text) if a[0] in ("date", "until")]
 
 
 @pytest.mark.parametrize("text, counts", [

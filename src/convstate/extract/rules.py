@@ -199,6 +199,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(\+?\d{10,11})(?!\d)|\bme\s+at\s+(\+?\d{10,11})(?!\d)", _I)), -1),
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
+        # a day of the month alone (16号, 15日), said where a date is (after a break, a
+        # verb of booking or changing, a preposition, 我, a day): not a number a place or a
+        # thing is known by (胡同6号, 北里3号, 3号楼, 5号线, 8号桌)
+        r"|(?:^|(?<=[\s，。,.!！?？:：、到至在是于订改约等从和或及我您你天]))(?<!址在)"
+        r"(?:[12]\d|3[01]|0?[1-9])[日号](?![\d楼线门床房座厅口台车位桌窗柜机店馆院室层段])"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b"
         r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"
@@ -222,9 +227,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
         rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b", _I)), 0),
-    ("date", "date", _needs(("tomorrow", "the", "后天"), re.compile(  # relative days and a
-        # day of the month
+    ("date", "date", _needs(("tomorrow", "th", "st", "nd", "rd", "后天"), re.compile(
+        # relative days and a day of the month ("the 16th", or "16th." answering alone)
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
+        r"|^\s*\d{1,2}(?:st|nd|rd|th)(?=\s*[.!]?\s*$)"
         r"|后天|大后天", _I)), 0),
     ("date", "date", _needs(_TODAY, re.compile(  # a day a booking or a change asks for
         # ("make it for later today", "change that to tomorrow"), not one told in passing
