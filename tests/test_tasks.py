@@ -38,6 +38,10 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "A technician will visit you on Monday."),
     ("assistant", "我保证今天下午5点前一定安排快递上门。"),
     ("assistant", "我会在24小时内把退货标签发给您。"),
+    # 一下 softens an act (催一下); a team's act put off to a day (明天上门)
+    ("assistant", "我会帮您催一下快递。"),
+    ("assistant", "师傅会在明天上午上门维修。"),
+    ("assistant", "快递员明天上门取件。"),
     # a thing of the customer's, or sent to them, as the subject of a passive future
     ("assistant", "Your refund will be processed within 3 days."),
     ("assistant", "Your replacement will be shipped tomorrow."),
@@ -66,6 +70,8 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "I'll check."),
     ("assistant", "请稍等，我帮您查一下。"),
     ("assistant", "我马上为您查询。"),
+    ("assistant", "我会帮您查一下物流。"),  # a lookup, softened or not
+    ("assistant", "快递明天到。"),  # a thing's future, owed by no one
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
     ("assistant", "I'll be happy to help with that."),

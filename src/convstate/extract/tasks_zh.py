@@ -19,7 +19,7 @@ class Chinese:
         r"|(?:今天|明天|后天|今晚|明早|本周|下周|周[一二三四五六日天])?"
         r"(?:上午|下午|晚上|中午|早上|傍晚)?(?:\d{1,2}|[一二两三四五六七八九十]{1,3})[点:：]"
         r"(?:半|\d{1,2}分?)?(?:之前|以前|前|左右)?"
-        r"|今天|明天|后天|今晚|明早|当天|本周|下周|之后|以后|随后|上午|下午|晚上|中午|早上"
+        r"|在?(?:今天|明天|后天|今晚|明早|当天|本周|下周)|之后|以后|随后|上午|下午|晚上|中午|早上"
         r"|稍后|待会儿?|等会儿?|回头|晚点)")
     ASPECT = re.compile(r"^(?:完成|成功|[了着完好]|过(?![去来]))+")  # what may follow a verb
     MODAL_END = re.compile(r"(?:会|将|要|想|能|可以|得|需要)$")  # a future or a wish before it
@@ -132,8 +132,10 @@ class Chinese:
         else:
             verb = m.group(0)
             tail = text[len(verb):]
-        if tail.startswith(("一下", verb)):  # 查一下, 看看: done now
-            return None
+        if tail.startswith(("一下", verb)):  # 查一下, 看看: a lookup done now
+            if verb in self.check:
+                return None
+            tail = tail[2 if tail.startswith("一下") else len(verb):]  # 催一下: a softener
         tail = self.ASPECT.sub("", tail)  # 联系过您了: aspect
         verbs = {self.classes.get(verb, verb)}
         if self.to_you.match(tail) and verb not in self.classes:
@@ -156,8 +158,9 @@ class Chinese:
         team = role == "assistant"
         vouched = False  # 我保证快递员今天会上门: a promise verb over a clause
         markers = sorted([*self.marker.finditer(text), *(
-            m for m in self.future.finditer(text)
-            if self.who(text[:m.start()])[0] in self.first)], key=lambda m: m.start())
+            m for m in self.future.finditer(text)  # 我明天发给您, 快递员明天上门取件
+            if (who := self.who(text[:m.start()])[0]) in self.first
+            or team and who in self.team)], key=lambda m: m.start())
         for n, m in enumerate(markers):
             if m.start() > 0 and text[m.start() - 1] in "不机社学":
                 continue  # 不会, 机会, 社会
