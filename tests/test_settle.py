@@ -357,6 +357,19 @@ def test_a_new_search_inside_a_place_replaces_the_old_one() -> None:
     assert active(mem, "place") == ["Morgan Hill"]
 
 
+def test_an_address_said_shorter_is_the_same_address() -> None:
+    """"No, it's 42 Maple Street." after the street was misread keeps the whole address
+    the user gave (its town, state and ZIP code); another street replaces it."""
+    mem = said(("user", "Ship it to 42 Maple Street, Springfield, IL 62704."),
+               ("assistant", "Shipping to 24 Maple Street, Springfield, IL 62704."),
+               ("user", "No, it's 42 Maple Street."))
+    assert mem.state.anchor("address").value == "42 Maple Street, Springfield, IL 62704"
+    assert active(mem, "address") == ["42 Maple Street, Springfield, IL 62704"]
+    mem = said(("user", "Ship it to 42 Maple Street, Springfield, IL 62704."),
+               ("assistant", "OK."), ("user", "Actually ship it to 100 Main Street."))
+    assert active(mem, "address") == ["100 Main Street"]
+
+
 def test_a_place_with_its_region_code_is_one_name() -> None:
     """"Seattle, WA" is one place (a name, a comma, a two-letter region code), so the
     value a later search replaces is the whole of it; a code that is a word ("OK", "IT")

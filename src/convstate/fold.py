@@ -380,6 +380,8 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         stats.reasons.append(f"subject {subject[:40]!r} of {key} is not verbatim: dropped")
         subject = None
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
+    if a.kind == "address" and (whole := _whole_address(state, dedup, a.value)) is not None:
+        dedup = whole  # "42 Maple Street" of "42 Maple Street, Springfield, IL": said again
     if (old := keys.own("anchors", dedup)) is not None:
         _said_again(state.section("anchors"), old, turns)
         stats.deduplicated += 1
@@ -391,6 +393,20 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
     ))
     stats.added += 1
     return key
+
+
+def _whole_address(state: ConversationState, dedup: tuple[str, str, str], value: str
+                   ) -> tuple[str, str, str] | None:
+    """The dedup key of the live address of the same key and subject that ``value``
+    opens, with its town or more after a comma: the same address said shorter."""
+    key, subject, _ = dedup
+    said = value.strip().lower()
+    for a in state.anchors:
+        if a.key == key and a.status == "active" and _subject(a) == subject:
+            whole = a.value.strip().lower()
+            if whole.startswith(said) and whole[len(said):].lstrip().startswith(","):
+                return key, subject, normalize(a.value)
+    return None
 
 
 def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: list[int],
