@@ -681,6 +681,18 @@ def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -
                    if h.value == gone)
 
 
+def test_a_value_found_too_early_or_too_late_is_turned_down() -> None:
+    """"7:05 am is too early", 8点太晚了, 300元太贵了: the user's mention is no value of
+    theirs."""
+    for turns in ([("user", "Book a flight to Denver on Friday morning."),
+                   ("assistant", "There is a flight at 7:05 am."),
+                   ("user", "7:05 am is too early.")],
+                  [("user", "订周五的位子"), ("assistant", "晚上8点可以吗？"),
+                   ("user", "8点太晚了")]):
+        mem = said(*turns)
+        assert not [h for h in mem.state.history("time") if h.speaker == "user"], turns
+
+
 def test_a_time_no_one_is_home_for_is_turned_down() -> None:
     for reply in ("改到下午5点吧，3点家里没人。", "3点家里没人，改到下午5点吧。"):
         mem = said(("user", "请安排下午3点送货。"), ("assistant", "好的，下午3点。"),

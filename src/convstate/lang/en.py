@@ -73,7 +73,8 @@ SCOPE = {
     "preposition_end": r"\b(?:at|on|for|in)\s*$",  # ("not until Friday" says Friday)
     # after a mention with no verb: a predicate that turns it down ("Monday is bad")
     "reject": r"^\s*(?:is|['’]s|would\s+be|will\s+be)\s+(?:(?!not\b|never\b)\w+\s+)?"
-              r"(?:bad|no\s+good|impossible)\b",
+              r"(?:bad|no\s+good|impossible|too\s+(?:early|late|soon|expensive|pricey|far|long"
+              r"|much))\b",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"\b(?:because|since|when|whenever|if|unless|while|though|although|which|who"
                r"|whom|whose|where|whether|know|knew|tell|told|say|said|think|thought|wonder"

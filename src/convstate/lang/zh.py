@@ -48,7 +48,8 @@ SCOPE = {
     "preposition_end": r"(?:在|于)\s*$",
     # after a mention with no verb: a predicate that turns it down (周一没空)
     "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?"
-              r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了|(?:家里|家)?没人(?:在家)?)",
+              r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了|(?:家里|家)?没人(?:在家)?"
+              r"|太(?:早|晚|贵|远|久)了?)",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
                r"|看看|是否|为什么|怎么",
