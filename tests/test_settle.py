@@ -925,6 +925,8 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
     # Chinese: the second date of a range, or one before the act that ends the stay
     ([("user", "我想订3月3日到3月5日的酒店。")], ["3月3日"], ["3月5日"]),
     ([("user", "我想3月3日租车，3月6日还车。")], ["3月3日"], ["3月6日"]),
+    ([("user", "我想5月3日取车，5月5日还车"), ("assistant", "好的"), ("user", "还车改到5月6日")],
+     ["5月3日"], ["5月6日"]),
     # the answer to the assistant's question for the end is an end, not a new start
     ([("user", "I need a rental car starting March 3rd."),
       ("assistant", "Until when do you need the car?"), ("user", "March 13th.")],

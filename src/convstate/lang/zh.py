@@ -191,7 +191,10 @@ PACK = LanguagePack(
         # a date in the end role: the second of a range (3月3日到3月5日, 3号至5号) or
         # how long a stay or a rental lasts (住到5号, 用到3月6日); matched at the end of
         # the text before the date
-        "date_end": r"(?:[日号天]\s*(?:到|至|-|~|～)|(?:住|用|租|借|待|留)到)\s*$",
+        "date_end": r"(?:[日号天]\s*(?:到|至|-|~|～)|(?:住|用|租|借|待|留)到"
+                    # ... or the act that ends it said first (还车改到5月6日, 退房时间是…)
+                    r"|(?:还车|退房|离店|归还)(?:的?(?:日期|时间))?(?:改到|改成|改为|延到|推迟到"
+                    r"|提前到|是|在)?)\s*$",
         # ... or one said before the act that ends it (3月6日还车, 6号退房)
         "date_end_after": r"\s*(?:之前|前)?(?:还车|退房|离店|归还|结束)",
         # ... and one before the act that starts it (3月3日取车, 5号入住)
