@@ -693,6 +693,12 @@ def test_a_value_found_too_early_or_too_late_is_turned_down() -> None:
         assert not [h for h in mem.state.history("time") if h.speaker == "user"], turns
 
 
+def test_no_one_coming_turns_no_date_down() -> None:
+    mem = said(("user", "我预约了周一上门维修。"), ("assistant", "好的。"),
+               ("user", "结果周一没人来。"))
+    assert active(mem, "date") == ["周一"]
+
+
 def test_a_time_no_one_is_home_for_is_turned_down() -> None:
     for reply in ("改到下午5点吧，3点家里没人。", "3点家里没人，改到下午5点吧。"):
         mem = said(("user", "请安排下午3点送货。"), ("assistant", "好的，下午3点。"),
@@ -935,6 +941,13 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
       ("user", "The 6th.")], ["the 3rd"], ["The 6th"]),
     ([("user", "我想3月3日租车。"), ("assistant", "请问您什么时候还车？"), ("user", "3月6日。")],
      ["3月3日"], ["3月6日"]),
+    # a question about a past return asks for no end; an end asked for and not answered
+    # in the reply right after is no longer asked
+    ([("user", "I sent the item back."), ("assistant", "When did you return the item?"),
+      ("user", "I shipped it on March 3rd.")], ["March 3rd"], []),
+    ([("user", "I need a car starting March 3rd."), ("assistant", "Until when do you need it?"),
+      ("user", "Not sure yet."), ("assistant", "OK."),
+      ("user", "Please deliver my new order on Friday.")], ["Friday"], []),
     # ... unless the answer says it starts then
     ([("user", "I need a rental car starting March 3rd."),
       ("assistant", "When will you return it?"),

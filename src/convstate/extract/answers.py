@@ -146,9 +146,8 @@ class Asks:
             out.append(NewAnchor(kind=kind, key=kind, value=value, turns=[turn.index]))
             for ask in live:
                 ask.given.add(kind)
-        timed = any(a.kind in ("date", "time") for a in out)
-        for ask in live:  # an end asked for is answered by the first date or time said
-            if not ask.wanted() or ask.role is not None and timed:
+        for ask in live:  # an end asked for is answered by the reply right after, or not
+            if not ask.wanted() or ask.role is not None:
                 _close(ask, delta, turn.index)
         return sorted(out, key=lambda a: turn.text.find(a.value))
 

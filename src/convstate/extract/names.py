@@ -26,7 +26,8 @@ EN_NAME = re.compile(
     r"(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?"
     r"(?:\d{1,5}\s+)?"
     rf"{_WORD}(?:\s+(?:{_JOIN}\s+)?{_WORD}){{0,5}}"
-    r"(?:,[ \t]?[A-Z]{2}(?![\w'’-]))?"  # a place's region code: "Seattle, WA", "London, UK"
+    # a place's region code: "Seattle, WA", "London, UK" (not "Jane Doe, PO Box")
+    r"(?:,[ \t]?[A-Z]{2}(?![\w'’-])(?![ \t]+[A-Z]))?"
     r"|(?<![\w-])[A-Z]{2,5}(?![\w-])"
 )
 _JOINER = re.compile(_JOIN)

@@ -200,10 +200,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         # a day of the month alone (16号, 15日), said where a date is (after a break, a
-        # verb of booking or changing, a preposition, 我, a day): not a number a place or a
-        # thing is known by (胡同6号, 北里3号, 3号楼, 5号线, 8号桌)
+        # verb of booking or changing, a preposition, 我, a day) and as one: before a
+        # clause's end, a time of day, an act that starts or ends a stay, or a particle —
+        # not a number a place or a thing is known by (胡同6号, 3号楼, 7号电池, 2号航站楼)
         r"|(?:^|(?<=[\s，。,.!！?？:：、到至在是于订改约等从和或及我您你天]))(?<!址在)"
-        r"(?:[12]\d|3[01]|0?[1-9])[日号](?![\d楼线门床房座厅口台车位桌窗柜机店馆院室层段])"
+        r"(?:[12]\d|3[01]|0?[1-9])[日号](?=\s*(?:$|[，。,.!！?？;；、]|[上下中]午|晚上|早上|凌晨"
+        r"|取车|提车|还车|入住|退房|离店|出发|上门|送|到|前|之前|以前|之后|以后|左右|吧|呢|吗"
+        r"|可以|行|的(?:房间|票|航班|位子|机票)))"
         r"|\b" + _MONTHS + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s*\d{4})?\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"\b"
         r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2,4}(?![\d/])"
@@ -227,10 +230,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
         rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b", _I)), 0),
-    ("date", "date", _needs(("tomorrow", "th", "st", "nd", "rd", "后天"), re.compile(
-        # relative days and a day of the month ("the 16th", or "16th." answering alone)
+    ("date", "date", _needs(("tomorrow", "the", "后天"), re.compile(
+        # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
-        r"|^\s*\d{1,2}(?:st|nd|rd|th)(?=\s*[.!]?\s*$)"
         r"|后天|大后天", _I)), 0),
     ("date", "date", _needs(_TODAY, re.compile(  # a day a booking or a change asks for
         # ("make it for later today", "change that to tomorrow"), not one told in passing
@@ -286,7 +288,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?=,?\s+(?i:with|to|for|and|from|by|please|correct|right)\b|[.;!?\n]|$)"
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Boulevard|Blvd|Lane|Ln|Way|Court|Ct"
-        r"|Place|Pl|Terrace|Ter|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Plaza)\b\.?"
+        r"|Place|Pl|Terrace|Ter|Parkway|Pkwy|Highway|Hwy)\b\.?"
         # and the town after it, with the state and ZIP code ("…, Springfield, IL 62704")
         # or ending the sentence ("…, Mountain View.")
         r"(?:,\s*+[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+){0,2}(?:,?\s[A-Z]{2}(?:\s\d{5}"

@@ -324,9 +324,9 @@ PACK = LanguagePack(
         # a question for when a stay, a rental or a trip ends ("Until when do you need
         # the car?", "When will you return it?", "What is the drop-off date?"): the
         # date the user answers with is an end
-        "asks_end": r"\b(?:until|till) when\b|\bwhen\b[^.!?]{0,40}?\b(?:return|drop(?:ping)?"
-                    r"\b[^.!?]{0,15}?\boff|check(?:ing)?[- ]?out|end)\w*"
-                    r"|\b(?:end|return|drop-?off|check-?out) date\b",
+        "asks_end": r"\b(?:until|till) when\b|\bwhen\s+(?:will|would|do|are|should)\b"
+                    r"[^.!?]{0,40}?\b(?:return|drop(?:ping)?\b[^.!?]{0,15}?\boff|check(?:ing)?"
+                    r"[- ]?out)\w*|\b(?:end|return|drop-?off|check-?out) date\b",
         # ... and a date right after an end date, said of it ("until Friday, March 13th",
         # "until Friday or Saturday")
         "date_end_more": r"\s*(?:,\s*|\s+or\s+|\s+)(?:the\s+)?",  # (the whole gap)

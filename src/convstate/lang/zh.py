@@ -48,7 +48,8 @@ SCOPE = {
     "preposition_end": r"(?:在|于)\s*$",
     # after a mention with no verb: a predicate that turns it down (周一没空)
     "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?"
-              r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了|(?:家里|家)?没人(?:在家)?"
+              r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了|(?:家里|家)没人|没人在家"
+              r"|没人(?=\s*(?:[，。,.!！?？;；]|$))"
               r"|太(?:早|晚|贵|远|久)了?)",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
@@ -200,8 +201,8 @@ PACK = LanguagePack(
         # ... and one before the act that starts it (3月3日取车, 5号入住)
         "date_start_after": r"\s*(?:取车|提车|入住|出发|开始|起租)",
         # a question for when a stay or a rental ends (什么时候还车, 退房日期是哪天)
-        "asks_end": r"(?:什么时候|哪天|哪一天|几号|何时)(?:还车|退房|离店|归还|结束)"
-                    r"|(?:还车|退房|离店|归还|结束)(?:的)?(?:日期|时间|是哪天|是几号|是什么时候)",
+        "asks_end": r"(?:什么时候|哪天|哪一天|几号|何时)(?:还车|退房|离店)(?!的)"
+                    r"|(?:还车|退房|离店)(?:的)?(?:日期|时间|是哪天|是几号|是什么时候)",
         # a name said to be an address (位置是首都机场)
         "address_role": r"(?:地址|位置|地点)(?:应该)?(?:是|为)\s*$",
         # ... or a contrast proposes beside what it says back, which then stands
