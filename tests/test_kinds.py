@@ -211,6 +211,14 @@ def test_a_correction_replaces_the_users_value_not_the_assistants_own(batch: int
         assert [(a.speaker, a.status) for a in state.about(own)] == [("assistant", "active")]
         assert [h.status for h in state.history("phone", speaker="user")] \
             == ["superseded", "active"]
+    # the user's number said back to them ("you gave us", 您留给我们的) is not the assistant's
+    for rows in ([("user", "My number is 415-555-0100"),
+                  ("assistant", "The phone number you gave us is 415-555-0100"),
+                  ("user", "No, it's 415-555-0111")],
+                 [("user", "我的电话是13811112222"), ("assistant", "您留给我们的电话是13811112222"),
+                  ("user", "不对，是13811113333")]):
+        state = folded(rows, batch)
+        assert not [a for a in state.anchors if a.subject]
     if batch == 1:  # (a correction reads the turn before in the index: as turns come)
         state = folded([("user", "hi"), ("assistant", "I see the number on file is "
                                                       "415-555-0100, is that right?"),
@@ -247,6 +255,7 @@ def test_correcting_ones_own_number_leaves_a_number_given_for_someone_else(batch
     ([("user", "Her email is priya.shah@acme.com")], "Her", "priya.shah@acme.com"),
 ])
 def test_a_contact_said_of_him_or_her_is_about_that_one(rows, subject, value) -> None:
+    assert not folded([("user", "我的其他联系方式是13911112222")], 100).anchors[0].subject  # 其他
     """"Her phone is ..." is about the one named before it (else about "Her"): not the
     user's own, which it replaces not."""
     state = folded(rows, 100)

@@ -73,6 +73,7 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("I prefer a refund to an exchange.", "refund"),
     ("I'd prefer an exchange.", "exchange"),
     ("I'd prefer to get an exchange.", "exchange"),
+    ("I'd prefer you to refund it.", "refund"),
     ("我宁愿退款也不要换货。", "refund"),
     ("我宁可退款，也不换货。", "refund"),
 ])

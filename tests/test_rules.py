@@ -49,6 +49,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     # a bare 单号 is of what its sentence names before it: a complaint's is a ticket
     ("您的投诉已受理，单号TS20240611777。", ("ticket_id", "TS20240611777")),
     ("您的售后申请已提交，单号为SH20240611777。", ("ticket_id", "SH20240611777")),
+    ("我要投诉，单号是DD20240601123", ("order_id", "DD20240601123")),  # no ticket filed yet
     ("请用英文回复我", ("language", "用英文回复")),
     ("电话010-81528822", ("phone", "010-81528822")),
     ("营业时间 11:00-15:00", ("time", "11:00-15:00")),

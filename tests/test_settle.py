@@ -681,6 +681,21 @@ def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -
                    if h.value == gone)
 
 
+@pytest.mark.parametrize("turns, left", [
+    ([("user", "Book me for 9 am."), ("assistant", "OK."),
+      ("user", "9 am is too early for the technician, isn't it?")], ["9 am"]),
+    # a value stated that the reply takes note of, or says as a bound, is not taken
+    ([("user", "Book a haircut for 3 pm."), ("assistant", "Sure, we close at 6 pm."),
+      ("user", "I'll be out well before 6 pm.")], ["3 pm", "6 pm"]),
+    ([("user", "Book a table for 7 pm."), ("assistant", "The kitchen closes at 9 pm."),
+      ("user", "OK, 9 pm, got it.")], ["7 pm", "9 pm"]),
+    ([("user", "下午3点理发"), ("assistant", "我们晚上8点关门"), ("user", "好的，晚上8点，知道了")],
+     ["下午3点", "晚上8点"]),
+])
+def test_a_question_or_a_note_takes_and_turns_down_nothing(turns, left) -> None:
+    assert active(said(*turns), "time") == left
+
+
 def test_a_value_found_too_early_or_too_late_is_turned_down() -> None:
     """"7:05 am is too early", 8点太晚了, 300元太贵了: the user's mention is no value of
     theirs."""

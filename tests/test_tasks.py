@@ -214,6 +214,10 @@ def test_cancelling_a_thing_withdraws_the_acts_promised_on_it(promise: str, repo
     state = run([("assistant", "I'll send you the invoice."), ("user", "OK."),
                  ("assistant", "I've cancelled your order.")], mode)
     assert [t.status for t in state.open_tasks] == ["open"]
+    # a refund outlasts the order it is of
+    state = run([("assistant", "I will refund your order within 3 days."), ("user", "OK."),
+                 ("assistant", "I've cancelled your order.")], mode)
+    assert [t.status for t in state.open_tasks] == ["open"]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -28,10 +28,12 @@ TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编�
                 "return", "request", "ref")
 # a ticket number named by its cue ("投诉单号TS20240315001", "case number CS-88213",
 # "ticket TK-20931"), or by a bare 单号 in a sentence about a complaint or a service
-# request ("您的投诉已受理，单号TS20240611777": what the number is of, said before it)
+# request filed ("您的投诉已受理，单号TS20240611777": what the number is of, said before
+# it; "我要投诉，单号是DD…" quotes an order's)
 TICKET_ID = re.compile(
     rf"(?:{TICKET_CUE}|工单|(?<![A-Za-z])ticket(?![A-Za-z])"
-    r"|(?:投诉|工单|售后|维修)[^。！？!?\n]{0,16}?(?<![订运])单号)"
+    r"|(?:投诉|工单|售后|维修)[^。！？!?\n]{0,12}?(?:受理|提交|登记|生成|创建)[^。！？!?\n]{0,8}?"
+    r"(?<![订运])单号)"
     r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
     r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I)
 

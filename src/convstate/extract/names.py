@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lang import Cues
+
+C = Cues()
 MAX_NAMES_PER_TURN = 12  # a long text names many things; the first ones are kept
 
 # -- English ---------------------------------------------------------------------------
@@ -227,8 +230,12 @@ _ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景�
                          r"|商品|产品|手机|订单|快递|物流|包裹|公司|门店|店铺|平台|账号|电话|地址")
 
 
-# whose: what a person's pronoun owns is someone of theirs (我老婆的电话, 我自己的电话)
-_ZH_POSSESSOR = re.compile(r"(?:[我你您他她]们?|咱们?)的?$")
+# someone of the user's is no name (我老婆的电话, 我自己的电话): a relation (the pack's) or self
+_ZH_SELF = ("自己", "本人")
+
+
+def _person(name: str) -> bool:
+    return name in _ZH_SELF or C.relation.fullmatch(f"我{name}") is not None
 
 
 def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
@@ -240,7 +247,7 @@ def _named_by_role(text: str) -> Iterator[tuple[int, int]]:
             start = max(start, q.end())
         if end - start >= 2 and not _ZH_GENERIC.search(text, start, end) \
                 and not _ZH_KIND.fullmatch(text, start, end) and not text[start].isdigit() \
-                and not _ZH_POSSESSOR.search(text, max(0, start - 2), start):
+                and not _person(text[start:end]):
             yield start, end
 
 

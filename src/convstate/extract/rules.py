@@ -650,7 +650,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "Our hotline is ..."
             first, _ = _clause(text, start, start)
             own = [m for m in C.own_contact.finditer(text, first, start)
-                   if C.contact_link.fullmatch(text, m.end(), start)]
+                   if C.contact_link.fullmatch(text, m.end(), start) and (
+                       m.group(0).lower() != "us" or C.reach_us.search(text, first, m.start()))]
             anchor.subject = own[-1].group(0) if own else None
     for start, anchor in found if turn.role == "user" else ():
         if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "cc my assistant at ..."

@@ -365,15 +365,18 @@ def took_stated(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexE
     pm please.", 周六晚上6点有包间 "行，就周六晚上6点"): the user's older values of that
     key go, and the assistant's others of it said there ("tables at 6 pm and 8 pm" "I'll
     take 8 pm": 6 pm). Said the same way as a reply to an offer (``answer_offer``)."""
-    if turn.role != "user" or not turn.content:
-        return []
+    if turn.role != "user" or not turn.content or C.noted.search(turn.text):
+        return []  # "OK, 9 pm, got it": noted, not taken
     entries = section_entries(index, "anchors")
     stated = [(e, slot, value) for e in entries if e.speaker == "assistant"
               and e.turn == turn.index - 1 for key, value in [_asked(e)]
               for slot in [_kind(key, value)] if key in SLOT_KEYS]
     if not stated:
         return []
-    said = _said_plainly(turn.text, anchors)
+    said = _said_plainly(turn.text, anchors) - {  # not a bound: "well before 6 pm"
+        _same(a.value) for a, start, end in _placed(turn.text, anchors)
+        if C.bound_before.search(turn.text, max(0, start - 20), start)
+        or C.bound_after.match(turn.text, end)}
     took = {slot for _, slot, value in stated if _same(value) in said}
     if not took:
         return []
@@ -588,7 +591,8 @@ class _Bounds:
             return False
         first, last = self.clause(start, end)
         sentence_end = self._around(self.sentences, start, end, closed=False)[1]
-        return not self.text[last:sentence_end].strip(_TRAILING_MARKS) \
+        rest = self.text[last:sentence_end]
+        return not rest.strip(_TRAILING_MARKS) or C.tag_question.match(rest) is not None \
             or question(self.text[first:last], in_question=True)
 
     def _around(self, breaks: list[tuple[int, int]], start: int, end: int, closed: bool

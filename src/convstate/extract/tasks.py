@@ -140,12 +140,13 @@ def withdrawn(done: Act, tasks: Sequence[tuple[str, str | None]]) -> list[int]:
     """Positions in ``tasks`` (text, owner) of the open tasks that the cancelling ``done``
     withdraws: an act of another verb on a thing it cancels ("I've cancelled the
     replacement" of "we'll send a replacement"; the cancelling of it, the same verb, is
-    done by the report instead)."""
+    done by the report instead), but not what the cancelling brings about (a refund)."""
     out = []
     for k, (text, _) in enumerate(tasks):
-        task = _act_of(text, LANGUAGES.version, False)
-        if task is not None and not task.verbs & done.verbs and task.objects & done.objects:
-            out.append(k)
+        task, grammar = _act_of(text, LANGUAGES.version, False), _grammar_for(text)
+        if task is not None and grammar is not None and not task.verbs & done.verbs \
+                and grammar.outlasting not in task.verbs and task.objects & done.objects:
+            out.append(k)  # (a refund outlasts the cancelled order it is of)
     return out
 
 

@@ -32,6 +32,7 @@ class Chinese:
                 self.classes.setdefault(w, group[0])
         self.converse = {a: b for a, b in (g[:2] for g in groups(table["converse_verbs"]))}
         self.withdrawing = table["withdrawing_class"]
+        self.outlasting = table["outlasting_class"]
         self.generic = words(table["generic_verbs"])
         self.check = words(table["check_verbs"])
         verbs = set(self.classes) | self.generic | self.check | words(table["other_verbs"])

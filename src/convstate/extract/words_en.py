@@ -30,6 +30,7 @@ class EnglishWords:
             for w in group:
                 self.classes.setdefault(self.key(w), self.key(group[0]))
         self.withdrawing = self.key(table["withdrawing_class"])
+        self.outlasting = self.key(table["outlasting_class"])
         self.converse = {self.key(a): self.key(b)
                          for a, b in (g[:2] for g in groups(table["converse_verbs"]))}
         self.generic = {self.key(w) for w in table["generic_verbs"].split()}

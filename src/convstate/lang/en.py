@@ -41,7 +41,8 @@ SCOPE = {
     # a preference that compares: what follows its "over" or "to" is the one not chosen
     # ("I'd prefer a refund over an exchange"; not "I'd prefer to exchange it")
     "prefers": r"^(?:(?:would|['’]d)\s+(?:\w+\s+)?)?prefer$",
-    "compared": r"\w\s+(?:over|to)\s+(?:(?:an?|the|my)\s+)?$",
+    "compared": r"^\s*(?:an?|the|my|this|that)\s+(?:[\w'’-]+\s+){1,3}?(?:over|to)\s+"
+                r"(?:(?:an?|the|my)\s+)?$",
     # a verb of requiring: governs what follows it too, but negated it relaxes ("doesn't
     # have to be direct") rather than refuses
     "require": r"\b(?:must|ha(?:ve|s)\s+to|should|need\s+to|needs\s+to)\b",
@@ -277,10 +278,21 @@ PACK = LanguagePack(
         # "cc my boss, his email is"): about that one (``relation``), else the pronoun
         "third_owner": r"\b(?:his|her|their)(?=(?:\s+[a-z]+){0,2}\s+(?:is|at)\s*:?\s*$)",
         "relation": _RELATION,
+        # a reply that takes note of what was said, not one that takes it ("OK, 9 pm, got
+        # it"), and a value said as a bound of another act ("I'll be out well before 6 pm")
+        # a tag that makes the clause before it a question ("..., isn't it?", "..., right?")
+        "tag_question": r"^\s*[,，]?\s*(?:(?:is|are|was|were|do|does|did|can|could|will|would"
+                        r"|have|has)n['’]t\s+\w+|right|correct|ok(?:ay)?)\s*\??\s*$",
+        "noted": r"\b(?:got\s+it|noted|I\s+see|understood|good\s+to\s+know|makes\s+sense)\b",
+        "bound_before": r"\b(?:before|after|until|till|by|past|from)\s+(?:well\s+)?$",
         # the assistant's own contact ("Our hotline is", "call us at", "our email:"): about
         # that (its subject), never the user's value said back
-        "own_contact": r"\b(?:our|my)(?:\s+\w+){0,2}?\s+(?:hotline|helpline|number|phone|line"
-                       r"|email|e-mail|address)\b|\b(?:hotline|helpline)\b|\bus\b",
+        "own_contact": r"\b(?:our|my)(?:\s+(?!your\b)\w+){0,2}?\s+(?:hotline|helpline|number"
+                       r"|phone|line|email|e-mail|address)\b|\b(?:hotline|helpline)\b"
+                       r"|\bus\b",
+        # ... "us" only as the object of a verb of reaching ("call us at", not "the number
+        # you gave us is"); matched at the end of the text before it
+        "reach_us": r"\b(?:call|reach|text|ring|email|contact|write\s+to)\s+$",
         # what links a contact's name to it ("is", "at", ":")
         "contact_link": r"\s*(?:(?:is|at|on)\b)?\s*:?\s*",
         # a speaker correcting themselves right after a value ("415-555-0100, sorry, I
@@ -448,6 +460,8 @@ PACK = LanguagePack(
         # the class whose report withdraws the acts on its object ("I've cancelled the
         # replacement": the promised sending of it is off)
         "withdrawing_class": "cancel",
+        # ... but not of this class: what a cancelling brings about (a refund)
+        "outlasting_class": "refund",
         # verbs that name no act of their own: an object says which ("has been processed")
         "generic_verbs": "do handle process complete finish issue sort sort_out resolve take_care"
                          " deal_with action ensure make_sure",

@@ -173,11 +173,17 @@ PACK = LanguagePack(
         "owner": rf"{_RELATION}(?={_CONTACT_IS})",
         # ... or one said of someone named before (我老婆…她的电话是): about that one
         # (``relation``), else the pronoun
-        "third_owner": rf"(?:他们|她们|他|她)(?={_CONTACT_IS})",
+        "third_owner": rf"(?<![其吉])(?:他们|她们|他|她)(?={_CONTACT_IS})",
         "relation": _RELATION,
+        # a reply that takes note of what was said (好的，晚上8点，知道了), and a value said
+        # as a bound of another act (晚上8点前)
+        # a tag that makes the clause before it a question (…，是吗？ …，对吧？)
+        "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
+        "noted": r"知道了|明白了|了解了|收到了?|懂了",
+        "bound_after": r"\s*(?:前|之前|以前|后|之后|以后)",
         # the assistant's own contact (我们的客服热线是, 客服电话): about that, never the
         # user's value said back
-        "own_contact": r"(?:我们|本店|我司|我们公司|公司)的?(?:客服)?"
+        "own_contact": r"(?<![给您你])(?:我们|本店|我司|我们公司|公司)的?(?:客服)?"
                        r"(?:热线|电话|邮箱|地址|联系方式)|客服(?:热线|电话|邮箱)|热线",
         # what links a contact's name to it (是, ：)
         "contact_link": r"\s*(?:是|为)?\s*[:：]?\s*",
@@ -252,6 +258,8 @@ PACK = LanguagePack(
         "converse_verbs": "收 发",
         # the class whose report withdraws the acts on its object (换货单已经取消)
         "withdrawing_class": "取消",
+        # ... but not of this class: what a cancelling brings about (退款)
+        "outlasting_class": "退",
         # what a verb + 给您/给你 does besides (拍给你: a sending)
         "transfer_verb": "发",
         # a promise verb over a clause (我保证快递员会上门)
