@@ -923,9 +923,15 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
       ("user", "Actually I need it from Friday.")], ["Friday"], ["Sunday"]),
     ([("user", "Pick it up on March 1st and drop it off on March 5th."),
       ("user", "Sorry, I will return it on March 6th.")], ["March 1st"], ["March 6th"]),
-    # "to" moves a date, it says no end
+    # "to" moves a date, it says no end; what it is moved from goes
     ([("user", "Book it for March 3rd."), ("user", "Please change it to March 5th.")],
      ["March 5th"], []),
+    ([("user", "Please move it from Monday to Tuesday.")], ["Tuesday"], []),
+    ([("user", "My installation is on Tuesday."), ("assistant", "OK"),
+      ("user", "I need to reschedule my installation appointment from Tuesday to Thursday.")],
+     ["Thursday"], []),
+    ([("user", "送货时间能从周一改到周三吗？")], ["周三"], []),
+    ([("user", "我从周一开始休假。")], ["周一"], []),
     # a range's end, a date said right after an end, an end verb's object
     ([("user", "I need a room from March 3rd to March 5th."),
       ("user", "Actually I need it until March 6th.")], ["March 3rd"], ["March 6th"]),

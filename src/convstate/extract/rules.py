@@ -62,6 +62,7 @@ from .settle import (
     corrected,
     cue_offers,
     declined,
+    moved_from,
     offered_option,
     offers,
     proposed_instead,
@@ -397,7 +398,7 @@ def _ends(text: str, start: int, end: int) -> bool:
     it (English, "until"; 住到) or, as Chinese says it, the act after it (3月6日还车)."""
     lo = max(0, start - _END_REACH)
     return C.date_end.search(text, lo, start) is not None \
-        and C.date_end_negated.search(text, lo, start) is None \
+        and C.date_end_negated.search(text, max(0, start - 2 * _END_REACH), start) is None \
         or C.date_end_after.match(text, end) is not None
 
 
@@ -464,6 +465,8 @@ class RuleExtractor(BaseExtractor):
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
+            delta.updates.extend(down)
+            anchors, down = moved_from(turn, anchors, index)
             delta.updates.extend(down)
             anchors, down = proposed_instead(turn, anchors, index)
             delta.updates.extend(down)

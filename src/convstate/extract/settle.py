@@ -479,6 +479,31 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
             and turned_down(text[c[0]:c[1]], start - c[0], end - c[0])
             # not asked ("周一不行吗？") nor supposed ("If Monday is bad, ...")
             and not bounds.clause_asks(start, end) and not C.condition.search(text[c[0]:start])]
+    return _let_go(down, anchors, index, turn)
+
+
+def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+               ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
+    """A slot value the user moves a booking from ("move it from Monday to Tuesday",
+    "reschedule it from Tuesday to Thursday", 从周一改到周三) is let go as a turned-down
+    one is (``declined``): the value moved to is the one that stands."""
+    if turn.role != "user" or not turn.content or all(a.key not in SLOT_KEYS for a in anchors):
+        return list(anchors), []
+    text = turn.text
+    down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
+            and C.moved_from.search(text, max(0, start - _MOVE_REACH), start)
+            and C.moved_to.match(text, end)]
+    return _let_go(down, anchors, index, turn)
+
+
+_MOVE_REACH = 60  # characters before a value where the verb that moves it from is looked for
+
+
+def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],
+            index: Sequence[IndexEntry], turn: Turn
+            ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
+    """``anchors`` less those ``down``, and the updates replacing the values equal to
+    them that the state holds."""
     if not down:
         return list(anchors), []
     gone = {(slot_of(a.key), normalize(a.value)) for a in down}

@@ -283,6 +283,11 @@ PACK = LanguagePack(
         # a tag that makes the clause before it a question ("..., isn't it?", "..., right?")
         "tag_question": r"^\s*[,，]?\s*(?:(?:is|are|was|were|do|does|did|can|could|will|would"
                         r"|have|has)n['’]t\s+\w+|right|correct|ok(?:ay)?)\s*\??\s*$",
+        # a booking moved from a value to another ("move it from Monday to Tuesday"): the
+        # verb and "from" before the first value, "to" after it
+        "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|resched)\w*\b"
+                      r"[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
+        "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
         "noted": r"\b(?:got\s+it|noted|I\s+see|understood|good\s+to\s+know|makes\s+sense)\b",
         "bound_before": r"\b(?:before|after|until|till|by|past|from)\s+(?:well\s+)?$",
         # the assistant's own contact ("Our hotline is", "call us at", "our email:"): about

@@ -179,6 +179,9 @@ PACK = LanguagePack(
         # as a bound of another act (晚上8点前)
         # a tag that makes the clause before it a question (…，是吗？ …，对吧？)
         "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
+        # a booking moved from a value to another (从周一改到周三)
+        "moved_from": r"从\s*$",
+        "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到)",
         "noted": r"知道了|明白了|了解了|收到了?|懂了",
         "bound_after": r"\s*(?:前|之前|以前|后|之后|以后)",
         # the assistant's own contact (我们的客服热线是, 客服电话): about that, never the
