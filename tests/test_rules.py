@@ -21,6 +21,8 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("订单号是 DD20240315889，麻烦查一下", ("order_id", "DD20240315889")),
     ("my order number is SR-20240315-889.", ("order_id", "SR-20240315-889")),
     ("order #A1234567 arrived broken", ("order_id", "A1234567")),
+    ("My order number is 12345.", ("order_id", "12345")),  # five characters after a cue
+    ("我的订单号是88231。", ("order_id", "88231")),
     ("电话 +86 138 0013 8000", ("phone", "+86 138 0013 8000")),
     ("打 139-8765-4321 找我", ("phone", "139-8765-4321")),
     ("手机13812345678", ("phone", "13812345678")),
@@ -50,6 +52,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("您的投诉已受理，单号TS20240611777。", ("ticket_id", "TS20240611777")),
     ("您的售后申请已提交，单号为SH20240611777。", ("ticket_id", "SH20240611777")),
     ("我要投诉，单号是DD20240601123", ("order_id", "DD20240601123")),  # no ticket filed yet
+    ("已为您提交投诉，单号TS20240601001，请耐心等待。", ("ticket_id", "TS20240601001")),
     ("请用英文回复我", ("language", "用英文回复")),
     ("电话010-81528822", ("phone", "010-81528822")),
     ("营业时间 11:00-15:00", ("time", "11:00-15:00")),

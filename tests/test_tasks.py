@@ -130,6 +130,7 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     # 了 marks the verb nearest before it; a verb split by its aspect (回过电话: 回电)
     ("我会把退货标签发给您。", "退货标签发给您了。"),
     ("稍后给您回电。", "刚才给您回了电话。"),
+    ("我会在今天之内给您开具电子发票。", "电子发票已开具，请查收邮箱。"),
     ("稍后给您回电。", "刚才已经给您回过电话了。"),
     # a text or a message sends a thing: the sending of it reports it
     ("I'll text you a confirmation once it is booked.", "I've sent the confirmation text."),

@@ -86,7 +86,7 @@ _PART_OF_DAY = r"(?:morning|afternoon|evening|night|noon)"
 # letters (benchmarks/bench_adversarial.py).
 _ID_LETTERS = 32  # letters an id may have before its first digit ("SR-", "ORDER-")
 _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last digit
-_ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{5,}}(?![A-Za-z0-9])"
+_ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{4,}}(?![A-Za-z0-9])"  # 5+
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
 
 # by id: a compiled pattern's hash reads its whole program, at every lookup (every turn)

@@ -248,7 +248,7 @@ PACK = LanguagePack(
         # verbs, the longest read first; a class's words name the same act, the first
         # word naming the class
         "verb_classes":
-            "发 发送 寄 寄送 邮寄 寄出 发出 补发 重发 派送 配送 送 传 上传 发放 转发 提供;"
+            "发 发送 寄 寄送 邮寄 寄出 发出 补发 重发 派送 配送 送 传 上传 发放 转发 提供 开具;"
             " 联系 打 回电 致电 回复 回访 答复 通知 告诉 转告 告知;"
             " 退 退款 退还 退回 返还 打款 到账 返;"
             " 安排 预约 约 派 预订;"
