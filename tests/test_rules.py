@@ -102,6 +102,15 @@ def test_a_number_a_place_or_a_thing_is_known_by_is_no_date(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] in ("date", "until")]
 
 
+@pytest.mark.parametrize("text", ["Our hotline is open Monday to Friday 9am to 6pm.",
+                                  "We're open from 9 am to 6 pm, Monday to Friday.",
+                                  "营业时间周一到周五早上9点到晚上6点"])
+def test_opening_hours_give_no_date_or_time(text: str) -> None:
+    assert not [a for a in anchors_of(text, "assistant") if a[0] in ("date", "until", "time")]
+    # a range asked for is no opening hours
+    assert ("time", "9 am") in anchors_of("The store is open, can you book me from 9 am to 11 am?")
+
+
 @pytest.mark.parametrize("text, kept, not_found", [
     ("I'd like 2 Large Square pizzas.", [], "address"),  # no street type: no address
     ("Send it to Jane Doe, PO Box 4471.", ["Jane Doe"], "Jane Doe, PO"),  # no region code

@@ -378,6 +378,33 @@ def _not_read_back(anchors: list[NewAnchor], index: Sequence[IndexEntry],
             or not any(v != (n := normalize(a.value)) and v.startswith(n) for v in said)]
 
 
+def _not_hours(text: str, found: list[tuple[int, NewAnchor]]) -> list[tuple[int, NewAnchor]]:
+    """``found`` less the days and times of opening hours: two of a kind joined as a range
+    after a word of opening in their clause, and the ranges after them in their sentence
+    ("open Monday to Friday 9am to 6pm", "We're open from 9 am to 6 pm, Monday to
+    Friday", 营业时间周一到周五早上9点到晚上6点): when a place is open, no date or time of
+    anyone's."""
+    if not C.hours.search(text):
+        return found  # (most turns)
+    ordered = sorted(found, key=lambda f: f[0])
+    out: set[int] = set()
+    until = -1  # the end of the sentence of the opening hours found last
+    for (s1, a), (s2, b) in zip(ordered, ordered[1:]):
+        if a.kind != b.kind or a.kind not in ("date", "time") \
+                or not C.range_joint.fullmatch(text, s1 + len(a.value), s2):
+            continue
+        first, _ = _clause(text, s1, s1)
+        if s1 < until or C.hours.search(text, max(first, s1 - _HOURS_REACH), s1):
+            out.update((id(a), id(b)))
+            stop = _SENTENCE_END.search(text, s2)
+            until = stop.start() if stop else len(text)
+    return [(s, a) for s, a in found if id(a) not in out]
+
+
+_HOURS_REACH = 40  # characters before a range where the word of opening is looked for
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+
+
 def _ends_said_with(text: str, found: list[tuple[int, NewAnchor]]) -> None:
     """A date right after an end date, said of it ("until Friday, March 13th", "until
     Friday or Saturday"), is in the end role too."""
@@ -636,6 +663,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         masked = _masked(masked, claimed)
         priced += claimed if kind == "amount" else ()
     _ends_said_with(text, found)
+    found = _not_hours(text, found)
     # a tool's record is data; a kind of place named is what the user asks for or what
     # the assistant says a place is (高档型的酒店)
     products = find_products(_masked(masked, priced, shown=text)) if turn.role != "tool" else []

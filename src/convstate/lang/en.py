@@ -288,6 +288,9 @@ PACK = LanguagePack(
         "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|resched)\w*\b"
                       r"[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
         "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
+        # opening hours: a word of opening, and what joins a range's two ends
+        "hours": r"\b(?:open|opens|opening|hours|closed)\b",
+        "range_joint": r"\s*(?:to|through|thru|till|until|-|–)\s*",
         "noted": r"\b(?:got\s+it|noted|I\s+see|understood|good\s+to\s+know|makes\s+sense)\b",
         "bound_before": r"\b(?:before|after|until|till|by|past|from)\s+(?:well\s+)?$",
         # the assistant's own contact ("Our hotline is", "call us at", "our email:"): about

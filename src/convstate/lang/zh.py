@@ -182,6 +182,9 @@ PACK = LanguagePack(
         # a booking moved from a value to another (从周一改到周三)
         "moved_from": r"从\s*$",
         "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到)",
+        # opening hours: a word of opening, and what joins a range's two ends
+        "hours": r"营业|开放时间|开门",
+        "range_joint": r"\s*(?:到|至|-|~|～|—)\s*",
         "noted": r"知道了|明白了|了解了|收到了?|懂了",
         "bound_after": r"\s*(?:前|之前|以前|后|之后|以后)",
         # the assistant's own contact (我们的客服热线是, 客服电话): about that, never the
