@@ -389,7 +389,7 @@ def _not_hours(text: str, found: list[tuple[int, NewAnchor]]) -> list[tuple[int,
     ordered = sorted(found, key=lambda f: f[0])
     out: set[int] = set()
     until = -1  # the end of the sentence of the opening hours found last
-    for (s1, a), (s2, b) in zip(ordered, ordered[1:]):
+    for (s1, a), (s2, b) in itertools.pairwise(ordered):
         if a.kind != b.kind or a.kind not in ("date", "time") \
                 or not C.range_joint.fullmatch(text, s1 + len(a.value), s2):
             continue
