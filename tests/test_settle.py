@@ -708,6 +708,15 @@ def test_a_value_found_too_early_or_too_late_is_turned_down() -> None:
         assert not [h for h in mem.state.history("time") if h.speaker == "user"], turns
 
 
+@pytest.mark.parametrize("turns, left", [
+    ([("user", "I'm on the Silver plan."), ("assistant", "OK."),
+      ("user", "I want to upgrade from the Silver plan to the Gold plan.")], ["Gold plan"]),
+    ([("user", "我想把畅享58元套餐升级成畅享128元套餐。")], ["畅享128元套餐"]),
+])
+def test_a_plan_upgraded_from_goes(turns, left) -> None:
+    assert active(said(*turns), "product") == left
+
+
 def test_no_one_coming_turns_no_date_down() -> None:
     mem = said(("user", "我预约了周一上门维修。"), ("assistant", "好的。"),
                ("user", "结果周一没人来。"))
@@ -932,6 +941,7 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
      ["Thursday"], []),
     ([("user", "送货时间能从周一改到周三吗？")], ["周三"], []),
     ([("user", "我从周一开始休假。")], ["周一"], []),
+    ([("user", "把周一改成周三")], ["周三"], []),
     # a range's end, a date said right after an end, an end verb's object
     ([("user", "I need a room from March 3rd to March 5th."),
       ("user", "Actually I need it until March 6th.")], ["March 3rd"], ["March 6th"]),

@@ -484,19 +484,22 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
 
 def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
                ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
-    """A slot value the user moves a booking from ("move it from Monday to Tuesday",
-    "reschedule it from Tuesday to Thursday", 从周一改到周三) is let go as a turned-down
-    one is (``declined``): the value moved to is the one that stands."""
-    if turn.role != "user" or not turn.content or all(a.key not in SLOT_KEYS for a in anchors):
+    """A slot value or a product the user moves a booking from ("move it from Monday to
+    Tuesday", "reschedule it from Tuesday to Thursday", 从周一改到周三, "upgrade from the
+    Silver plan to the Gold plan", 把畅享58元套餐升级成…) is let go as a turned-down one
+    is (``declined``): the value moved to is the one that stands."""
+    if turn.role != "user" or not turn.content \
+            or all(a.key not in _MOVED_KEYS for a in anchors):
         return list(anchors), []
     text = turn.text
-    down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
+    down = [a for a, start, end in _placed(text, anchors) if a.key in _MOVED_KEYS
             and C.moved_from.search(text, max(0, start - _MOVE_REACH), start)
             and C.moved_to.match(text, end)]
     return _let_go(down, anchors, index, turn)
 
 
 _MOVE_REACH = 60  # characters before a value where the verb that moves it from is looked for
+_MOVED_KEYS = SLOT_KEYS | {"product"}  # ("upgrade from the Silver plan to the Gold plan")
 
 
 def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],

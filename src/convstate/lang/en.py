@@ -285,8 +285,8 @@ PACK = LanguagePack(
                         r"|have|has)n['’]t\s+\w+|right|correct|ok(?:ay)?)\s*\??\s*$",
         # a booking moved from a value to another ("move it from Monday to Tuesday"): the
         # verb and "from" before the first value, "to" after it
-        "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|resched)\w*\b"
-                      r"[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
+        "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|upgrad"
+                      r"|downgrad)\w*\b[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
         "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"\b(?:open|opens|opening|hours|closed)\b",

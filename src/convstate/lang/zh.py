@@ -180,8 +180,9 @@ PACK = LanguagePack(
         # a tag that makes the clause before it a question (…，是吗？ …，对吧？)
         "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
         # a booking moved from a value to another (从周一改到周三)
-        "moved_from": r"从\s*$",
-        "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到)",
+        "moved_from": r"[从把]\s*$",
+        "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到"
+                    r"|升级成|升级到|升级为|降级成|降级到|降级为)",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"营业|开放时间|开门",
         "range_joint": r"\s*(?:到|至|-|~|～|—)\s*",
