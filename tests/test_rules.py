@@ -44,6 +44,8 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("at 14:30", ("time", "14:30")),
     ("收货地址是上海市浦东新区张江路88号，谢谢", ("address", "上海市浦东新区张江路88号")),
     ("地址改一下，改成：上海市浦东新区世纪大道100号。", ("address", "上海市浦东新区世纪大道100号")),
+    ("地址已更新为北京市朝阳区建国路88号1502室，对吗？", ("address", "北京市朝阳区建国路88号1502室")),
+    ("好的，已为您更新为北京市海淀区中关村大街1号。", ("names", "北京市海淀区中关村大街")),
     ("the shipping address is 88 Market Street, San Francisco.",
      ("address", "88 Market Street, San Francisco")),
     ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),

@@ -122,6 +122,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _ZH_CHANGE = "换成|换到|改成|改为|改到"
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
                       r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
+                      r"|(?:更新|修改|变更)为"
                       rf"|{_ZH_CHANGE}")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
 _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
