@@ -690,8 +690,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             if owner := C.owner.search(text, first, start):
                 anchor.subject = owner.group(0)
             elif pronoun := C.third_owner.search(text, first, start):  # "Her phone is"
-                named = list(C.relation.finditer(text, 0, pronoun.start()))
-                anchor.subject = (named[-1] if named else pronoun).group(0)
+                relations = list(C.relation.finditer(text, 0, pronoun.start()))
+                anchor.subject = (relations[-1] if relations else pronoun).group(0)
     for start, end in products:
         found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
                                        turns=[turn.index])))

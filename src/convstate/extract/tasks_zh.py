@@ -225,10 +225,10 @@ class Chinese:
                 if phrase is not None:
                     return self.reported(phrase, text[:v.start()])
         for k in (k for k, c in enumerate(text[1:-1], 1) if c in "了过"):  # 回了电话
-            if (v := self.split_verb(text, k - 1)) is not None and self.acted(text, v):
-                phrase = self.verb_phrase(text[v.start():], known_only=True)
+            if (split := self.split_verb(text, k - 1)) is not None and self.acted(text, split):
+                phrase = self.verb_phrase(text[split.start():], known_only=True)
                 if phrase is not None:
-                    return self.reported(phrase, text[:v.start()])
+                    return self.reported(phrase, text[:split.start()])
         end = self.perfective.search(text)
         if end is None:
             return None
