@@ -357,6 +357,21 @@ def test_a_new_search_inside_a_place_replaces_the_old_one() -> None:
     assert active(mem, "place") == ["Morgan Hill"]
 
 
+@pytest.mark.parametrize("turns, mine, misread", [
+    ([("user", "My order number is SR-778812."),
+      ("assistant", "I have order SR-778821. Is that correct?"), ("user", "No, it's SR-778812.")],
+     "SR-778812", "SR-778821"),
+    ([("user", "我的订单号是DD20240511。"), ("assistant", "您的订单号是DD20240115，对吗？"),
+      ("user", "不对，是DD20240511。")], "DD20240511", "DD20240115"),
+])
+def test_a_bare_id_corrects_a_misread_one(turns, mine, misread) -> None:
+    """The bare id of a correction right after the assistant read an id back is the
+    user's and replaces the misread one (a reply that agrees takes none: test_kinds)."""
+    mem = said(*turns)
+    assert active(mem, "order_id") == [mine]
+    assert {h.value: h.status for h in mem.state.history("order_id")}[misread] == "superseded"
+
+
 def test_an_address_said_shorter_is_the_same_address() -> None:
     """"No, it's 42 Maple Street." after the street was misread keeps the whole address
     the user gave (its town, state and ZIP code); another street replaces it."""

@@ -188,6 +188,29 @@ def _starts(text: str, value: str) -> bool:
 _START_REACH = 40  # how far before a date its start's words are looked for
 
 
+# the kinds of id an assistant reads back that a bare id in the user's correction right
+# after replaces ("I have order SR-778821. Is that correct?" "No, it's SR-778812.")
+READ_BACK: tuple[AnchorKind, ...] = ("order_id", "ticket_id", "tracking_number", "account")
+
+
+def corrected_ids(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
+                  ) -> list[NewAnchor]:
+    """``anchors`` of a user's correction ("No, it's ...", 不对，是…), with the bare ids it
+    gives of the kinds the assistant read back in the turn before: they are the user's.
+    A reply that agrees ("Yes. 2024031588") corrects nothing."""
+    if turn.role != "user" or not turn.content or not C.corrects.search(turn.text):
+        return anchors
+    kinds = [k for k in READ_BACK if any(
+        e.turn == turn.index - 1 and e.speaker != "user" and e.text.startswith(f"{k}=")
+        for e in section_entries(index, "anchors"))]
+    said = {a.kind for a in anchors}
+    out = list(anchors)
+    for kind, start, end in _bare_values(turn.text, [k for k in kinds if k not in said], out):
+        out.append(NewAnchor(kind=kind, key=kind, value=turn.text[start:end].strip(),
+                             turns=[turn.index]))
+    return out
+
+
 def _latest_turns(index: Sequence[IndexEntry]) -> dict[str, int]:
     """The latest turn that stated a value of each anchor key of ``index``."""
     latest: dict[str, int] = {}

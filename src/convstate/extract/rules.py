@@ -48,7 +48,7 @@ from ..sections import (
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
-from .answers import Asks
+from .answers import Asks, corrected_ids
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
@@ -487,6 +487,7 @@ class RuleExtractor(BaseExtractor):
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
+            anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
             if turn.role == "assistant":
                 anchors = _not_read_back(anchors, index, delta, turns)
             anchors = _roles_said_again(turn, anchors, index, delta, turns)

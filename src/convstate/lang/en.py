@@ -291,6 +291,9 @@ PACK = LanguagePack(
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"\b(?:open|opens|opening|hours|closed)\b",
         "range_joint": r"\s*(?:to|through|thru|till|until|-|–)\s*",
+        # a question that asks the user to check what was read back to them
+        "check_question": r"\b(?:is\s+(?:that|this|it)|that['’]s|am\s+I)\s+(?:right|correct)\b"
+                          r"|\b(?:right|correct)\s*\?|\bconfirm\b",
         "noted": r"\b(?:got\s+it|noted|I\s+see|understood|good\s+to\s+know|makes\s+sense)\b",
         "bound_before": r"\b(?:before|after|until|till|by|past|from)\s+(?:well\s+)?$",
         # the assistant's own contact ("Our hotline is", "call us at", "our email:"): about

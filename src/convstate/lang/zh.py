@@ -186,6 +186,8 @@ PACK = LanguagePack(
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"营业|开放时间|开门",
         "range_joint": r"\s*(?:到|至|-|~|～|—)\s*",
+        # a question that asks the user to check what was read back to them
+        "check_question": r"对吗|对不对|是吗|是不是|没错吧|正确吗|确认",
         "noted": r"知道了|明白了|了解了|收到了?|懂了",
         "bound_after": r"\s*(?:前|之前|以前|后|之后|以后)",
         # the assistant's own contact (我们的客服热线是, 客服电话): about that, never the
