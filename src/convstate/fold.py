@@ -475,13 +475,14 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
                     if s == "anchors" and item.key in keys), key=lambda a: a.last_turn)
     if not fresh:
         return
+    for new in fresh:  # (first: a value live again is one a later value may replace)
+        if new.status == "superseded" and new.superseded_turn is not None \
+                and new.last_turn > new.superseded_turn:  # said again after its successor
+            new.status, new.superseded_by, new.superseded_turn = "active", None, None
     slots = keys & (SLOT_KEYS | COUNT_KEYS)
     mine = grouped((a for a in draft.state.anchors if a.key in slots and a.status == "active"),
                    lambda a: a.key) if slots else {}
     for new in fresh:
-        if new.status == "superseded" and new.superseded_turn is not None \
-                and new.last_turn > new.superseded_turn:  # said again after its successor
-            new.status, new.superseded_by, new.superseded_turn = "active", None, None
         if new.status != "active":
             continue
         olds = mine.get(new.key, ())
