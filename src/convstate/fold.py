@@ -382,6 +382,7 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
     dedup = (key, normalize(subject) if subject else "", normalize(a.value))
     if a.kind == "address" and (whole := _whole_address(state, dedup, a.value)) is not None:
         dedup = whole  # "42 Maple Street" of "42 Maple Street, Springfield, IL": said again
+        # (by the user correcting a misread street, or by the assistant reading it back)
     if (old := keys.own("anchors", dedup)) is not None:
         _said_again(state.section("anchors"), old, turns)
         stats.deduplicated += 1

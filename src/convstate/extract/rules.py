@@ -361,23 +361,6 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     return out
 
 
-def _not_read_back(anchors: list[NewAnchor], index: Sequence[IndexEntry],
-                   delta: StateDelta, turns: Sequence[Turn]) -> list[NewAnchor]:
-    """An assistant's turn's anchors, less the start of an address the user gave, said
-    back ("Thanks, I have 1600 Amphitheatre Parkway, ..." of the user's "1600
-    Amphitheatre Parkway, Mountain View"): the user's value, not another address."""
-    if not any(a.kind == "address" for a in anchors):
-        return anchors
-    given = [e.text.partition("=")[2] for e in section_entries(index, "anchors")
-             if e.speaker == "user" and e.text.startswith("address=")]
-    users = {t.index for t in turns if t.role == "user"}
-    given += [a.value for a in delta.anchors
-              if a.key == "address" and a.turns and a.turns[0] in users]
-    said = [normalize(v) for v in given]
-    return [a for a in anchors if a.kind != "address"
-            or not any(v != (n := normalize(a.value)) and v.startswith(n) for v in said)]
-
-
 def _not_hours(text: str, found: list[tuple[int, NewAnchor]]) -> list[tuple[int, NewAnchor]]:
     """``found`` less the days and times of opening hours: two of a kind joined as a range
     after a word of opening in their clause, and the ranges after them in their sentence
@@ -488,8 +471,6 @@ class RuleExtractor(BaseExtractor):
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
             anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
-            if turn.role == "assistant":
-                anchors = _not_read_back(anchors, index, delta, turns)
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
