@@ -133,6 +133,27 @@ def test_the_context_never_shows_a_replaced_value_as_active() -> None:
         ("13812345678", "superseded"), ("13900001111", "active")]
 
 
+def test_a_value_live_again_in_a_raw_turn_keeps_its_row_as_it_was() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=300,
+                             keep_recent_turns=1)
+    mem.add("user", "我的手机号是 13812345678，订单号 DD20240315889。")
+    mem.add("assistant", "好的，已记录。")
+    small_talk(mem, 6)
+    mem.add("user", "我的手机号改成 13900001111 了。")
+    mem.context()
+    small_talk(mem, 6)  # the change let go too: the block has it
+    before = mem.context()[0]["content"]
+    assert '- phone: "13900001111"; 已更换: "13812345678"' in before.splitlines()
+    mem.add("user", "算了，还是用 13812345678 吧。")
+    ctx = mem.context()
+    # code reads the truth at once; the context shows it in the raw turn that says it,
+    # and the block does not show the number that turn replaced as active
+    assert mem.state.anchor("phone").value == "13812345678"
+    assert "还是用 13812345678" in ctx[-1]["content"]
+    assert not any(line.startswith('- phone: "13900001111"')
+                   for line in ctx[0]["content"].splitlines())
+
+
 class _Failing:
     name = "failing"
     live = True

@@ -120,9 +120,9 @@ class LiveReader:
 
     def _shows_change(self, new: ConversationState, changed: list[str]) -> bool:
         """Whether ``new`` changes what a context shows of the current snapshot: an item
-        it shows (first stated at or before ``evicted_through``) closed, opened or stated
-        there again, or an unquoted field changed (a value said again in a later turn is
-        in that raw turn: its row stays as it was)."""
+        it shows (first stated at or before ``evicted_through``) no longer live (closed,
+        replaced) or stated there again, or an unquoted field changed (a value said again
+        or live again in a later turn is in that raw turn: its row stays as it was)."""
         view, through = self._view, self._view.evicted_through
         if any(getattr(new, name) != getattr(view, name) for name in self._unquoted) \
                 or _mood(new, through) != _mood(view, through):
@@ -138,8 +138,10 @@ class LiveReader:
             now = _at(new, spec.name, at, item_id)
             # stated there again: later by then (an item keeps its first and latest turns
             # only, so one said again after ``through`` no longer holds the turn the
-            # snapshot shows: the snapshot keeps it, nothing changed by then)
-            if now is None or now.status != was.status \
+            # snapshot shows: the snapshot keeps it, nothing changed by then). Live
+            # again (said again, a raw turn's): that raw turn shows it; no longer live: the
+            # block must not show it as it was beside the raw turn that ended it.
+            if now is None or now.status != was.status and was.status == spec.live \
                     or said_by(now, through) > said_by(was, through):
                 return True
         return False
