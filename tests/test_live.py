@@ -116,12 +116,18 @@ def test_copies_of_a_session_read_the_same_state_and_context(tmp_path, restart) 
     assert b.state == a.state and b.context() == a.context()
 
 
-def test_the_context_never_shows_a_replaced_value_as_active() -> None:
+def phone_let_go() -> ConversationMemory:
+    """A session whose first turn, a phone and an order number, has left the window."""
     mem = ConversationMemory("s", store=InMemoryStore(), context_window=300,
                              keep_recent_turns=1)
     mem.add("user", "我的手机号是 13812345678，订单号 DD20240315889。")
     mem.add("assistant", "好的，已记录。")
     small_talk(mem, 6)
+    return mem
+
+
+def test_the_context_never_shows_a_replaced_value_as_active() -> None:
+    mem = phone_let_go()
     assert "13812345678" in mem.context()[0]["content"]  # let go: the block has it
     mem.add("user", "我的手机号改成 13900001111 了。")
     ctx = mem.context()
@@ -134,11 +140,7 @@ def test_the_context_never_shows_a_replaced_value_as_active() -> None:
 
 
 def test_a_value_live_again_in_a_raw_turn_keeps_its_row_as_it_was() -> None:
-    mem = ConversationMemory("s", store=InMemoryStore(), context_window=300,
-                             keep_recent_turns=1)
-    mem.add("user", "我的手机号是 13812345678，订单号 DD20240315889。")
-    mem.add("assistant", "好的，已记录。")
-    small_talk(mem, 6)
+    mem = phone_let_go()
     mem.add("user", "我的手机号改成 13900001111 了。")
     mem.context()
     small_talk(mem, 6)  # the change let go too: the block has it
