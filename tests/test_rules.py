@@ -332,6 +332,12 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("不对吧，这家店的电话打不通。你们客服的电话是多少？售后的地址在哪里？你们店(总店)的地址是什么？",
      []),
     ("能换成华为(旗舰店)的那款手机吗？另外便宜坊的电话呢？", ["华为(旗舰店)", "便宜坊"]),
+    # a model's number or code is part of its name, a brand may start small; a count, a
+    # decimal or a time after a word is not, nor a sentence's first word before a number
+    ("My iPhone 15 Pro is cracked. I want the Galaxy S24 Ultra, or go to Terminal 2.",
+     ["iPhone 15 Pro", "Galaxy S24 Ultra", "Terminal 2"]),
+    ("我的华为Mate 60 Pro屏幕坏了。", ["Mate 60 Pro"]),
+    ("Reserving 1 table. See you Friday 5 sharp at Room 305, 2.5 GB.", ["Room 305", "GB"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))

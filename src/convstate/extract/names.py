@@ -21,14 +21,20 @@ MAX_NAMES_PER_TURN = 12  # a long text names many things; the first ones are kep
 # -- English ---------------------------------------------------------------------------
 
 # a word, an initial ("E.") or a short abbreviation ("Inc.", "St."): a longer word
-# that ends a sentence ("... Income. However ...") ends the name there
-_WORD = r"(?:[A-Z][a-z]{0,2}\.|[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*)(?![\w-])"
+# that ends a sentence ("... Income. However ...") ends the name there. A brand may be
+# written with a small first letter ("iPhone", "eBay"); a word after the first may be a
+# model's number or code ("iPhone 15 Pro", "Galaxy S24 Ultra", "Terminal 2"), not a
+# decimal, a time or a date ("2.5", "3:30", "3/4"). Latin letters only around a word:
+# a model's name may stand right beside Chinese (华为Mate 60 Pro屏幕).
+_AFTER = r"(?![A-Za-z0-9_'’-]|[.,:/]\d)"
+_WORD = rf"(?:[A-Z][a-z]{{0,2}}\.|[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*|[a-z][A-Z][A-Za-z]*){_AFTER}"
+_MODEL = rf"(?:\d{{1,4}}[A-Za-z]{{0,3}}|[A-Z]{{1,3}}\d{{1,4}}[A-Za-z]{{0,3}}){_AFTER}"
 _JOIN = r"(?:of|de|la|del|da|von|van|and|&|the)"
 EN_NAME = re.compile(
-    r"(?<![\w'’@.-])"
+    r"(?<![A-Za-z0-9_'’@.-])"
     r"(?:(?:Dr|Mr|Mrs|Ms|Prof|St)\.\s+)?"
     r"(?:\d{1,5}\s+)?"
-    rf"{_WORD}(?:\s+(?:{_JOIN}\s+)?{_WORD}){{0,5}}"
+    rf"{_WORD}(?:\s+(?:{_JOIN}\s+)?(?:{_WORD}|{_MODEL})){{0,5}}"
     # a place's region code: "Seattle, WA", "London, UK" (not "Jane Doe, PO Box")
     r"(?:,[ \t]?[A-Z]{2}(?![\w'’-])(?![ \t]+[A-Z]))?"
     r"|(?<![\w-])[A-Z]{2,5}(?![\w-])"
@@ -62,7 +68,10 @@ def english_names(text: str) -> Iterator[tuple[int, int]]:
     for m in EN_NAME.finditer(text):
         toks = [(m.start() + t.start(), m.start() + t.end(), t.group())
                 for t in WORD.finditer(m.group(0))]
+        opened = toks[0][0]
         while toks and toks[0][2].lower().rstrip(".,") in _NOT_NAMES:  # "The", "Thanks"
+            toks.pop(0)
+        while toks and toks[0][0] > opened and toks[0][2][0].isdigit():  # "Friday 5"
             toks.pop(0)
         while toks and (toks[-1][2].lower().rstrip(".,") in _NOT_NAMES
                         or _JOINER.fullmatch(toks[-1][2])):
@@ -73,9 +82,10 @@ def english_names(text: str) -> Iterator[tuple[int, int]]:
         while end > start and text[end - 1] in ".,":
             end -= 1
         word = toks[0][2]
-        if len(toks) == 1 and not word.isupper() and _opens_sentence(text, start) \
-                and not _NAMED.match(text, end):
-            continue  # "Sure", "Great": a sentence, not a name ("Terence is ..." is)
+        if sum(not any(c.isdigit() for c in t) for _, _, t in toks) == 1 \
+                and word[0].isupper() and not word.isupper() \
+                and _opens_sentence(text, start) and not _NAMED.match(text, end):
+            continue  # "Sure", "Great", "Reserving 1": a sentence, not a name ("Terence is ...")
         if end - start >= 2:
             yield start, end
 
