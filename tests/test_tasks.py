@@ -46,6 +46,9 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "Your refund will be processed within 3 days."),
     ("assistant", "Your replacement will be shipped tomorrow."),
     ("assistant", "A refund will be issued to you by Friday."),
+    # the head of a subject before what it is of; after "of" when it says how many
+    ("assistant", "A refund of $49.99 will be issued to your card within 5 days."),
+    ("assistant", "One of our agents will call you back within 2 hours."),
     ("assistant", "好的，稍后会有专员联系您。"),
     ("assistant", "我们将在3个工作日内为您退款。"),
     ("assistant", "I'll have a technician call you within the hour."),  # their act
@@ -74,6 +77,7 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "快递明天到。"),  # a thing's future, owed by no one
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
+    ("assistant", "Most of the stores will be closed on Sunday."),
     ("assistant", "I'll be happy to help with that."),
     ("user", "I'll be leaving from Portland on the 7th."),
     ("user", "I will think about it."),

@@ -14,6 +14,10 @@ from .words_en import EnglishWords
 class English(EnglishWords):
     """Future modal + verb promises; perfect, passive and past reports, on word tokens."""
 
+    # words of a partitive ("one of", "the rest of", "a member of"): the head is after "of"
+    PARTITIVE = frozenset("""one two three some most all each any none many few several
+        both either neither rest part half member members""".split())
+
     # promises ---------------------------------------------------------------------
     def modal(self, toks: Sequence[str], i: int) -> tuple[int, int] | None:
         """(start, end) of a future at ``i``: will, shall, be going to, promise to."""
@@ -34,6 +38,10 @@ class English(EnglishWords):
         k = start - 1
         while k >= 0 and toks[k] in self.adverbs:
             k -= 1
+        # the head comes before what it is of ("A refund of $49.99 will be issued"),
+        # unless it says how many or which part of it ("One of our agents will call")
+        k = next((m - 1 for m in range(k, max(k - 4, 0), -1) if toks[m] == "of"
+                  and toks[m - 1] not in self.PARTITIVE), k)
         if k < 0:
             return None
         head = toks[k]
