@@ -960,6 +960,11 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
     # a range's end, a date said right after an end, an end verb's object
     ([("user", "I need a room from March 3rd to March 5th."),
       ("user", "Actually I need it until March 6th.")], ["March 3rd"], ["March 6th"]),
+    # a stay made longer ends later
+    ([("user", "I need a room from March 3rd to March 5th."),
+      ("user", "Can I extend it to March 7th?")], ["March 3rd"], ["March 7th"]),
+    ([("user", "我想3月3日入住，住到3月5日。"), ("user", "能延长到3月7日吗？")],
+     ["3月3日"], ["3月7日"]),
     ([("user", "Pick it up on Monday."), ("user", "I need it until Friday, March 13th.")],
      ["Monday"], ["Friday", "March 13th"]),
     ([("user", "Pick it up on Monday."),

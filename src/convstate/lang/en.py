@@ -320,14 +320,18 @@ PACK = LanguagePack(
                  r"(?:re-?try|try (?:\w+\s+){0,2}?(?:again|once more|one more time|once again))\b",
         # a date in the end role, matched at the end of the text before it: when a stay, a
         # rental or a trip ends ("until March 13th", "return the car on the 14th", "drop
-        # it off on", "check out of the hotel on", "return date: ...", "from the 3rd to");
+        # it off on", "check out of the hotel on", "return date: ...", "from the 3rd to",
+        # "extend my stay to");
         # "to" alone moves a date ("change it to the 5th")
         "date_end": r"(?:\b(?:until|till|til|through|thru)"
                     r"|\b(?:return(?:ing)?|check(?:ing)?[- ]?out)"
                     r"(?: (?:of )?(?:it|(?:the|my|our)(?: \w+){1,2}))?(?: on| by)?"
                     r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
-                    r"|\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–))"
+                    r"|\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–)"
+                    # a stay or a rental made longer ends later ("extend it to the 7th")
+                    r"|\bextend(?:ed|ing|s)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))?"
+                    r"(?: by (?:a|an|one|two|\d+) \w+)? to)"
                     r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
         # ... but "not until Friday" and "I won't be able to pick it up until Friday" say
         # when it starts (not "I can't return it until Friday": the return is the end)

@@ -205,9 +205,9 @@ PACK = LanguagePack(
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
                   r"|变更为|转成|转到|转为)$",
         # a date in the end role: the second of a range (3月3日到3月5日, 3号至5号) or
-        # how long a stay or a rental lasts (住到5号, 用到3月6日); matched at the end of
+        # how long a stay or a rental lasts (住到5号, 用到3月6日, 延长到7号); matched at the end of
         # the text before the date
-        "date_end": r"(?:[日号天]\s*(?:到|至|-|~|～)|(?:住|用|租|借|待|留)到"
+        "date_end": r"(?:[日号天]\s*(?:到|至|-|~|～)|(?:住|用|租|借|待|留|延长|延期|续住|续租)到"
                     # ... or the act that ends it said first (还车改到5月6日, 退房时间是…)
                     r"|(?:还车|退房|离店|归还)(?:的?(?:日期|时间))?(?:改到|改成|改为|延到|推迟到"
                     r"|提前到|是|在)?)\s*$",
