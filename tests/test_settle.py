@@ -960,6 +960,11 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
     # a range's end, a date said right after an end, an end verb's object
     ([("user", "I need a room from March 3rd to March 5th."),
       ("user", "Actually I need it until March 6th.")], ["March 3rd"], ["March 6th"]),
+    # setting out is a start: it changes the start the assistant read back, not the end
+    ([("user", "I want to come back on the 10th of March."),
+      ("assistant", "And you'll be travelling on March 7th, right?"),
+      ("user", "No, I plan to fly out on the 4th of March.")], ["4th of March"],
+     ["10th of March"]),
     # a stay made longer ends later
     ([("user", "I need a room from March 3rd to March 5th."),
       ("user", "Can I extend it to March 7th?")], ["March 3rd"], ["March 7th"]),

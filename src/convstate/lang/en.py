@@ -319,14 +319,15 @@ PACK = LanguagePack(
                  r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
                  r"(?:re-?try|try (?:\w+\s+){0,2}?(?:again|once more|one more time|once again))\b",
         # a date in the end role, matched at the end of the text before it: when a stay, a
-        # rental or a trip ends ("until March 13th", "return the car on the 14th", "drop
-        # it off on", "check out of the hotel on", "return date: ...", "from the 3rd to",
-        # "extend my stay to");
-        # "to" alone moves a date ("change it to the 5th")
+        # rental or a trip ends ("until March 13th", "return the car on the 14th", "come
+        # back on", "drop it off on", "check out of the hotel on", "return date: ...",
+        # "from the 3rd to", "extend my stay to"); "to" alone moves a date ("change it to
+        # the 5th")
         "date_end": r"(?:\b(?:until|till|til|through|thru)"
                     r"|\b(?:return(?:ing)?|check(?:ing)?[- ]?out)"
                     r"(?: (?:of )?(?:it|(?:the|my|our)(?: \w+){1,2}))?(?: on| by)?"
                     r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
+                    r"|\b(?:com(?:e|ing)|get(?:ting)?|fl(?:y|ying)|head(?:ing)?) back(?: on| by)?"
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
                     r"|\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–)"
                     # a stay or a rental made longer ends later ("extend it to the 7th")
@@ -342,11 +343,12 @@ PACK = LanguagePack(
                             r"|\b(?:mov|chang|switch|reschedul|push|shift)\w*\b[^,.;!?]{0,30}"
                             r"\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–)\s+(?:on\s+)?"
                             r"(?:(?:the|this|next|coming)\s+)?$",
-        # a date said with the act that starts a stay or a rental ("pick it up on", "from",
-        # "check in on"): never an end said again
+        # a date said with the act that starts a stay, a rental or a trip ("pick it up
+        # on", "from", "check in on", "fly out on"): never an end said again
         "date_start": r"\b(?:from|starting|start|begin(?:ning)?|pick(?:ing)?"
                       r"(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?up|check(?:ing)?[- ]?in"
-                      r"|arriv\w*|depart\w*|leav\w*)(?: on| at| by)?"
+                      r"|arriv\w*|depart\w*|leav\w*|(?:fl(?:y|ying|ies)|head(?:ing)?) out"
+                      r"|set(?:ting)? off|travel\w*)(?: on| at| by)?"
                       r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
         # a question for when a stay, a rental or a trip ends ("Until when do you need
         # the car?", "When will you return it?", "What is the drop-off date?"): the
