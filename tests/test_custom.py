@@ -20,6 +20,7 @@ from convstate import (
     ConversationState,
     Cue,
     FieldTypeError,
+    InMemoryStore,
     Keyed,
     Label,
     RuleExtractor,
@@ -121,6 +122,22 @@ def test_rule_extractor_fills_anchor_fields_by_kind_and_cue_fields() -> None:
     assert [h.value for h in s.history("contact")] == ["13812345678", "13987654321"]
     assert [a.value for a in s.emails] == ["a@x.com", "b@x.com"]
     assert s.method == "refund"  # the cue matching last in the latest user turn
+
+
+@pytest.mark.parametrize("turns, phone", [
+    ([("user", "My number is 415-555-0132."),
+      ("assistant", "Thanks. For faster service call our hotline at 1-800-555-0199.")],
+     "415-555-0132"),
+    ([("user", "我的手机号是 13812345678。"), ("user", "我老婆的电话是 13900001111。")],
+     "13812345678"),
+])
+def test_an_anchor_field_reads_what_state_anchor_reads(turns, phone) -> None:
+    """The user's own value: a hotline the assistant gives or a number for someone else
+    never takes the field a bot reads to call back."""
+    mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
+    for role, text in turns:
+        mem.add(role, text)
+    assert mem.state.contact.value == phone == mem.state.anchor("contact").value
 
 
 def test_keyed_and_plain_lists_deduplicate() -> None:

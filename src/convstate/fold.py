@@ -27,6 +27,7 @@ from .sections import (
     Section,
     field_of,
     grouped,
+    read_first,
     text_of,
 )
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
@@ -710,8 +711,9 @@ def _fold_field(state: ConversationState, spec: FieldSpec, given: Any,
 
 
 def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -> None:
-    """The field takes the latest active anchor of its key (set-once: keeps the first
-    and records a different later one as a conflict)."""
+    """The field takes the active anchor of its key that ``state.anchor`` reads (the
+    user's own latest: ``read_first``; set-once: keeps the first and records a different
+    later one as a conflict)."""
     live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"]
     if not live:
         return
@@ -722,8 +724,7 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
             if normalize(a.value) != normalize(current.value):
                 _conflict(state, spec.name, a.value, a.first_turn)
         return
-    winner = max(live, key=lambda a: (a.last_turn, int(a.id[1:])))
-    setattr(state, spec.name, winner.model_copy())
+    setattr(state, spec.name, max(live, key=read_first).model_copy())
 
 
 def _value_field(state: ConversationState, spec: FieldSpec, given: FieldValue[Any],

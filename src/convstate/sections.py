@@ -249,6 +249,13 @@ IDENTIFYING = frozenset({"order_id", "ticket_id", "tracking_number", "phone", "e
                          "account", "address", "constraint", "negative_constraint"})
 
 
+def read_first(a: Anchor) -> tuple[bool, bool, int, int]:
+    """The order in which code reads the live values of one key (the greatest first): the
+    user's before anyone else's (a hotline never hides the user's number), one about no
+    one else before one about someone ("my wife's number is ..."), the latest."""
+    return (a.speaker == "user", a.subject is None, a.last_turn, int(a.id[1:]))
+
+
 def _anchor_rank(a: Anchor) -> float:
     if a.key in COUNT_KEYS:  # how many: after every value that says which or what
         return 70.0

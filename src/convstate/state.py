@@ -36,6 +36,7 @@ from .sections import (
     Section,
     Speaker,
     field_of,
+    read_first,
     text_of,
 )
 
@@ -260,8 +261,7 @@ class ConversationState(BaseModel):
             found = [a for a in self.active_anchors() if getattr(a, want) == key
                      and (speaker is None or a.speaker == speaker)]
             if found:
-                return max(found, key=lambda a: (a.speaker == "user", a.subject is None,
-                                                 a.last_turn))
+                return max(found, key=read_first)
         return None
 
     def about(self, subject: str) -> list[Anchor]:
