@@ -253,6 +253,16 @@ def test_correcting_ones_own_number_leaves_a_number_given_for_someone_else(batch
     ([("user", "我的电话是13811112222"), ("assistant", "好的"),
       ("user", "我老婆也要通知，她的电话是13822223333")], "我老婆", "13822223333"),
     ([("user", "Her email is priya.shah@acme.com")], "Her", "priya.shah@acme.com"),
+    # another party's, a relation's in apposition, and orders as well as contacts
+    ([("user", "My phone is 415-555-0132."), ("assistant", "Ok."),
+      ("user", "The courier's number is 415-555-0777, he never picks up.")],
+     "The courier", "415-555-0777"),
+    ([("user", "Please use my wife's email, anna.lee@example.com, for the invoice.")],
+     "my wife", "anna.lee@example.com"),
+    ([("user", "我手机号13812345678。"), ("assistant", "好的。"),
+      ("user", "快递员电话是13700001111，一直打不通。")], "快递员", "13700001111"),
+    ([("user", "我的订单号DD20240315889。"), ("assistant", "好的。"),
+      ("user", "我朋友的订单号是DD20240315777，也帮他看看。")], "我朋友", "DD20240315777"),
 ])
 def test_a_contact_said_of_him_or_her_is_about_that_one(rows, subject, value) -> None:
     assert not folded([("user", "我的其他联系方式是13911112222")], 100).anchors[0].subject  # 其他
@@ -262,7 +272,8 @@ def test_a_contact_said_of_him_or_her_is_about_that_one(rows, subject, value) ->
     assert [a.value for a in state.about(subject)] == [value]
     own = [a for a in state.active_anchors() if a.subject is None and a.value == value]
     assert not own
-    assert all(h.status == "active" for k in ("phone", "email") for h in state.history(k))
+    assert all(h.status == "active" for k in ("phone", "email", "order_id")
+               for h in state.history(k))
 
 
 def test_the_users_account_and_ticket_reach_the_profile() -> None:

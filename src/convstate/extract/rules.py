@@ -667,8 +667,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                        m.group(0).lower() != "us" or C.reach_us.search(text, first, m.start()))]
             anchor.subject = own[-1].group(0) if own else None
     for start, anchor in found if turn.role == "user" else ():
-        if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "cc my assistant at ..."
+        if anchor.kind in _OWNED and anchor.subject is None:  # "cc my assistant at ..."
             first, _ = _clause(text, start, start)
+            if first and not text[first:start].strip():  # "my wife's email, a@b.c"
+                first, _ = _clause(text, first - 1, first - 1)
             if owner := C.owner.search(text, first, start):
                 anchor.subject = owner.group(0)
             elif pronoun := C.third_owner.search(text, first, start):  # "Her phone is"
@@ -685,6 +687,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
                      f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+# what someone else may own: a contact, an order, an account ("my friend's order number")
+_OWNED = CONTACT_KEYS | {"order_id", "tracking_number", "account"}
 
 
 # how far before a name its role's word is looked for ("in the ", "another "), and the

@@ -269,11 +269,13 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
-        # someone else's contact the user gives: a relation's ("my boss's number is", "cc
-        # my assistant at ..."); matched at the end of the text before the value (not the
-        # user's own: "my cellphone is", "my company's phone is")
-        "owner": rf"{_RELATION}(?=(?:['’]s(?:\s+[a-z]+){{0,2}}\s+(?:is|at)|\s+(?:at|is|on))"
-                 r"\s*:?\s*$)",
+        # someone else's contact, order or account the user gives: a relation's ("my
+        # boss's number is", "cc my assistant at ...", "my wife's email, ...") or another
+        # party's ("the courier's number is"); matched at the end of the text before the
+        # value (not the user's own: "my cellphone is", "my company's phone is")
+        "owner": rf"(?:{_RELATION}|\b(?:the|a|an|this|that)\s+(?:[a-z]+\s+)?[a-z]+"
+                 r"(?=['’]s))(?=(?:['’]s(?:\s+[a-z]+){0,2}(?:\s+(?:is|at)|\s*,)"
+                 r"|\s+(?:at|is|on))\s*:?\s*$)",
         # ... or one said of someone named before ("My daughter Amy. Her phone is ...",
         # "cc my boss, his email is"): about that one (``relation``), else the pronoun
         "third_owner": r"\b(?:his|her|their)(?=(?:\s+[a-z]+){0,2}\s+(?:is|at)\s*:?\s*$)",

@@ -12,7 +12,10 @@ NUMBER_WORDS = r"[零一二两三四五六七八九十百千万半]"
 _RELATION = (r"我的?(?:老婆|老公|妻子|丈夫|爱人|对象|男朋友|女朋友|妈妈?|爸爸?|母亲|父亲|父母"
              r"|儿子|女儿|孩子|哥哥?|姐姐?|弟弟?|妹妹?|爷爷|奶奶|外公|外婆|朋友|同事|老板"
              r"|领导|助理|秘书|室友|房东|邻居|亲戚|家人)")
-_CONTACT_IS = r"的?(?:电话|手机号?|号码|邮箱|地址|联系方式)(?:是|为|：|:)?\s*$"
+_CONTACT_IS = (r"的?(?:电话|手机号?|号码|邮箱|地址|联系方式|订单号?|运单号|快递单号|账号|账户)"
+               r"(?:是|为|：|:)?\s*$")
+# a person named by what they do (快递员, 维修师傅, 快递小哥, 司机, 客户经理)
+_AGENT = r"[\u4e00-\u9fff]{0,3}(?:员|师傅|小哥|司机|经理|老板|骑手|店家|商家|卖家|房东|中介)"
 
 SCOPE = {
     # 不 and 没, not as part of a word that negates nothing (不错 不过 不同 不但 不管 不如
@@ -168,9 +171,10 @@ PACK = LanguagePack(
         # a request that adds one more (另外给我父母找一家高档型的酒店): what it seeks
         # replaces nothing
         "adds": r"另外|还要|还想|同时|也要|也想",
-        # someone else's contact the user gives: a relation's (我老婆的电话是…), not the
-        # user's own (我家的电话, 我现在的手机号)
-        "owner": rf"{_RELATION}(?={_CONTACT_IS})",
+        # someone else's contact, order or account the user gives: a relation's
+        # (我老婆的电话是…, 我朋友的订单号是…) or one who serves them (快递员电话是…), not
+        # the user's own (我家的电话, 我现在的手机号)
+        "owner": rf"(?:{_RELATION}|{_AGENT})(?={_CONTACT_IS})",
         # ... or one said of someone named before (我老婆…她的电话是): about that one
         # (``relation``), else the pronoun
         "third_owner": rf"(?<![其吉])(?:他们|她们|他|她)(?={_CONTACT_IS})",
