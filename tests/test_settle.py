@@ -1170,3 +1170,32 @@ def test_a_grade_is_of_a_kind_whatever_its_size() -> None:
     mem = said(("user", "我想住高档型的北京贵都大酒店"), ("assistant", "好的。"),
                ("user", "算了，我想要经济型大酒店"))
     assert active(mem, "category") == ["经济型大酒店"]
+
+
+@pytest.mark.parametrize("turns, key, now, was", [
+    # a contact changed from one value to another, taken instead of one, or out of use
+    ([("user", "Please change my number from 415-555-0132 to 628-555-0199.")],
+     "phone", ["628-555-0199"], []),
+    ([("user", "My phone is 415-555-0132."), ("assistant", "Ok."),
+      ("user", "Use 628-555-0199 instead of 415-555-0132.")],
+     "phone", ["628-555-0199"], ["415-555-0132"]),
+    ([("user", "My email is ana@old.com."), ("assistant", "Noted."),
+      ("user", "Don't use ana@old.com anymore, use ana@new.com.")],
+     "email", ["ana@new.com"], ["ana@old.com"]),
+    ([("user", "我的手机号是13812345678。"), ("assistant", "好的。"),
+      ("user", "把手机号从13812345678改成13900001111。")], "phone", ["13900001111"],
+     ["13812345678"]),
+    ([("user", "我的手机号是13812345678。"), ("assistant", "好的。"),
+      ("user", "13812345678已经停用了，打13900001111吧。")], "phone", ["13900001111"],
+     ["13812345678"]),
+    # not a question about one, nor "no longer" in another clause
+    ([("user", "My phone is 415-555-0132."), ("user", "Is 415-555-0132 still active?")],
+     "phone", ["415-555-0132"], []),
+    ([("user", "Call me at 415-555-0132 any time, I'm no longer at work.")],
+     "phone", ["415-555-0132"], []),
+])
+def test_a_contact_moved_from_taken_instead_of_or_out_of_use_goes(turns, key, now, was
+                                                                   ) -> None:
+    mem = said(*turns)
+    assert active(mem, key) == now
+    assert [h.value for h in mem.state.history(key) if h.status == "superseded"] == was

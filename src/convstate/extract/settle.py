@@ -34,7 +34,15 @@ from collections.abc import Callable, Sequence
 from ..delta import ItemUpdate, NewAnchor
 from ..lang import Cues
 from ..normalize import normalize
-from ..sections import CEILING_OF, COUNT_KEYS, SETTLED_KEYS, SLOT_KEYS, SLOT_OF, slot_of
+from ..sections import (
+    CEILING_OF,
+    CONTACT_KEYS,
+    COUNT_KEYS,
+    SETTLED_KEYS,
+    SLOT_KEYS,
+    SLOT_OF,
+    slot_of,
+)
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -484,22 +492,31 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
 
 def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
                ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
-    """A slot value or a product the user moves a booking from ("move it from Monday to
-    Tuesday", "reschedule it from Tuesday to Thursday", 从周一改到周三, "upgrade from the
-    Silver plan to the Gold plan", 把畅享58元套餐升级成…) is let go as a turned-down one
-    is (``declined``): the value moved to is the one that stands."""
+    """A slot value, a contact or a product the user moves a booking from ("move it from
+    Monday to Tuesday", "reschedule it from Tuesday to Thursday", 从周一改到周三, "upgrade
+    from the Silver plan to the Gold plan", 把畅享58元套餐升级成…, "change my number from
+    ... to ...") or takes another instead of ("Use 628-555-0199 instead of 415-555-0132"),
+    and a contact said to be out of use ("Don't use ana@old.com anymore", 这个号码已经停用了)
+    are let go as a turned-down one is (``declined``): the value moved to is the one that
+    stands."""
     if turn.role != "user" or not turn.content \
             or all(a.key not in _MOVED_KEYS for a in anchors):
         return list(anchors), []
-    text = turn.text
+    text, bounds = turn.text, _Bounds(turn.text)
     down = [a for a, start, end in _placed(text, anchors) if a.key in _MOVED_KEYS
-            and C.moved_from.search(text, max(0, start - _MOVE_REACH), start)
-            and C.moved_to.match(text, end)]
+            and (C.moved_from.search(text, max(0, start - _MOVE_REACH), start)
+                 and C.moved_to.match(text, end)
+                 or C.instead_of.search(text, max(0, start - _INSTEAD_REACH), start)
+                 # a contact said to be out of use in its clause ("Don't use X anymore")
+                 or a.key in CONTACT_KEYS and C.out_of_use.search(text, *bounds.clause(start, end))
+                 and not bounds.clause_asks(start, end))]
     return _let_go(down, anchors, index, turn)
 
 
 _MOVE_REACH = 60  # characters before a value where the verb that moves it from is looked for
-_MOVED_KEYS = SLOT_KEYS | {"product"}  # ("upgrade from the Silver plan to the Gold plan")
+_INSTEAD_REACH = 16  # ... and "instead of", right before it
+# ("upgrade from the Silver plan to the Gold plan", "change my number from ... to ...")
+_MOVED_KEYS = SLOT_KEYS | CONTACT_KEYS | {"product", "account"}
 
 
 def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],

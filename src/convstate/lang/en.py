@@ -290,6 +290,12 @@ PACK = LanguagePack(
         "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|upgrad"
                       r"|downgrad)\w*\b[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
         "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
+        # ... or one taken instead of a value ("use 628-555-0199 instead of 415-555-0132")
+        "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",
+        # a contact out of use: no longer the user's ("Don't use ana@old.com anymore",
+        # "415-555-0132 is no longer active", "stop using ...")
+        "out_of_use": r"\bno\s+longer\b|\bany\s?more\b|\bstop\s+using\b|\b(?:is|was)\s+"
+                      r"(?:disconnected|deactivated|closed|out\s+of\s+service)\b",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"\b(?:open|opens|opening|hours|closed)\b",
         "range_joint": r"\s*(?:to|through|thru|till|until|-|–)\s*",

@@ -185,6 +185,10 @@ PACK = LanguagePack(
         "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
         # a booking moved from a value to another (从周一改到周三)
         "moved_from": r"[从把]\s*$",
+        # ... or one taken instead of a value (用13900001111代替13812345678, 而不是…)
+        "instead_of": r"(?:代替|替换|替换掉|取代|而不是|不用原来的)\s*$",
+        # a contact out of use (这个号码已经停用了, 别再用13812345678了, 旧邮箱不用了)
+        "out_of_use": r"停用|停机|注销|销号|空号|不再用|不再使用|别再用|不要再用|不用了|已经不用",
         "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到"
                     r"|升级成|升级到|升级为|降级成|降级到|降级为)",
         # opening hours: a word of opening, and what joins a range's two ends
