@@ -1199,3 +1199,14 @@ def test_a_contact_moved_from_taken_instead_of_or_out_of_use_goes(turns, key, no
     mem = said(*turns)
     assert active(mem, key) == now
     assert [h.value for h in mem.state.history(key) if h.status == "superseded"] == was
+
+
+def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() -> None:
+    mem = said(("user", "My phone is 415-555-0132."), ("assistant", "Ok."),
+               ("user", "New number: 628-555-0199."),
+               ("assistant", "Great, we'll call you at 415-555-0132 tomorrow."))
+    assert active(mem, "phone") == ["628-555-0199"]
+    # its owner does
+    mem = said(("user", "My phone is 415-555-0132."), ("assistant", "Ok."),
+               ("user", "New number: 628-555-0199."), ("user", "Sorry, keep 415-555-0132."))
+    assert active(mem, "phone") == ["415-555-0132"]

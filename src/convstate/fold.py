@@ -385,7 +385,11 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         dedup = whole  # "42 Maple Street" of "42 Maple Street, Springfield, IL": said again
         # (by the user correcting a misread street, or by the assistant reading it back)
     if (old := keys.own("anchors", dedup)) is not None:
-        _said_again(state.section("anchors"), old, turns)
+        if not (old.status == "superseded" and key in SINGLE_VALUED_KEYS
+                and sources[turns[0]].role != old.speaker):
+            _said_again(state.section("anchors"), old, turns)
+        # (else another's reading back of a replaced value: "we'll call you at <the old
+        # number>" is no one taking it up again; only its owner brings it back)
         stats.deduplicated += 1
         return key
     keys.add("anchors", dedup, Anchor(
