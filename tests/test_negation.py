@@ -321,6 +321,10 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "I shouldn't have to explain this again.",
     "I can't believe I have to wait again.",
     "Every time I have to repeat my order number!",
+    # a hedge: how the speaker sounds, not what they want
+    "I don't want to be rude, but this is the third time I'm calling.",
+    "No offense, I don't mean to be pushy.",
+    "不是我说，这已经是第三次了。",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)
@@ -355,3 +359,14 @@ def test_a_complaint_about_the_service_is_read_as_negative_sentiment() -> None:
 @pytest.mark.parametrize("text", ["退款要多久", "换货需要提供什么", "What does an exchange need"])
 def test_a_question_without_its_mark_chooses_nothing(text: str) -> None:
     assert case_after(text).refund_method is None
+
+
+@pytest.mark.parametrize("text, polarity", [
+    ("I'd rather not get a replacement.", "dislike"),
+    ("I'd prefer not to wait.", "dislike"),
+    ("I'd prefer to speak to a human.", "like"),
+    ("我最好不要周末上门。", None),  # (a refusal: a negative constraint, no preference)
+])
+def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None:
+    got = built_in(text)["preferences"]
+    assert [p.split(":")[0] for p in got] == ([polarity] if polarity else [])

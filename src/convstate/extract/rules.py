@@ -542,7 +542,8 @@ class RuleExtractor(BaseExtractor):
                                                turns=at))
             elif m := C.preference.search(text):
                 cue = m.group(0).lower()
-                dislike = bool(C.dislike.search(cue)) != negated(text, m.start())
+                dislike = bool(C.dislike.search(cue)) != (negated(text, m.start())
+                                                          or bool(C.not_after.match(text, m.end())))
                 polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,

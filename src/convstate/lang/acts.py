@@ -5,7 +5,8 @@ Read from every language pack's cues at once (zh + en built in):
 - **expressive** — a clause that voices the speaker's attitude and asks for nothing: a
   pleasantry (thanks, greetings, wishes, apologies, a closing: "thanks, have a nice day",
   "that's all", 谢谢, 没有别的问题了), a feeling whose predicate is the sentiment word
-  ("I'm so frustrated", 我很生气, 气死我了), or a complaint about the service — a
+  ("I'm so frustrated", 我很生气, 气死我了), a hedge ("I don't want to be rude", "no
+  offense"), or a complaint about the service — a
   judgement of it ("your service is terrible", 你们这服务太差了) or a grievance that
   recurs or drags on ("This is the second time I have to chase you", "I still haven't
   heard back", 又没人回复, 等了三天) — unless the same clause also directs. It is the
@@ -49,6 +50,8 @@ def expressive(text: str) -> bool:
 
 
 def _one(clause: str) -> bool:
+    if C.hedge.search(clause):  # "Don't get me wrong": an imperative that directs nothing
+        return True
     return (pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)) \
         and not directive(clause)
 

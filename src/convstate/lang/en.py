@@ -105,6 +105,12 @@ ACTS = {
         r"|just|a\s+bit|kind\s+of|getting|becoming|\w+ly|\w+,?\s+(?:and|or))\s+)*$",
     # after it: nothing, or what the feeling is about
     "feeling_tail": r"^\s*(?:(?:with|about|at|by|of|over|for|that|to)\b.*)?[\s.!…]*$",
+    # a hedge: politeness about how the speaker sounds, not what they want ("I don't want
+    # to be rude", "don't get me wrong", "no offense", "with all due respect")
+    "hedge": r"^\W*(?:(?:I\s+)?(?:don['’]t|do\s+not)\s+(?:want|mean)\s+to\s+(?:be|sound|seem)"
+             r"\s+(?:\w+\s+)?(?:rude|pushy|difficult|mean|harsh|impatient|annoying|picky|demanding)"
+             r"|(?:please\s+)?don['’]t\s+get\s+me\s+wrong|no\s+offen[cs]e|not\s+to\s+be\s+rude"
+             r"|with\s+(?:all\s+)?(?:due\s+)?respect)\b",
     # a frame that says nothing by itself ("I have to say, ...", "Honestly, ...")
     "frame": r"^\s*(?:I\s+(?:have\s+to|must|gotta|got\s+to)\s+say(?:\s+that)?|honestly"
              r"|frankly|to\s+be\s+honest)\b\W*",
@@ -186,8 +192,12 @@ PACK = LanguagePack(
             r"|\bonly\s+(?:want|need|accept|take|pay|use|eat|drink|fly|travel|book)\b"
             r"|\bwithin\s+(?:\d|an?\s|one|two|three|the\s+(?:next|same))",
         "preference":
-            r"\b(I (?:really )?(?:prefer|like|love|hate|dislike)|I'?d rather|I would rather)\b",
+            r"\b(I (?:really )?(?:prefer|like|love|hate|dislike)|I'?d (?:rather|prefer)"
+            r"|I would (?:rather|prefer))\b",
         "dislike": r"hate|dislike",
+        # a negation right after a cue of preference: what it says is not wanted ("I'd
+        # rather not get a replacement")
+        "not_after": r"\s+not\b",
         "goal": r"\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
                 r"|help me)\b",
         # the assistant asking the user for a piece of their information ("What's your date

@@ -80,6 +80,8 @@ ACTS = {
                  r"|没人(?:管|理|回)|等了?(?:这么久|半天|好久|[一二三四五六七八九十几两\d]+个?(?:天|周"
                  r"|星期|礼拜|月|小时))",
     # a frame that says nothing by itself (说实话，…)
+    # a hedge: politeness about how the speaker sounds (不是我说你们, 恕我直言, 我不是故意找茬)
+    "hedge": r"^\W*(?:不是我说|恕我直言|我不是(?:故意|想)?(?:找茬|挑刺|为难你们?))",
     "frame": r"^\s*(?:说实话|老实说|说真的|讲真)\W*",
     # a request or an order: an imperative, a demand on the listener, the speaker's want
     "directive": r"^(?:那|那就|所以|好|嗯)?(?:请|别|不要|千万|务必|麻烦)"
@@ -120,6 +122,7 @@ PACK = LanguagePack(
                       r"|今天内|今天之内",
         "preference": r"(不喜欢|讨厌|更喜欢|喜欢|偏好|倾向于?|最好是?)",
         "dislike": r"不喜欢|讨厌",
+        "not_after": r"\s*(?:不|别)",  # (最好不要, 倾向于不)
         "goal": r"我想要?|我要|我希望|希望|我需要|想要|请帮我|帮我",
         "goal_stop": r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)",
         # the assistant asking the user for a piece of their information (您的身份证后四位是
