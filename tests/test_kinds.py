@@ -148,12 +148,37 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
     ("Your confirmation number is CP-88213.", "order_id", "CP-88213"),
     ("My reservation code is XK7TQ2.", "order_id", "XK7TQ2"),
     ("预订号是YD2024031501。", "order_id", "YD2024031501"),
+    # a ticket's number of five, a case named by its number, an RMA's, a booking reference
+    ("I'm calling about ticket #58213.", "ticket_id", "58213"),
+    ("Ticket number: 58213", "ticket_id", "58213"),
+    ("Re: case CS-2024-0042, the refund still hasn't arrived.", "ticket_id", "CS-2024-0042"),
+    ("My return authorization number is RMA-55120.", "ticket_id", "RMA-55120"),
+    ("The order was placed under booking reference QX7PLM.", "order_id", "QX7PLM"),
+    ("Sorry, the order number is actually SR-20240315-898.", "order_id", "SR-20240315-898"),
 ])
 def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> None:
     found = [(a.kind, a.key, a.value) for a in find_anchors(Turn(index=0, role="user",
                                                                    content=text))]
     assert (kind, kind, value) in found
     assert not any(a[2] == value and a[0] != kind for a in found)  # one kind only
+
+
+@pytest.mark.parametrize("said, kept, replaced", [
+    # an id of the form of the user's live one is of its kind: another order, or in a
+    # correction the one it corrects
+    ("I also have another order, SR-20240315-898, with the same problem.",
+     ["SR-20240315-889", "SR-20240315-898"], []),
+    ("Sorry, wrong one. It's SR-20240315-898.", ["SR-20240315-898"], ["SR-20240315-889"]),
+    ("Sorry, the order number is actually SR-20240315-898.", ["SR-20240315-898"],
+     ["SR-20240315-889"]),
+    # another form is another system's: not taken by its shape
+    ("It's TK-20931.", ["SR-20240315-889"], []),
+])
+def test_an_id_of_the_form_of_the_users_is_of_its_kind(said, kept, replaced) -> None:
+    state = folded([("user", "My order number is SR-20240315-889."), ("assistant", "Thanks."),
+                    ("user", said)], 1)  # (as the live state reads: turn by turn)
+    assert [h.value for h in state.history("order_id") if h.status == "active"] == kept
+    assert [h.value for h in state.history("order_id") if h.status != "active"] == replaced
 
 
 def test_history_says_who_said_each_value_and_the_assistants_never_become_the_users() -> None:

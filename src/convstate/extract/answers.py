@@ -211,6 +211,47 @@ def corrected_ids(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEnt
     return out
 
 
+_ID_FORM = re.compile(r"[A-Za-z]+|\d+|-")
+
+
+def _id_form(value: str) -> tuple[str, ...]:
+    """An id's form: its letters as they are, each run of digits by its length ("SR-",
+    8 digits, "-", 3 digits): ids of one system share it, another system's differ."""
+    return tuple(p if not p.isdigit() else str(len(p)) for p in _ID_FORM.findall(value.upper()))
+
+
+def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
+              ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
+    """``anchors`` with the bare ids of a user's turn that have the form of a live id of
+    the user's (``_id_form``): of its kind ("I also have another order, SR-20240315-898";
+    "Sorry, wrong one. It's SR-20240315-898."); in a correction, the one it corrects (the
+    user's latest of that kind) is replaced."""
+    if turn.role != "user" or not turn.content or not _DIGITS.search(turn.text):
+        return anchors, []
+    forms: dict[tuple[str, ...], tuple[AnchorKind, IndexEntry]] = {}
+    for e in section_entries(index, "anchors"):
+        key, _, value = e.text.partition("=")
+        if key in READ_BACK and e.speaker == "user" and e.status == "active":
+            forms[_id_form(value)] = (key, e)
+    if not forms:
+        return anchors, []
+    held = _Spans(m.span() for v in {a.value for a in anchors}
+                  for m in re.finditer(re.escape(v), turn.text))
+    out = list(anchors)
+    for m in SHAPES["order_id"].finditer(turn.text):
+        alike = forms.get(_id_form(m.group(0)))
+        if alike is not None and not held.overlap(*m.span()):
+            out.append(NewAnchor(kind=alike[0], key=alike[0], value=m.group(0),
+                                 turns=[turn.index]))
+    if not C.corrects.search(turn.text):
+        return out, []
+    # a correction: the live id of the form of one it gives (with its cue or without)
+    wrong = {forms[f][1].id for a in out if a.kind in READ_BACK
+             and (f := _id_form(a.value)) in forms and forms[f][0] == a.kind
+             and forms[f][1].text.partition("=")[2] != a.value}
+    return out, [ItemUpdate(id=i, status="superseded", turn=turn.index) for i in sorted(wrong)]
+
+
 def _latest_turns(index: Sequence[IndexEntry]) -> dict[str, int]:
     """The latest turn that stated a value of each anchor key of ``index``."""
     latest: dict[str, int] = {}

@@ -20,7 +20,12 @@ _I = re.IGNORECASE
 # the cue of a ticket: a complaint, a case, a return or a service request
 TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服务单号|受理单号|受理编号|售后单号"
               r"|退款单号|退货单号|维修单号|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
-              r"|return|(?:service\s+)?request|reference|ref)\s*(?:number|no\.?|id|#)")
+              r"|return(?:\s+authori[sz]ation)?|(?:service\s+)?request|reference|ref)"
+              r"\s*(?:number|no\.?|id|#)"
+              # a case or a claim named by its number alone ("case CS-2024-0042"), and an
+              # RMA's number, which says what it is ("RMA-55120")
+              r"|(?<![A-Za-z])(?:case|claim|incident)(?=\s*#?\s*[A-Z]{0,4}-?\d)"
+              r"|(?<![A-Za-z])(?=RMA-?\d)")
 # a word every ticket's cue holds (lower case), looked for before the pattern
 TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编号", "售后", "维修",
                 "退款单号", "退货单号", "ticket", "case", "complaint", "claim",
@@ -36,7 +41,7 @@ TICKET_ID = re.compile(
     r"|(?:受理|提交|登记|生成|创建)[^。！？!?\n]{0,6}?(?:投诉|工单|售后|维修))[^。！？!?\n]{0,8}?"
     r"(?<![订运])单号)"
     r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
-    r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{5,})(?![A-Za-z0-9])", _I)
+    r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{4,})(?![A-Za-z0-9])", _I)
 
 # What a question names, per kind; the more specific first (a tracking number is not an
 # order number, an email address not an address). English needs the noun's word for an

@@ -48,7 +48,7 @@ from ..sections import (
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
-from .answers import Asks, corrected_ids
+from .answers import Asks, corrected_ids, ids_alike
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
@@ -172,8 +172,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("order_id", "order_id", _numeric(re.compile(
         # (a booking's number is its order's: "confirmation number CP-88213", 预订号)
         r"(?:订单号|订单编号|单号|订单|预订号|预约号|确认号|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?"
-        r"|(?:booking|confirmation|reservation)\s*+(?:numbers?|nos?\.?|codes?|ids?|#))"
-        r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b)*"
+        r"|(?:booking|confirmation|reservation)\s*+(?:numbers?|nos?\.?|codes?|ids?|#"
+        r"|reference|ref\.?))"
+        r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b|\bactually\b)*"
         rf"({_ORDER_ID})", _I)), 1),
     ("account", "account", _needs(("账号", "账户", "会员号", "用户名", "account", "user"),
                                   re.compile(
@@ -471,6 +472,8 @@ class RuleExtractor(BaseExtractor):
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
             anchors = asks.answer(turn, anchors, delta)
             anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
+            anchors, down = ids_alike(turn, anchors, index)  # "It's SR-20240315-898."
+            delta.updates.extend(down)
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
