@@ -485,3 +485,16 @@ def test_the_prefilters_never_change_what_is_found(text, monkeypatch) -> None:
             m.setattr(rules, "_NEEDS", {})
             m.setattr(rules, "_NUMERIC", set())
             assert [(a.key, a.value) for a in find_anchors(turn)] == filtered
+
+
+@pytest.mark.parametrize("reply, status", [
+    # a hold, an apology for the wait or a lookup begun answers nothing
+    ("稍等哦亲，马上为您查询~", "open"),
+    ("非常抱歉让您久等了。", "open"),
+    ("Sorry for the wait.", "open"),
+    ("退款已经原路退回，预计1-3个工作日到账。", "answered"),
+    ("Thanks for your patience, the refund was issued yesterday.", "answered"),
+])
+def test_a_hold_or_an_apology_answers_no_question(reply: str, status: str) -> None:
+    s = extract(("user", "我的退款到哪一步了？"), ("assistant", reply))
+    assert [r.status for r in s.requests] == [status]

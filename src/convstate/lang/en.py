@@ -241,7 +241,9 @@ PACK = LanguagePack(
                    r"|hold on|bear with me|please (?:hold|wait))\b"
                    r"|\b(?:I'?m|I am|we'?re|we are)\s+(?!going\b)\w+ing\b",
         # a reply that only acknowledges, thanks or greets ("Sure.", "You're welcome!")
-        "acknowledgment": r"\b(?:ok(?:ay)?|sure|yes|yeah|yep|no|nope|alright|all right|thanks"
+        "acknowledgment": r"\b(?:(?:sorry|thanks?|thank you) for (?:the|your) (?:wait|waiting"
+                          r"|patience|delay)|ok(?:ay)?|sure|yes|yeah|yep|no|nope|alright"
+                          r"|all right|thanks"
                       r"|thank you|you'?re welcome|welcome|great|perfect|certainly|of course"
                       r"|no problem|glad to help|hello|hi|hey|bye|goodbye|have a (?:nice|good"
                       r"|great) (?:day|night|evening|one)|good(?:bye)?|sorry|noted"

@@ -146,9 +146,12 @@ PACK = LanguagePack(
         # an act of this very turn, not one owed later (请稍等, 查一下, 正在处理)
         "interim": r"请?稍等|稍候|请您?耐心等待|正在"
                    r"|我(?:们)?(?:这边)?(?:先)?(?:帮您|为您|给您)?(?:查|看|核实|核查|确认|了解|问)"
-                   r"(?:一下|看|查)",
+                   r"(?:一下|看|查)"
+                   # a lookup begun now (马上为您查询, 这就帮您核实)
+                   r"|(?:马上|立即|立刻|这就|现在)(?:就)?[帮为给]您(?:查询|查看|核实|核查|查|看|确认)",
         # a reply that only acknowledges, thanks or greets (好的, 不客气)
-        "acknowledgment": r"好的|好滴|嗯+|是的|没问题|不客气|谢谢|感谢|您好|你好|再见|抱歉|不好意思"
+        "acknowledgment": r"好的|好滴|嗯+|是的|没问题|不客气|谢谢|感谢|您好|你好|再见"
+                      r"|(?:非常|十分|很|真的)?(?:抱歉|不好意思|对不起)(?:让您久等了)?|让您久等了|久等了"
                       r"|明白了?|了解了?|理解|收到|祝您[^，。！!]*",
         # a reply that proposes something, put as a question ("How about Bluefin?")
         "proposal": r"怎么样\s*[？?]?\s*$",
