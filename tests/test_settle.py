@@ -372,6 +372,18 @@ def test_a_bare_id_corrects_a_misread_one(turns, mine, misread) -> None:
     assert {h.value: h.status for h in mem.state.history("order_id")}[misread] == "superseded"
 
 
+def test_a_bare_address_corrects_the_one_read_back() -> None:
+    """An address read back as the user said it is the user's: "不对，是…" corrects it."""
+    mem = said(("user", "寄到杭州市西湖区文三路90号。"),
+               ("assistant", "好的，地址是杭州市西湖区文三路90号，对吗？"),
+               ("user", "不对，是杭州市西湖区文三路98号。"))
+    assert active(mem, "address") == ["杭州市西湖区文三路98号"]
+    assert not mem.state.history("names")  # (no place name inside it)
+    mem = said(("user", "寄到杭州市西湖区文三路90号。"),
+               ("assistant", "好的，地址是杭州市西湖区文三路90号，对吗？"), ("user", "是的。"))
+    assert active(mem, "address") == ["杭州市西湖区文三路90号"]
+
+
 def test_an_address_said_shorter_is_the_same_address() -> None:
     """"No, it's 42 Maple Street." after the street was misread keeps the whole address
     the user gave (its town, state and ZIP code); another street replaces it."""

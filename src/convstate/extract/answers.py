@@ -195,19 +195,22 @@ READ_BACK: tuple[AnchorKind, ...] = ("order_id", "ticket_id", "tracking_number",
 
 def corrected_ids(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
                   ) -> list[NewAnchor]:
-    """``anchors`` of a user's correction ("No, it's ...", 不对，是…), with the bare ids it
-    gives of the kinds the assistant read back in the turn before: they are the user's.
+    """``anchors`` of a user's correction ("No, it's ...", 不对，是…), with the bare ids (or
+    the address) it gives of the kinds the assistant read back in the turn before: they
+    are the user's.
     A reply that agrees ("Yes. 2024031588") corrects nothing."""
     if turn.role != "user" or not turn.content or not C.corrects.search(turn.text):
         return anchors
-    kinds = [k for k in READ_BACK if any(
-        e.turn == turn.index - 1 and e.speaker != "user" and e.text.startswith(f"{k}=")
+    kinds = [k for k in (*READ_BACK, "address") if any(
+        e.turn == turn.index - 1 and (e.speaker != "user" or k == "address")
+        and e.text.startswith(f"{k}=")  # (an address read back as it was said is the user's)
         for e in section_entries(index, "anchors"))]
     said = {a.kind for a in anchors}
     out = list(anchors)
     for kind, start, end in _bare_values(turn.text, [k for k in kinds if k not in said], out):
-        out.append(NewAnchor(kind=kind, key=kind, value=turn.text[start:end].strip(),
-                             turns=[turn.index]))
+        value = turn.text[start:end].strip()
+        out = [a for a in out if not (a.kind == "name" and a.value in value)]  # (杭州市西湖)
+        out.append(NewAnchor(kind=kind, key=kind, value=value, turns=[turn.index]))
     return out
 
 
