@@ -90,6 +90,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("能改到下周三下午两点吗", ("time", "下午两点")),
     ("星期五晚上八点半到", ("time", "晚上八点半")),
     ("礼拜天十点钟见", ("time", "十点钟")),
+    ("不是三点，是四点。", ("time", "四点")),  # alone, where a time is said
 ])
 def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     found = anchors_of(text)
@@ -498,3 +499,8 @@ def test_the_prefilters_never_change_what_is_found(text, monkeypatch) -> None:
 def test_a_hold_or_an_apology_answers_no_question(reply: str, status: str) -> None:
     s = extract(("user", "我的退款到哪一步了？"), ("assistant", reply))
     assert [r.status for r in s.requests] == [status]
+
+
+@pytest.mark.parametrize("text", ["我有三点建议。", "第三点，服务要好。", "再快一点。"])
+def test_a_number_of_points_is_no_time(text: str) -> None:
+    assert not [a for a in anchors_of(text) if a[0] == "time"]
