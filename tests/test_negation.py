@@ -73,6 +73,7 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("I prefer a refund to an exchange.", "refund"),
     ("I'd prefer an exchange.", "exchange"),
     ("I'd prefer to get an exchange.", "exchange"),
+    ("Never mind the exchange, a refund please.", "refund"),
     ("I'd prefer you to refund it.", "refund"),
     ("我宁愿退款也不要换货。", "refund"),
     ("我宁可退款，也不换货。", "refund"),
@@ -370,3 +371,31 @@ def test_a_question_without_its_mark_chooses_nothing(text: str) -> None:
 def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None:
     got = built_in(text)["preferences"]
     assert [p.split(":")[0] for p in got] == ([polarity] if polarity else [])
+
+
+@pytest.mark.parametrize("later, method, goal", [
+    # a clause that gives up what a goal wants gives up the goal, and the option
+    ("Actually, never mind the refund, I'll keep it.", None, "abandoned"),
+    ("I don't want a refund anymore.", None, "abandoned"),
+    ("Should I cancel the refund?", "refund", "active"),  # asks
+    ("I don't need the box.", "refund", "active"),  # gives up something else
+])
+def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
+    for role, text in [("user", "I want a refund."), ("assistant", "Sure."), ("user", later)]:
+        mem.add(role, text)
+    assert mem.state.refund_method == method
+    assert [g.status for g in mem.state.goals] == [goal]
+
+
+@pytest.mark.parametrize("later, goal", [
+    ("算了，不退了。", "abandoned"),
+    ("我不想退款了，还是换货吧。", "abandoned"),
+    ("退款要多久？", "active"),
+    ("不用这家店的信息了，谢谢。", "active"),  # no more about it: the goal stands
+])
+def test_giving_up_a_goal_in_chinese(later, goal) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore())
+    for role, text in [("user", "我要退款。"), ("assistant", "好的。"), ("user", later)]:
+        mem.add(role, text)
+    assert [g.status for g in mem.state.goals] == [goal]

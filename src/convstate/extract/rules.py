@@ -520,6 +520,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(taken_up(turn, anchors, index))
                 delta.updates.extend(switched(turn, anchors, index))
                 delta.updates.extend(retried(turn, anchors, index))
+                delta.updates.extend(_given_up(turn, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
@@ -974,6 +975,33 @@ def _cued(turns: Sequence[Turn], fields: list[tuple[str, Options]],
         if (found := latest_choice(said, options)) is not None:
             value, turn, refused = found
             out[name] = FieldValue[Any](value=value, turns=[turn], refused=refused)
+    return out
+
+
+# what a goal wants, word by word: Latin words and Han characters, less function words
+_WANTED = re.compile(r"[A-Za-z]{3,}|[\u4e00-\u9fff]")
+_NOT_WANTED = frozenset("want need like would could please the and for with you your "
+                        "我你您的了要想吧呢啊是就还不也都把给帮请个一这那".split()
+                        + list("我你您的了要想吧呢啊是就还不也都把给帮请个一这那"))
+
+
+def _given_up(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
+    """The user's live goals a clause of theirs gives up ("never mind the refund",
+    "I don't want a refund anymore", 算了，不退了, 我不想退款了): a clause that withdraws
+    (``C.give_up``) and names what the goal wants (a word of it, a character in
+    Chinese). Not a question ("Should I cancel the refund?")."""
+    goals = [e for e in section_entries(index, "goals") if e.status == "active"]
+    if not goals or not C.give_up.search(turn.text):
+        return []
+    out: list[ItemUpdate] = []
+    for clause in _clauses([turn]):
+        if clause.question or not (m := C.give_up.search(clause.text)) \
+                or C.info_only.search(clause.text, m.start()):
+            continue  # (不用这家餐厅的信息了: no more about it, the goal stands)
+        said = {w.lower() for w in _WANTED.findall(clause.text[m.start():])} - _NOT_WANTED
+        out += [ItemUpdate(id=g.id, status="abandoned", turn=turn.index) for g in goals
+                if said & ({w.lower() for w in _WANTED.findall(g.text)} - _NOT_WANTED)
+                and all(u.id != g.id for u in out)]
     return out
 
 

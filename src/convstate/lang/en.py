@@ -22,8 +22,8 @@ SCOPE = {
     # of preference ("rather X than Y"), not of amount ("no later than", "more than");
     # not "no", which negates a noun ("no exchange": neg_det) or answers ("No, I want");
     # "forget" lets go of what it governs, unless negated ("don't forget the refund")
-    "negator": r"\b(?:not(?!\s+forget\b)|never|no\s+longer|without|rather\s+than|instead\s+of"
-               r"|other\s+than|except|cancel|skip|avoid)\b|\b\w+n['’]t\b(?!\s+forget\b)"
+    "negator": r"\b(?:not(?!\s+forget\b)|never\s+mind|never|no\s+longer|without|rather\s+than"
+               r"|instead\s+of|other\s+than|except|cancel|skip|avoid)\b|\b\w+n['’]t\b(?!\s+forget\b)"
                r"|\bcannot\b|(?<!n['’]t\s)(?<!not\s)\bforget(?:\s+about)?\b"
                r"|(?<!more )(?<!less )(?<!later )(?<!earlier )(?<!sooner )(?<!fewer )\bthan\b",
     "neg_det": r"\bno\b",
@@ -303,6 +303,12 @@ PACK = LanguagePack(
                       r"|downgrad)\w*\b[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
         "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
         # ... or one taken instead of a value ("use 628-555-0199 instead of 415-555-0132")
+        # a clause that gives up what the user wanted ("never mind the refund", "I don't
+        # want a refund anymore", "cancel the upgrade")
+        "give_up": r"\b(?:never\s*mind|forget(?:\s+about)?|cancel|scratch|drop|call\s+off"
+                   r"|(?:don['’]t|do\s+not|no\s+longer)\s+(?:want|need))\b",
+        # ... not information about it ("I don't need the details")
+        "info_only": r"\b(?:information|info|details|anything\s+else|more\s+about)\b",
         "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",
         # a contact out of use: no longer the user's ("Don't use ana@old.com anymore",
         # "415-555-0132 is no longer active", "stop using ...")

@@ -192,6 +192,10 @@ PACK = LanguagePack(
         # a booking moved from a value to another (从周一改到周三)
         "moved_from": r"[从把]\s*$",
         # ... or one taken instead of a value (用13900001111代替13812345678, 而不是…)
+        # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
+        "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
+        # ... not information about it (不用这家餐厅的信息了)
+        "info_only": r"信息|资料|详情|其他|别的",
         "instead_of": r"(?:代替|替换|替换掉|取代|而不是|不用原来的)\s*$",
         # a contact out of use (这个号码已经停用了, 别再用13812345678了, 旧邮箱不用了)
         "out_of_use": r"停用|停机|注销|销号|空号|不再用|不再使用|别再用|不要再用|不用了|已经不用",
