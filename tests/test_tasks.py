@@ -288,3 +288,20 @@ def test_the_users_reply_settles_a_request_to_confirm(mode: str) -> None:
                  ("assistant", "请您确认一下预约时间是明天上午10点。"),
                  ("user", "对的。")], mode)
     assert [(t.owner, t.status) for t in state.open_tasks] == [("user", "done")] * 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, report, done", [
+    # a promise of two acts is two tasks: a report of one closes that one only
+    ("I'll email you the return label and refund the shipping fee.",
+     "I've emailed you the return label.", ["done", "open"]),
+    ("我会为您安排上门取件，并给您寄一张优惠券。", "优惠券已经寄出了。", ["open", "done"]),
+    # one act with two objects is one task
+    ("I'll send you the label and the invoice.", "I've sent the label and the invoice.",
+     ["done"]),
+])
+def test_a_promise_of_two_acts_is_two_tasks(promise: str, report: str, done: list[str],
+                                            mode: str) -> None:
+    state = run([("assistant", promise), ("user", "OK."), ("assistant", report)], mode)
+    assert [t.status for t in state.open_tasks] == done
+    assert all(t.text in promise for t in state.open_tasks)

@@ -72,7 +72,7 @@ from .settle import (
     taken_up,
     took_stated,
 )
-from .tasks import closes, read, withdrawn
+from .tasks import JOINED_ZH, act_of, closes, read, withdrawn
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -868,6 +868,10 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
         return False
     role, turn = c.turn.role, c.turn.index
     reading = read(c.text, role)
+    if not (reading.promises or reading.reports or reading.failures) \
+            and (joined := JOINED_ZH.match(c.text)) and _promised_before(c, delta) \
+            and (act := act_of(c.text[joined.end():])) is not None:  # 并给您寄一张优惠券
+        reading.promises.append((c.text[joined.end():], act))
     owner: Literal["user", "assistant"] = "user" if role == "user" else "assistant"
     acts: list[tuple[Act, Literal["done", "cancelled"], bool]] = \
         [(a, "done", False) for a in reading.reports] + \
@@ -884,6 +888,18 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
     for text, _ in reading.promises:
         delta.open_tasks.append(NewTask(text=text, owner=owner, turns=[turn]))
     return bool(reading.reports or reading.failures or reading.promises)
+
+
+def _promised_before(c: _Clause, delta: StateDelta) -> bool:
+    """Whether the clause right before ``c`` in its turn (a comma apart) made a promise
+    of its speaker's."""
+    last = delta.open_tasks[-1] if delta.open_tasks else None
+    if last is None or last.turns != [c.turn.index] or last.owner != c.turn.role:
+        return False
+    text = c.turn.text
+    at = text.find(c.text)
+    return at > 0 and text.rfind(last.text, 0, at) >= 0 \
+        and not text[text.rfind(last.text, 0, at) + len(last.text):at].strip(" ，,")
 
 
 def _pending(items: Sequence[NewTask] | Sequence[NewRequest], index: list[IndexEntry],

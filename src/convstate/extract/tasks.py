@@ -96,8 +96,32 @@ def read(text: str, role: str) -> Reading:
             continue
         act = grammar.promise(part, role)
         if act is not None:
-            out.promises.append((part, act))
+            out.promises += _joined(part, act, role, grammar)
     return out
+
+
+# "and" before a verb phrase that shares the promise's subject and modal ("I'll email you
+# the label and refund the fee"); 并/同时 opening a clause after a promise (我会为您安排上门
+# 取件，并给您寄一张优惠券: rules.py reads those clauses with the one before)
+_NOT_A_VERB = frozenset("the a an my your our his her their its this that these those some "
+                        "any all each every no one two three".split())
+_AND = re.compile(r"\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
+JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?)\s*")
+
+
+def _joined(part: str, act: Act, role: str, grammar: _Grammar) -> list[tuple[str, Act]]:
+    """The promise of ``part`` (its ``act``), one per act it joins: each verb phrase after
+    "and" that is an act of its own is a promise of its own, so a report of one closes
+    that one only."""
+    for m in _AND.finditer(part):
+        rest = part[m.end():]
+        if rest.split(maxsplit=1)[0].lower() in _NOT_A_VERB:
+            continue  # "the label and the invoice": one act's objects
+        later = grammar.act_of(rest)
+        first = grammar.promise(part[:m.start()], role)
+        if later is not None and first is not None and later.verbs - first.verbs:
+            return [(part[:m.start()], first), *_joined(rest, later, role, grammar)]
+    return [(part, act)]
 
 
 def act_of(text: str) -> Act | None:
