@@ -399,3 +399,21 @@ def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     for role, text in [("user", "我要退款。"), ("assistant", "好的。"), ("user", later)]:
         mem.add(role, text)
     assert [g.status for g in mem.state.goals] == [goal]
+
+
+@pytest.mark.parametrize("rule, later, lifted", [
+    # allowing what a negative constraint forbade lifts it
+    ("别打电话联系我。", "算了，还是打电话吧，短信我看不到。", True),
+    ("周末不要上门。", "周末上门也可以。", True),
+    ("Don't call me after 8pm.", "Actually, calling after 8 is fine.", True),
+    # not something else allowed, nor the rule said again
+    ("Don't call me after 8pm.", "Calling before 8 is fine.", False),
+    ("不要换货。", "还是退款吧。", False),
+    ("别打电话联系我。", "还是别打电话了。", False),
+])
+def test_allowing_what_was_forbidden_lifts_the_rule(rule, later, lifted) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore())
+    for role, text in [("user", rule), ("assistant", "OK."), ("user", later)]:
+        mem.add(role, text)
+    first = mem.state.history("negative_constraint")[0]
+    assert first.value == rule.rstrip("。.") and (first.status != "active") == lifted

@@ -614,10 +614,12 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
 
 def _taken_back(item: Anchor, turn: Turn) -> bool:
     """Whether the user takes back, with nothing instead, a value of their own that
-    ``turn`` says ("Sorry, Monday is bad after all"): replaced by no value
-    (``superseded_by`` None)."""
-    return item.speaker == "user" and turn.role == "user" \
-        and normalize(item.value) in normalize(turn.text)
+    ``turn`` says ("Sorry, Monday is bad after all"), or a constraint of theirs ("算了，
+    还是打电话吧" after "别打电话联系我": a rule is lifted, not replaced by a value):
+    replaced by no value (``superseded_by`` None)."""
+    return item.speaker == "user" and turn.role == "user" and (
+        normalize(item.value) in normalize(turn.text)
+        or item.kind in ("constraint", "negative_constraint"))
 
 
 def _offer_turned_down(state: ConversationState, item: Anchor, turn: Turn) -> bool:

@@ -521,6 +521,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(switched(turn, anchors, index))
                 delta.updates.extend(retried(turn, anchors, index))
                 delta.updates.extend(_given_up(turn, index))
+                delta.updates.extend(_lifted(turn, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
@@ -996,7 +997,7 @@ def _cued(turns: Sequence[Turn], fields: list[tuple[str, Options]],
 
 # what a goal wants, word by word: Latin words and Han characters, less function words
 _WANTED = re.compile(r"[A-Za-z]{3,}|[\u4e00-\u9fff]")
-_NOT_WANTED = frozenset("want need like would could please the and for with you your "
+_NOT_WANTED = frozenset("want need like woul coul plea the and for with you your "
                         "我你您的了要想吧呢啊是就还不也都把给帮请个一这那".split()
                         + list("我你您的了要想吧呢啊是就还不也都把给帮请个一这那"))
 
@@ -1014,10 +1015,35 @@ def _given_up(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
         if clause.question or not (m := C.give_up.search(clause.text)) \
                 or C.info_only.search(clause.text, m.start()):
             continue  # (不用这家餐厅的信息了: no more about it, the goal stands)
-        said = {w.lower() for w in _WANTED.findall(clause.text[m.start():])} - _NOT_WANTED
+        said = _wanted(clause.text[m.start():])
         out += [ItemUpdate(id=g.id, status="abandoned", turn=turn.index) for g in goals
-                if said & ({w.lower() for w in _WANTED.findall(g.text)} - _NOT_WANTED)
-                and all(u.id != g.id for u in out)]
+                if said & _wanted(g.text) and all(u.id != g.id for u in out)]
+    return out
+
+
+def _wanted(text: str) -> set[str]:
+    """What ``text`` names: its Latin words (by their first four letters: "call",
+    "calling") and Han characters, less function words."""
+    return {w.lower()[:4] for w in _WANTED.findall(text)} - _NOT_WANTED
+
+
+def _lifted(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
+    """The user's live negative constraints a clause of theirs takes back: it allows
+    (``C.allows``: "actually ... is fine", 还是…吧, 也可以) what the constraint forbade,
+    naming two of its words (a word, or two characters in Chinese), and refuses nothing
+    ("别打电话联系我" … "算了，还是打电话吧"). Not a question."""
+    forbidden = [e for e in section_entries(index, "anchors") if e.status == "active"
+                 and e.speaker == "user" and e.text.startswith("negative_constraint=")]
+    if not forbidden or not C.allows.search(turn.text):
+        return []
+    out: list[ItemUpdate] = []
+    for clause in _clauses([turn]):
+        if clause.question or not C.allows.search(clause.text) or refusal(clause.text):
+            continue
+        said = _wanted(clause.text)
+        out += [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e in forbidden
+                if len(said & _wanted(e.text.partition("=")[2])) >= 2
+                and all(u.id != e.id for u in out)]
     return out
 
 

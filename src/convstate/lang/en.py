@@ -309,6 +309,10 @@ PACK = LanguagePack(
                    r"|(?:don['’]t|do\s+not|no\s+longer)\s+(?:want|need))\b",
         # ... not information about it ("I don't need the details")
         "info_only": r"\b(?:information|info|details|anything\s+else|more\s+about)\b",
+        # a clause that allows what the user forbade before ("actually, calling after 8
+        # is fine", "you can call me after all")
+        "allows": r"\b(?:is|are|would\s+be)\s+(?:fine|ok(?:ay)?|alright|good)\b|\bafter\s+all\b"
+                  r"|\bit['’]?s\s+ok(?:ay)?\s+to\b",
         "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",
         # a contact out of use: no longer the user's ("Don't use ana@old.com anymore",
         # "415-555-0132 is no longer active", "stop using ...")

@@ -196,6 +196,8 @@ PACK = LanguagePack(
         "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
         # ... not information about it (不用这家餐厅的信息了)
         "info_only": r"信息|资料|详情|其他|别的",
+        # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
+        "allows": r"还是.{0,12}吧|也可以|也行|也没关系|也没问题|可以的",
         "instead_of": r"(?:代替|替换|替换掉|取代|而不是|不用原来的)\s*$",
         # a contact out of use (这个号码已经停用了, 别再用13812345678了, 旧邮箱不用了)
         "out_of_use": r"停用|停机|注销|销号|空号|不再用|不再使用|别再用|不要再用|不用了|已经不用",
