@@ -99,7 +99,9 @@ def test_matcher_reads_the_value_as_written() -> None:
     assert Matcher("sr-20240315-889").find("order SR-20240315-889.") == "SR-20240315-889"
     assert Matcher("第29个回答").find("这是第29个回答。") == "第29个回答"
     assert Matcher("0315 889").find("单号 DD20240315889") is None  # a part, typed apart
-    assert Matcher("BX-7741").find("BX-7741-2290") == "BX-7741"  # typed text: anywhere
+    # a part of an id is a mistyped id, not found inside the real one (nor linked to it)
+    assert Matcher("BX-7741").find("BX-7741-2290") is None
+    assert Matcher("DD2024031588").find("订单号DD20240315889") is None
     assert Found("raw", "A1", 3, "x") == "raw" and Found("raw").item is None
     assert Matcher("3125550186").find("call (312) 555-0186") == "(312) 555-0186"
     assert Matcher("01066667777").find("座机（010）6666-7777") == "（010）6666-7777"

@@ -7,9 +7,10 @@ of the state item that holds the value (``item``), the latest turn that said it
 
 What matches (``Matcher``): a phone number or an id whatever its separators and case,
 as a whole value ("3125550186" finds "312-555-0186" and "+1 (312) 555-0186", "+1 312 555
-0186" finds "312-555-0186", "bx77412290" finds "BX-7741-2290"; "77412290" does not);
-else the text as typed, anywhere, in any case ("ZHANG.WEI@X.COM" finds zhang.wei@x.com,
-and any part of a turn is found, as where() always found it).
+0186" finds "312-555-0186", "bx77412290" finds "BX-7741-2290"; "77412290" and
+"DD2024031588", a part of DD20240315889, do not); any other text as typed, anywhere, in
+any case ("ZHANG.WEI@X.COM" finds zhang.wei@x.com, and any part of a turn is found, as
+where() always found it).
 """
 
 from __future__ import annotations
@@ -67,8 +68,11 @@ class Matcher:
         self.patterns = [re.compile(p, re.IGNORECASE) for p in _value_patterns(typed, alnum)] \
             if _VALUE.fullmatch(typed) and len(alnum) >= MIN_VALUE_CHARS \
             and any(c.isdigit() for c in alnum) else []
-        # then the text itself, anywhere, in any case (as where() always found it)
-        self.patterns += [re.compile(re.escape(text), re.IGNORECASE)] if text else []
+        # else the text itself, anywhere, in any case (as where() always found it); not
+        # after a phone number or an id: a part of one ("DD2024031588" of DD20240315889)
+        # is a mistyped value, not the value
+        if text and not self.patterns:
+            self.patterns = [re.compile(re.escape(text), re.IGNORECASE)]
 
     def find(self, said: str) -> str | None:
         """The value as ``said`` writes it (a whole phone number or id first, else the
