@@ -91,6 +91,10 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("星期五晚上八点半到", ("time", "晚上八点半")),
     ("礼拜天十点钟见", ("time", "十点钟")),
     ("不是三点，是四点。", ("time", "四点")),  # alone, where a time is said
+    # an address named in another sentence, and the words that go on past it
+    ("That's my old address! I live at 9 Pine Road, Austin, TX 73301 now.",
+     ("address", "9 Pine Road, Austin, TX 73301")),
+    ("My address is 9 Pine Road, Austin now.", ("address", "9 Pine Road, Austin")),
 ])
 def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     found = anchors_of(text)

@@ -288,10 +288,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:是|为|在|改成|改为|换成|(?:已经?)?(?:更新|修改|变更)为|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"(?![和与跟及或吗呢吧])[^，。,;；!！?？\n\s]{4,60})"
-        r"|\b(?i:address)\b[^.\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)"
+        r"|\b(?i:address)\b[^.!?\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)"
         # up to the sentence's end or the words that go on past the address ("… with
-        # Nicole", "…, correct?")
-        r"(?=,?\s+(?i:with|to|for|and|from|by|please|correct|right)\b|[.;!?\n]|$)"
+        # Nicole", "…, correct?", "… now")
+        r"(?=,?\s+(?i:with|to|for|and|from|by|please|correct|right|now|instead|too|then)\b"
+        r"|[.;!?\n]|$)"
         r"|\b(\d{1,5}\s+(?:[A-Z][A-Za-z]+\s+|\d{1,3}(?:st|nd|rd|th)\s+){1,3}"
         r"(?i:Street|St|Avenue|Ave|Road|Rd|Drive|Dr|Boulevard|Blvd|Lane|Ln|Way|Court|Ct"
         r"|Place|Pl|Terrace|Ter|Parkway|Pkwy|Highway|Hwy)\b\.?"
