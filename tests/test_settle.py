@@ -807,6 +807,13 @@ def test_someone_elses_contact_replaces_none_of_the_users(turns, key, mine) -> N
      ["Gold membership", "Unlimited Elite plan"]),
     ([("user", "我现在是300M宽带"), ("user", "帮我升级成1000M宽带")], ["1000M宽带"]),
     ([("user", "我办了畅享套餐"), ("user", "5G流量包多少钱？")], ["5G流量包", "畅享套餐"]),
+    # in one turn: the one it leaves goes (a name of Latin letters, digits and three Han
+    # characters is one)
+    ([("user", "我现在是畅享套餐，帮我升级成5G畅享199元套餐。")], ["5G畅享199元套餐"]),
+    ([("user", "I'm on the Basic plan. I want to upgrade to the Unlimited Plus plan.")],
+     ["Unlimited Plus plan"]),
+    ([("user", "I'm on the Basic plan. How much is it to upgrade to the Gold plan?")],
+     ["Basic plan", "Gold plan"]),
 ])
 def test_a_change_of_product_replaces_the_one_of_its_kind(turns, kept) -> None:
     assert sorted(active(said(*turns), "product")) == kept

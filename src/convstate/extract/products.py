@@ -58,6 +58,7 @@ _ZH_HEADS = re.compile(
 # a letter of a Chinese product name: Han, Latin, digits and the joiners names carry
 _ZH_LETTER = re.compile(r"[\u4e00-\u9fffA-Za-z0-9+·]")
 _LATIN = re.compile(r"[A-Za-z0-9+]+$")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 MAX_ZH_NAME = 6  # Han characters of a name before its head (a Latin run may be longer)
 # What comes right before a name, so the name starts after it (Chinese has no spaces):
 # particles and prepositions, pronouns, measure words, adverbs and conjunctions, verbs
@@ -122,7 +123,8 @@ def chinese_products(text: str) -> Iterator[tuple[int, int]]:
             continue  # a long run with no word to start after: where the name starts is unknown
         name = text[run:at]
         if name.isdigit() or _ZH_GENERIC.fullmatch(name) or not (
-                2 <= len(name) <= MAX_ZH_NAME or _LATIN.match(name)):
+                2 <= len(name) and len(_HAN.findall(name)) <= MAX_ZH_NAME
+                or _LATIN.match(name)):  # (5G畅享199元套餐: three Han characters)
             continue
         yield run, head.end()
 

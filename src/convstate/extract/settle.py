@@ -496,8 +496,9 @@ def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEn
     Monday to Tuesday", "reschedule it from Tuesday to Thursday", 从周一改到周三, "upgrade
     from the Silver plan to the Gold plan", 把畅享58元套餐升级成…, "change my number from
     ... to ...") or takes another instead of ("Use 628-555-0199 instead of 415-555-0132"),
-    and a contact said to be out of use ("Don't use ana@old.com anymore", 这个号码已经停用了)
-    are let go as a turned-down one is (``declined``): the value moved to is the one that
+    a contact said to be out of use ("Don't use ana@old.com anymore", 这个号码已经停用了)
+    and a product the turn switches from ("I'm on the Basic plan, upgrade me to ...") are
+    let go as a turned-down one is (``declined``): the value moved to is the one that
     stands."""
     if turn.role != "user" or not turn.content \
             or all(a.key not in _MOVED_KEYS for a in anchors):
@@ -510,6 +511,12 @@ def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEn
                  # a contact said to be out of use in its clause ("Don't use X anymore")
                  or a.key in CONTACT_KEYS and C.out_of_use.search(text, *bounds.clause(start, end))
                  and not bounds.clause_asks(start, end))]
+    # a product of the kind the turn switches to, said before it ("我现在是畅享套餐，帮我
+    # 升级成尊享套餐"): the one it leaves
+    heads, new, at = _switched_to(turn, anchors)
+    down += [a for a, start, _ in _placed(text, anchors) if a.key == "product" and start < at
+             and product_head(a.value) in heads and normalize(a.value) not in new
+             and a not in down]
     return _let_go(down, anchors, index, turn)
 
 
@@ -541,9 +548,25 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     speaker's own change asked for now (``negation.own_act``): asking about one ("How
     much is it to upgrade to ...?"), refusing it, a condition or a third party's changes
     nothing."""
-    if turn.role != "user" or not turn.content or all(a.key != "product" for a in anchors):
+    heads, new, _ = _switched_to(turn, anchors)
+    if not heads:
         return []
-    text, heads, new, bounds = turn.text, set(), set(), _Bounds(turn.text)
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
+            for e in section_entries(index, "anchors")
+            if (kv := e.text.partition("="))[0] == "product" and product_head(kv[2]) in heads
+            and normalize(kv[2]) not in new]
+
+
+def _switched_to(turn: Turn, anchors: Sequence[NewAnchor]
+                 ) -> tuple[set[str], set[str], int]:
+    """The heads and the names (normalized) of the products a user's turn switches to
+    (``switched``), and where the first of them starts."""
+    heads: set[str] = set()
+    new: set[str] = set()
+    at = len(turn.text)
+    if turn.role != "user" or not turn.content or all(a.key != "product" for a in anchors):
+        return heads, new, at
+    text, bounds = turn.text, _Bounds(turn.text)
     for a, start, end in _placed(text, anchors):
         first, _ = bounds.clause(start, end)
         verb = C.switch.search(text, max(first, start - 40), start) \
@@ -552,12 +575,8 @@ def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
                 and not bounds.asks(start, end):
             heads.add(product_head(a.value))
             new.add(normalize(a.value))
-    if not heads:
-        return []
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-            for e in section_entries(index, "anchors")
-            if (kv := e.text.partition("="))[0] == "product" and product_head(kv[2]) in heads
-            and normalize(kv[2]) not in new]
+            at = min(at, start)
+    return heads, new, at
 
 
 def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
