@@ -229,8 +229,10 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     the user's (``_id_form``): of its kind ("I also have another order, SR-20240315-898";
     "Sorry, wrong one. It's SR-20240315-898."); in a correction, the one it corrects (the
     user's latest of that kind) is replaced."""
-    if turn.role != "user" or not turn.content or not _DIGITS.search(turn.text):
-        return anchors, []
+    shaped = list(SHAPES["order_id"].finditer(turn.text)) \
+        if turn.role == "user" and turn.content and _DIGITS.search(turn.text) else []
+    if not shaped:
+        return anchors, []  # (most turns)
     forms: dict[tuple[str, ...], tuple[AnchorKind, IndexEntry]] = {}
     for e in section_entries(index, "anchors"):
         key, _, value = e.text.partition("=")
@@ -241,7 +243,7 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     held = _Spans(m.span() for v in {a.value for a in anchors}
                   for m in re.finditer(re.escape(v), turn.text))
     out = list(anchors)
-    for m in SHAPES["order_id"].finditer(turn.text):
+    for m in shaped:
         alike = forms.get(_id_form(m.group(0)))
         if alike is not None and not held.overlap(*m.span()):
             out.append(NewAnchor(kind=alike[0], key=alike[0], value=m.group(0),

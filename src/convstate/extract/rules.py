@@ -1008,9 +1008,9 @@ def _given_up(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
     "I don't want a refund anymore", 算了，不退了, 我不想退款了): a clause that withdraws
     (``C.give_up``) and names what the goal wants (a word of it, a character in
     Chinese). Not a question ("Should I cancel the refund?")."""
+    if not C.give_up.search(turn.text):
+        return []  # (most turns)
     goals = [e for e in section_entries(index, "goals") if e.status == "active"]
-    if not goals or not C.give_up.search(turn.text):
-        return []
     out: list[ItemUpdate] = []
     for clause in _clauses([turn]):
         if clause.question or not (m := C.give_up.search(clause.text)) \
@@ -1033,10 +1033,10 @@ def _lifted(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
     (``C.allows``: "actually ... is fine", 还是…吧, 也可以) what the constraint forbade,
     naming two of its words (a word, or two characters in Chinese), and refuses nothing
     ("别打电话联系我" … "算了，还是打电话吧"). Not a question."""
+    if not C.allows.search(turn.text):
+        return []  # (most turns)
     forbidden = [e for e in section_entries(index, "anchors") if e.status == "active"
                  and e.speaker == "user" and e.text.startswith("negative_constraint=")]
-    if not forbidden or not C.allows.search(turn.text):
-        return []
     out: list[ItemUpdate] = []
     for clause in _clauses([turn]):
         if clause.question or not C.allows.search(clause.text) or refusal(clause.text):
