@@ -305,3 +305,16 @@ def test_a_promise_of_two_acts_is_two_tasks(promise: str, report: str, done: lis
     state = run([("assistant", promise), ("user", "OK."), ("assistant", report)], mode)
     assert [t.status for t in state.open_tasks] == done
     assert all(t.text in promise for t in state.open_tasks)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, report", [
+    ("If you send us a photo, we will replace it.", "We have replaced it."),
+    ("如果您寄回商品，我们会在3天内退款。", "已经为您退款了。"),
+])
+def test_a_promise_keeps_its_condition(promise: str, report: str, mode: str) -> None:
+    """Owed only then: the task says so, and a report of the act still closes it."""
+    state = run([("assistant", promise)], mode)
+    assert [t.text for t in state.open_tasks] == [promise.rstrip(".。")]
+    state = run([("assistant", promise), ("user", "OK."), ("assistant", report)], mode)
+    assert [t.status for t in state.open_tasks] == ["done"]

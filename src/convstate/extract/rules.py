@@ -888,8 +888,22 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
         for k in withdrawn(act, [(text, owner) for text, owner, _ in pending]):
             pending[k][2]("cancelled")
     for text, _ in reading.promises:
-        delta.open_tasks.append(NewTask(text=text, owner=owner, turns=[turn]))
+        delta.open_tasks.append(NewTask(text=_with_condition(c, text), owner=owner,
+                                        turns=[turn]))
     return bool(reading.reports or reading.failures or reading.promises)
+
+
+def _with_condition(c: _Clause, text: str) -> str:
+    """A promise's text with the condition its sentence puts before it ("If you send us
+    a photo, we will replace it"; 如果您寄回商品，我们会退款): owed only then."""
+    said = c.turn.text
+    at = said.find(text)
+    if at <= 0 or not said[:at].rstrip().endswith((",", "，")):
+        return text
+    start = max((said.rfind(mark, 0, at) for mark in ".!?;。！？；\n"), default=-1) + 1
+    before = said[start:at]
+    return said[start:at + len(text)].strip() if C.condition.search(before) \
+        and len(before) <= MAX_CLAUSE else text
 
 
 def _promised_before(c: _Clause, delta: StateDelta) -> bool:
