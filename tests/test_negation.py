@@ -379,6 +379,7 @@ def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None
     ("I don't want a refund anymore.", None, "abandoned"),
     ("Should I cancel the refund?", "refund", "active"),  # asks
     ("I don't need the box.", "refund", "active"),  # gives up something else
+    ("I don't want to pay for shipping twice.", "refund", "active"),  # (paying)
 ])
 def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
@@ -393,6 +394,7 @@ def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
     ("我不想退款了，还是换货吧。", "abandoned"),
     ("退款要多久？", "active"),
     ("不用这家店的信息了，谢谢。", "active"),  # no more about it: the goal stands
+    ("不要送到旧地址。", "active"),  # (sending)
 ])
 def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore())
@@ -410,6 +412,8 @@ def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     ("Don't call me after 8pm.", "Calling before 8 is fine.", False),
     ("不要换货。", "还是退款吧。", False),
     ("别打电话联系我。", "还是别打电话了。", False),
+    ("别打电话联系我。", "发短信联系我也可以。", False),  # another act
+    ("不要周末上门。", "工作日上门也可以。", False),  # another time
 ])
 def test_allowing_what_was_forbidden_lifts_the_rule(rule, later, lifted) -> None:
     mem = ConversationMemory("s", store=InMemoryStore())
@@ -417,3 +421,13 @@ def test_allowing_what_was_forbidden_lifts_the_rule(rule, later, lifted) -> None
         mem.add(role, text)
     first = mem.state.history("negative_constraint")[0]
     assert first.value == rule.rstrip("。.") and (first.status != "active") == lifted
+
+
+def test_a_goal_to_cancel_is_not_given_up_by_asking_to_cancel() -> None:
+    for first, later in (("I want to cancel my subscription.",
+                          "Please cancel the subscription today, I do not want to be charged."),
+                         ("我想取消订单", "请尽快帮我取消订单")):
+        mem = ConversationMemory("s", store=InMemoryStore())
+        for role, text in [("user", first), ("assistant", "OK."), ("user", later)]:
+            mem.add(role, text)
+        assert mem.state.goals[0].status == "active", first

@@ -521,7 +521,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(taken_up(turn, anchors, index))
                 delta.updates.extend(switched(turn, anchors, index))
                 delta.updates.extend(retried(turn, anchors, index))
-                delta.updates.extend(_given_up(turn, index))
+                delta.updates.extend(_given_up(turn, index, delta))
                 delta.updates.extend(_lifted(turn, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
@@ -1010,56 +1010,93 @@ def _cued(turns: Sequence[Turn], fields: list[tuple[str, Options]],
     return out
 
 
-# what a goal wants, word by word: Latin words and Han characters, less function words
+# what a goal wants or a rule forbids, unit by unit: Latin words (by their first four
+# letters: "call", "calling") and Han characters, less function words
 _WANTED = re.compile(r"[A-Za-z]{3,}|[\u4e00-\u9fff]")
-_NOT_WANTED = frozenset("want need like woul coul plea the and for with you your "
-                        "我你您的了要想吧呢啊是就还不也都把给帮请个一这那".split()
+_NOT_WANTED = frozenset("want need like woul coul plea the and for with you your any "
+                        "about more anym".split()
                         + list("我你您的了要想吧呢啊是就还不也都把给帮请个一这那"))
 
 
-def _given_up(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
+def _units(text: str) -> list[str]:
+    """The units ``text`` names, in order (``_WANTED``)."""
+    return [u for w in _WANTED.findall(text) if (u := w.lower()[:4]) not in _NOT_WANTED]
+
+
+def _head(text: str, cue: re.Pattern[str]) -> str | None:
+    """The first unit after ``cue`` in ``text`` (after its start without one): what a
+    goal wants ("I want a refund": refu; 我要退款: 退), what a refusal refuses."""
+    m = cue.search(text)
+    units = _units(text[m.end():] if m else text)
+    return units[0] if units else None
+
+
+def _given_up(turn: Turn, index: Sequence[IndexEntry], delta: StateDelta
+              ) -> list[ItemUpdate]:
     """The user's live goals a clause of theirs gives up ("never mind the refund",
     "I don't want a refund anymore", 算了，不退了, 我不想退款了): a clause that withdraws
-    (``C.give_up``) and names what the goal wants (a word of it, a character in
-    Chinese). Not a question ("Should I cancel the refund?")."""
+    (``C.give_up``) what the goal wants, its first word after the withdrawal the goal's
+    first after its want ("I don't want to pay for return shipping" gives up paying, not
+    "I want to return these shoes"). Not a question, nor more information (不用这家餐厅的
+    信息了). This batch's goals too, in place."""
     if not C.give_up.search(turn.text):
         return []  # (most turns)
-    goals = [e for e in section_entries(index, "goals") if e.status == "active"]
+    goals = [(e.text, e.id) for e in section_entries(index, "goals") if e.status == "active"]
+    mine = [g for g in delta.goals if g.status == "active" and g.turns[0] < turn.index]
     out: list[ItemUpdate] = []
     for clause in _clauses([turn]):
         if clause.question or not (m := C.give_up.search(clause.text)) \
                 or C.info_only.search(clause.text, m.start()):
-            continue  # (不用这家餐厅的信息了: no more about it, the goal stands)
-        said = _wanted(clause.text[m.start():])
-        out += [ItemUpdate(id=g.id, status="abandoned", turn=turn.index) for g in goals
-                if said & _wanted(g.text) and all(u.id != g.id for u in out)]
+            continue
+        head = _head(clause.text[m.start():], C.give_up)
+        if head is None:
+            continue
+        out += [ItemUpdate(id=i, status="abandoned", turn=turn.index) for text, i in goals
+                if _head(text, C.goal) == head and all(u.id != i for u in out)]
+        for g in mine:
+            if _head(g.text, C.goal) == head:
+                g.status = "abandoned"
     return out
-
-
-def _wanted(text: str) -> set[str]:
-    """What ``text`` names: its Latin words (by their first four letters: "call",
-    "calling") and Han characters, less function words."""
-    return {w.lower()[:4] for w in _WANTED.findall(text)} - _NOT_WANTED
 
 
 def _lifted(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
     """The user's live negative constraints a clause of theirs takes back: it allows
-    (``C.allows``: "actually ... is fine", 还是…吧, 也可以) what the constraint forbade,
-    naming two of its words (a word, or two characters in Chinese), and refuses nothing
-    ("别打电话联系我" … "算了，还是打电话吧"). Not a question."""
+    (``C.allows``: "... is fine", 还是…吧, 也可以), refusing nothing, the act the
+    constraint forbade — the unit right after its negator ("Don't call me after 8pm": call;
+    别打电话: 打电) and what it said before the negator (周末不要上门: 周末), with two units
+    of it in all ("算了，还是打电话吧", "calling after 8 is fine"; not "发短信联系我也可以",
+    "工作日上门也可以"). Not a question."""
     if not C.allows.search(turn.text):
         return []  # (most turns)
-    forbidden = [e for e in section_entries(index, "anchors") if e.status == "active"
-                 and e.speaker == "user" and e.text.startswith("negative_constraint=")]
+    forbidden = [(e.id, e.text.partition("=")[2]) for e in section_entries(index, "anchors")
+                 if e.status == "active" and e.speaker == "user"
+                 and e.text.startswith("negative_constraint=")]
     out: list[ItemUpdate] = []
     for clause in _clauses([turn]):
         if clause.question or not C.allows.search(clause.text) or refusal(clause.text):
             continue
-        said = _wanted(clause.text)
-        out += [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e in forbidden
-                if len(said & _wanted(e.text.partition("=")[2])) >= 2
-                and all(u.id != e.id for u in out)]
+        said = set(_units(clause.text))
+        out += [ItemUpdate(id=i, status="superseded", turn=turn.index) for i, rule in forbidden
+                if _allows(clause.text, said, rule) and all(u.id != i for u in out)]
     return out
+
+
+def _allows(clause: str, said: set[str], rule: str) -> bool:
+    """Whether a clause naming ``said`` allows the act the negative constraint ``rule``
+    forbade (``_lifted``)."""
+    m = C.negator.search(rule)
+    if m is None:
+        return False
+    act = rule[m.end():].lstrip()
+    topic = set(_units(rule[:m.start()]))
+    if act[:1] and "\u4e00" <= act[0] <= "\u9fff":  # Chinese: the two characters after it
+        head_said = act[:2] in clause
+    else:
+        head_said = (head := _head(act, _NOTHING)) is not None and head in said
+    return head_said and topic <= said and len(said & set(_units(rule))) >= 2
+
+
+_NOTHING = re.compile(r"(?!)")  # (no cue: a text's first unit)
 
 
 def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[IndexEntry]

@@ -302,7 +302,6 @@ PACK = LanguagePack(
         "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|upgrad"
                       r"|downgrad)\w*\b[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
         "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
-        # ... or one taken instead of a value ("use 628-555-0199 instead of 415-555-0132")
         # a clause that gives up what the user wanted ("never mind the refund", "I don't
         # want a refund anymore", "cancel the upgrade")
         "give_up": r"\b(?:never\s*mind|forget(?:\s+about)?|cancel|scratch|drop|call\s+off"
@@ -313,6 +312,8 @@ PACK = LanguagePack(
         # is fine", "you can call me after all")
         "allows": r"\b(?:is|are|would\s+be)\s+(?:fine|ok(?:ay)?|alright|good)\b|\bafter\s+all\b"
                   r"|\bit['’]?s\s+ok(?:ay)?\s+to\b",
+        # a value taken instead of another ("use 628-555-0199 instead of 415-555-0132"):
+        # the other is let go as one moved from is
         "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",
         # a contact out of use: no longer the user's ("Don't use ana@old.com anymore",
         # "415-555-0132 is no longer active", "stop using ...")

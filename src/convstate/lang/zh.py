@@ -79,9 +79,9 @@ ACTS = {
                  r"|一直(?:都)?(?:没|不|在等)|还(?:是)?没(?:有)?|多少次|几次了|好几次"
                  r"|没人(?:管|理|回)|等了?(?:这么久|半天|好久|[一二三四五六七八九十几两\d]+个?(?:天|周"
                  r"|星期|礼拜|月|小时))",
-    # a frame that says nothing by itself (说实话，…)
     # a hedge: politeness about how the speaker sounds (不是我说你们, 恕我直言, 我不是故意找茬)
     "hedge": r"^\W*(?:不是我说|恕我直言|我不是(?:故意|想)?(?:找茬|挑刺|为难你们?))",
+    # a frame that says nothing by itself (说实话，…)
     "frame": r"^\s*(?:说实话|老实说|说真的|讲真)\W*",
     # a request or an order: an imperative, a demand on the listener, the speaker's want
     "directive": r"^(?:那|那就|所以|好|嗯)?(?:请|别|不要|千万|务必|麻烦)"
@@ -191,13 +191,13 @@ PACK = LanguagePack(
         "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
         # a booking moved from a value to another (从周一改到周三)
         "moved_from": r"[从把]\s*$",
-        # ... or one taken instead of a value (用13900001111代替13812345678, 而不是…)
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
         "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
         # ... not information about it (不用这家餐厅的信息了)
         "info_only": r"信息|资料|详情|其他|别的",
         # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
         "allows": r"还是.{0,12}吧|也可以|也行|也没关系|也没问题|可以的",
+        # a value taken instead of another (用13900001111代替13812345678, 而不是…)
         "instead_of": r"(?:代替|替换|替换掉|取代|而不是|不用原来的)\s*$",
         # a contact out of use (这个号码已经停用了, 别再用13812345678了, 旧邮箱不用了)
         "out_of_use": r"停用|停机|注销|销号|空号|不再用|不再使用|别再用|不要再用|不用了|已经不用",
