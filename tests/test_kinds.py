@@ -387,3 +387,17 @@ def test_the_kind_of_place_the_assistant_says_something_is_is_kept() -> None:
     mem.add("user", "北京亚太花园酒店是哪种类型的酒店？")
     mem.add("assistant", "您好，这个是高档型的酒店。")
     assert "高档型的酒店" in [a.value for a in mem.state.active_anchors()]
+
+
+@pytest.mark.parametrize("mine, said, kept", [
+    # digits alone are any number's: not taken by their form
+    ("My order number is 123456.", "The verification code I got is 654321, and my zip is 100086",
+     ["123456"]),
+    # one more of a thing is no correction of the first
+    ("My order number is SR-20240315-889.",
+     "I got the wrong item in my other order too, SR-20240315-891.",
+     ["SR-20240315-889", "SR-20240315-891"]),
+])
+def test_an_id_is_taken_by_its_form_only_when_it_says_which_system(mine, said, kept) -> None:
+    state = folded([("user", mine), ("assistant", "Thanks."), ("user", said)], 1)
+    assert [h.value for h in state.history("order_id") if h.status == "active"] == kept

@@ -226,9 +226,10 @@ def _id_form(value: str) -> tuple[str, ...]:
 def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
               ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
     """``anchors`` with the bare ids of a user's turn that have the form of a live id of
-    the user's (``_id_form``): of its kind ("I also have another order, SR-20240315-898";
-    "Sorry, wrong one. It's SR-20240315-898."); in a correction, the one it corrects (the
-    user's latest of that kind) is replaced."""
+    the user's with letters or dashes (``_id_form``; digits alone are any number's): of
+    its kind ("I also have another order, SR-20240315-898"; "Sorry, wrong one. It's
+    SR-20240315-898."); in a correction that adds no other one, the one it corrects is
+    replaced."""
     shaped = list(SHAPES["order_id"].finditer(turn.text)) \
         if turn.role == "user" and turn.content and _DIGITS.search(turn.text) else []
     if not shaped:
@@ -236,8 +237,10 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     forms: dict[tuple[str, ...], tuple[AnchorKind, IndexEntry]] = {}
     for e in section_entries(index, "anchors"):
         key, _, value = e.text.partition("=")
-        if key in READ_BACK and e.speaker == "user" and e.status == "active":
-            forms[_id_form(value)] = (key, e)
+        form = _id_form(value)
+        if key in READ_BACK and e.speaker == "user" and e.status == "active" \
+                and any(p == "-" or p.isalpha() for p in form):  # (digits alone: any number)
+            forms[form] = (key, e)
     if not forms:
         return anchors, []
     held = _Spans(m.span() for v in {a.value for a in anchors}
@@ -248,8 +251,8 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
         if alike is not None and not held.overlap(*m.span()):
             out.append(NewAnchor(kind=alike[0], key=alike[0], value=m.group(0),
                                  turns=[turn.index]))
-    if not C.corrects.search(turn.text):
-        return out, []
+    if not C.corrects.search(turn.text) or C.another.search(turn.text):
+        return out, []  # ("the wrong item in my other order too, SR-…": one more)
     # a correction: the live id of the form of one it gives (with its cue or without)
     wrong = {forms[f][1].id for a in out if a.kind in READ_BACK
              and (f := _id_form(a.value)) in forms and forms[f][0] == a.kind

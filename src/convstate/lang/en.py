@@ -312,6 +312,8 @@ PACK = LanguagePack(
         # is fine", "you can call me after all")
         "allows": r"\b(?:is|are|would\s+be)\s+(?:fine|ok(?:ay)?|alright|good)\b|\bafter\s+all\b"
                   r"|\bit['’]?s\s+ok(?:ay)?\s+to\b",
+        # a turn that adds one more of a thing ("my other order", "another one", "too")
+        "another": r"\b(?:another|other|also|too|as\s+well|second)\b",
         # a value taken instead of another ("use 628-555-0199 instead of 415-555-0132"):
         # the other is let go as one moved from is
         "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",
