@@ -1212,6 +1212,10 @@ def test_a_grade_is_of_a_kind_whatever_its_size() -> None:
      "phone", ["415-555-0132"], []),
     ([("user", "Call me at 415-555-0132 any time, I'm no longer at work.")],
      "phone", ["415-555-0132"], []),
+    # nor said of another contact, or as a reason
+    ([("user", "Email me at ana@example.com since I no longer use my work email.")],
+     "email", ["ana@example.com"], []),
+    ([("user", "以后请打13812345678联系我因为邮箱已经停用了")], "phone", ["13812345678"], []),
 ])
 def test_a_contact_moved_from_taken_instead_of_or_out_of_use_goes(turns, key, now, was
                                                                    ) -> None:

@@ -321,6 +321,9 @@ PACK = LanguagePack(
         # "415-555-0132 is no longer active", "stop using ...")
         "out_of_use": r"\bno\s+longer\b|\bany\s?more\b|\bstop\s+using\b|\b(?:is|was)\s+"
                       r"(?:disconnected|deactivated|closed|out\s+of\s+service)\b",
+        # ... not when a connective or another contact stands between them
+        "another_contact": r"\b(?:because|since|as|cause|but|and|so|while|email|e-mail|phone"
+                           r"|number|mobile|address)\b",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"\b(?:open|opens|opening|hours|closed)\b",
         "range_joint": r"\s*(?:to|through|thru|till|until|-|–)\s*",

@@ -205,6 +205,8 @@ PACK = LanguagePack(
         "out_of_use": r"停用|停机|注销|销号|空号|不再用|不再使用|别再用|不要再用|不用了|已经不用",
         "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到"
                     r"|升级成|升级到|升级为|降级成|降级到|降级为)",
+        # ... not when a connective or another contact stands between them
+        "another_contact": r"因为|由于|所以|但|而且|并且|和|邮箱|电话|号码|手机|地址",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"营业|开放时间|开门",
         "range_joint": r"\s*(?:到|至|-|~|～|—)\s*",
