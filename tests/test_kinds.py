@@ -401,3 +401,13 @@ def test_the_kind_of_place_the_assistant_says_something_is_is_kept() -> None:
 def test_an_id_is_taken_by_its_form_only_when_it_says_which_system(mine, said, kept) -> None:
     state = folded([("user", mine), ("assistant", "Thanks."), ("user", said)], 1)
     assert [h.value for h in state.history("order_id") if h.status == "active"] == kept
+
+
+@pytest.mark.parametrize("text", ["The package's tracking number is 1Z999AA10123456784.",
+                                  "The new phone's number is 628-555-0199",
+                                  "我的会员账号是ana123456，我的会员手机号是13812345678"])
+def test_a_things_value_is_the_users_own(text: str) -> None:
+    """Only a person owns a value apart from the user: a thing's (the package's, the new
+    phone's) or a membership's is the user's."""
+    anchors = [a for a in folded([("user", text)], 1).anchors if a.kind != "name"]
+    assert anchors and all(a.subject is None for a in anchors)

@@ -11,6 +11,10 @@ _RELATION = (r"\b(?:my|our)\s+(?:wife|husband|partner|spouse|son|daughter|kid|ch
              r"|colleague|coworker|co-worker|secretary|neighbou?r|landlord|roommate"
              r"|girlfriend|boyfriend|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle"
              r"|cousin)\b")
+# someone known by what they do: a courier, a technician (not a thing: "the package's")
+_ROLE = (r"(?:courier|driver|deliver(?:y\s+(?:man|guy|person|driver)|er)|technician|engineer"
+         r"|agent|manager|seller|merchant|vendor|landlord|owner|recipient|sender|rider"
+         r"|installer|plumber|repairman|doctor|nurse|teacher|lawyer|person|guy|man|woman|lady)")
 # a past participle after "must have" ("must have lost it"): a guess about the past
 _PARTICIPLE = (r"(?:\w+ed|lost|done|gone|seen|made|sent|got|gotten|forgotten|taken|given"
                r"|left|put|told|said|heard|known|thrown|broken|mixed)")
@@ -283,9 +287,10 @@ PACK = LanguagePack(
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
         # someone else's contact, order or account the user gives: a relation's ("my
         # boss's number is", "cc my assistant at ...", "my wife's email, ...") or another
-        # party's ("the courier's number is"); matched at the end of the text before the
-        # value (not the user's own: "my cellphone is", "my company's phone is")
-        "owner": rf"(?:{_RELATION}|\b(?:the|a|an|this|that)\s+(?:[a-z]+\s+)?[a-z]+"
+        # person's ("the courier's number is"); matched at the end of the text before the
+        # value (not the user's own: "my cellphone is", "my company's phone is", nor a
+        # thing's: "the package's tracking number")
+        "owner": rf"(?:{_RELATION}|\b(?:the|a|an|this|that)\s+(?:[a-z]+\s+)?{_ROLE}"
                  r"(?=['’]s))(?=(?:['’]s(?:\s+[a-z]+){0,2}(?:\s+(?:is|at)|\s*,)"
                  r"|\s+(?:at|is|on))\s*:?\s*$)",
         # ... or one said of someone named before ("My daughter Amy. Her phone is ...",

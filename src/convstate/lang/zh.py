@@ -15,7 +15,8 @@ _RELATION = (r"我的?(?:老婆|老公|妻子|丈夫|爱人|对象|男朋友|女
 _CONTACT_IS = (r"的?(?:电话|手机号?|号码|邮箱|地址|联系方式|订单号?|运单号|快递单号|账号|账户)"
                r"(?:是|为|：|:)?\s*$")
 # a person named by what they do (快递员, 维修师傅, 快递小哥, 司机, 客户经理)
-_AGENT = r"[\u4e00-\u9fff]{0,3}(?:员|师傅|小哥|司机|经理|老板|骑手|店家|商家|卖家|房东|中介)"
+_AGENT = (r"[\u4e00-\u9fff]{0,3}(?:(?<![会成])员|师傅|小哥|司机|经理|老板|骑手|店家|商家|卖家|房东"
+          r"|中介)")  # (not 会员, 成员: a membership, a member of the user's)
 
 SCOPE = {
     # 不 and 没, not as part of a word that negates nothing (不错 不过 不同 不但 不管 不如
