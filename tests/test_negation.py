@@ -431,3 +431,14 @@ def test_a_goal_to_cancel_is_not_given_up_by_asking_to_cancel() -> None:
         for role, text in [("user", first), ("assistant", "OK."), ("user", later)]:
             mem.add(role, text)
         assert mem.state.goals[0].status == "active", first
+
+
+@pytest.mark.parametrize("text, kind", [
+    # a hedge is left out, not what the clause goes on to ask
+    ("No offense but I want a full refund for this.", "goals"),
+    ("With respect to my order I need a replacement by Friday.", "goals"),
+    ("不是我说你们我要退款", "goals"),
+    ("恕我直言你们必须今天给我退款", "constraint"),
+])
+def test_a_hedge_leaves_what_its_clause_asks(text: str, kind: str) -> None:
+    assert built_in(text)[kind]

@@ -40,6 +40,8 @@ def expressive(text: str) -> bool:
     found = False
     for m in _CLAUSE.finditer(text):
         clause = C.frame.sub("", m.group(0).strip())  # "I have to say, ..." says nothing
+        if (hedge := C.hedge.match(clause)) is not None:  # nor "No offense, ..."
+            found, clause = True, clause[hedge.end():].strip()
         if not clause:
             continue
         if _one(clause):
@@ -50,8 +52,6 @@ def expressive(text: str) -> bool:
 
 
 def _one(clause: str) -> bool:
-    if C.hedge.search(clause):  # "Don't get me wrong": an imperative that directs nothing
-        return True
     return (pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)) \
         and not directive(clause)
 

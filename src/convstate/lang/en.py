@@ -114,7 +114,7 @@ ACTS = {
     "hedge": r"^\W*(?:(?:I\s+)?(?:don['’]t|do\s+not)\s+(?:want|mean)\s+to\s+(?:be|sound|seem)"
              r"\s+(?:\w+\s+)?(?:rude|pushy|difficult|mean|harsh|impatient|annoying|picky|demanding)"
              r"|(?:please\s+)?don['’]t\s+get\s+me\s+wrong|no\s+offen[cs]e|not\s+to\s+be\s+rude"
-             r"|with\s+(?:all\s+)?(?:due\s+)?respect)\b",
+             r"|with\s+all\s+due\s+respect)\b",
     # a frame that says nothing by itself ("I have to say, ...", "Honestly, ...")
     "frame": r"^\s*(?:I\s+(?:have\s+to|must|gotta|got\s+to)\s+say(?:\s+that)?|honestly"
              r"|frankly|to\s+be\s+honest)\b\W*",
