@@ -299,6 +299,11 @@ def test_the_users_reply_settles_a_request_to_confirm(mode: str) -> None:
     # one act with two objects is one task
     ("I'll send you the label and the invoice.", "I've sent the label and the invoice.",
      ["done"]),
+    ("I will refund the fee and shipping costs.",
+     "I have refunded the fee and the shipping costs.", ["done"]),
+    ("I'll send you a new charger and return label.", "I've sent the charger.", ["done"]),
+    # a request to the customer joined to a promise is no promise
+    ("我会为您申请退款，同时请您把商品寄回。", "已为您申请退款。", ["done"]),
 ])
 def test_a_promise_of_two_acts_is_two_tasks(promise: str, report: str, done: list[str],
                                             mode: str) -> None:

@@ -872,6 +872,7 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
     reading = read(c.text, role)
     if not (reading.promises or reading.reports or reading.failures) \
             and (joined := JOINED_ZH.match(c.text)) and _promised_before(c, delta) \
+            and not C.addressed.match(c.text, joined.end()) \
             and (act := act_of(c.text[joined.end():])) is not None:  # 并给您寄一张优惠券
         reading.promises.append((c.text[joined.end():], act))
     owner: Literal["user", "assistant"] = "user" if role == "user" else "assistant"

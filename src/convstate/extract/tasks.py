@@ -103,8 +103,13 @@ def read(text: str, role: str) -> Reading:
 # "and" before a verb phrase that shares the promise's subject and modal ("I'll email you
 # the label and refund the fee"); 并/同时 opening a clause after a promise (我会为您安排上门
 # 取件，并给您寄一张优惠券: rules.py reads those clauses with the one before)
-_NOT_A_VERB = frozenset("the a an my your our his her their its this that these those some "
-                        "any all each every no one two three".split())
+# a verb in its base form and what a verb takes: an object's determiner, a pronoun, a
+# particle, a preposition ("refund the fee", "send you", "call back"; not "shipping
+# costs", "return label")
+_VERB_PHRASE = re.compile(
+    r"[a-z]+(?<!ing)(?<!ed)(?<![^s]s)\s+(?:the|a|an|my|your|our|their|his|her|its|this|that"
+    r"|these|those|some|any|it|you|them|him|us|me|back|up|out|over|off|in|to|for|by|with"
+    r"|all|every|each|both)\b|[a-z]+(?<!ing)(?<!ed)(?<![^s]s)[.!]?$", re.IGNORECASE)
 _AND = re.compile(r"\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
 JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?)\s*")
 
@@ -115,8 +120,8 @@ def _joined(part: str, act: Act, role: str, grammar: _Grammar) -> list[tuple[str
     that one only."""
     for m in _AND.finditer(part):
         rest = part[m.end():]
-        if rest.split(maxsplit=1)[0].lower() in _NOT_A_VERB:
-            continue  # "the label and the invoice": one act's objects
+        if not _VERB_PHRASE.match(rest):
+            continue  # "the label and the invoice", "the fee and shipping costs": objects
         later = grammar.act_of(rest)
         first = grammar.promise(part[:m.start()], role)
         if later is not None and first is not None and later.verbs - first.verbs:

@@ -329,6 +329,8 @@ PACK = LanguagePack(
         # ... not when a connective or another contact stands between them
         "another_contact": r"\b(?:because|since|as|cause|but|and|so|while|email|e-mail|phone"
                            r"|number|mobile|address)\b",
+        # what asks the listener to act ("please ...", "you need to ...")
+        "addressed": r"\s*(?:please|you\s+(?:need|have|must|should|will\s+need))\b",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"\b(?:open|opens|opening|hours|closed)\b",
         "range_joint": r"\s*(?:to|through|thru|till|until|-|–)\s*",

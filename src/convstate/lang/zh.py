@@ -208,6 +208,8 @@ PACK = LanguagePack(
                     r"|升级成|升级到|升级为|降级成|降级到|降级为)",
         # ... not when a connective or another contact stands between them
         "another_contact": r"因为|由于|所以|但|而且|并且|和|邮箱|电话|号码|手机|地址",
+        # what asks the listener to act (请您…, 麻烦您…, 您需要…)
+        "addressed": r"\s*(?:请[您你]?|麻烦[您你]|[您你](?:需要|得|要))",
         # opening hours: a word of opening, and what joins a range's two ends
         "hours": r"营业|开放时间|开门",
         "range_joint": r"\s*(?:到|至|-|~|～|—)\s*",
