@@ -411,3 +411,11 @@ def test_a_things_value_is_the_users_own(text: str) -> None:
     phone's) or a membership's is the user's."""
     anchors = [a for a in folded([("user", text)], 1).anchors if a.kind != "name"]
     assert anchors and all(a.subject is None for a in anchors)
+
+
+@pytest.mark.parametrize("text", ["I want to claim 25000 bonus points.",
+                                  "Just in case 10086 is busy, call again.",
+                                  "Can I claim 50000 miles for this?"])
+def test_a_claim_or_a_case_without_a_number_of_its_kind_is_no_ticket(text: str) -> None:
+    assert not [a for a in find_anchors(Turn(index=0, role="user", content=text))
+                if a.kind == "ticket_id"]

@@ -505,6 +505,8 @@ def test_a_hold_or_an_apology_answers_no_question(reply: str, status: str) -> No
     assert [r.status for r in s.requests] == [status]
 
 
-@pytest.mark.parametrize("text", ["我有三点建议。", "第三点，服务要好。", "再快一点。"])
+@pytest.mark.parametrize("text", ["我有三点建议。", "第三点，服务要好。", "再快一点。",
+                                  "以上三点，请尽快处理。", "我的诉求就这两点。",
+                                  "积分扣了五点，请退回。"])
 def test_a_number_of_points_is_no_time(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] == "time"]

@@ -22,9 +22,10 @@ TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服�
               r"|退款单号|退货单号|维修单号|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
               r"|return(?:\s+authori[sz]ation)?|(?:service\s+)?request|reference|ref)"
               r"\s*(?:number|no\.?|id|#)"
-              # a case or a claim named by its number alone ("case CS-2024-0042"), and an
-              # RMA's number, which says what it is ("RMA-55120")
-              r"|(?<![A-Za-z])(?:case|claim|incident)(?=\s*#?\s*[A-Z]{0,4}-?\d)"
+              # a case or a claim named by its number alone, with letters or "#" ("case
+              # CS-2024-0042", "case #4471"; not "claim 25000 points"), and an RMA's
+              # number, which says what it is ("RMA-55120")
+              r"|(?<![A-Za-z])(?:case|claim|incident)(?=\s*(?:#\s*|[A-Z]{1,4}-?)\d)"
               r"|(?<![A-Za-z])(?=RMA-?\d)")
 # a word every ticket's cue holds (lower case), looked for before the pattern
 TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编号", "售后", "维修",

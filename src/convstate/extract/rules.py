@@ -253,9 +253,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:上午|下午|晚上|早上|中午|凌晨|傍晚)(?:[两二三四五六七八九]|十[一二]?)点"
         r"(?:半|[一二三四五六七八九十]{1,3}分|\d{1,2}分|钟)?"
         r"|(?<![快慢多少早晚便宜好大小高低近远有])(?:[两二三四五六七八九]|十[一二]?)点(?:半|钟)"
-        # ... or alone where a time is said: before a clause's end, a bound or a particle
-        # (不是三点，是四点; 四点前), not one of a list's points (第三点, 三点建议)
-        r"|(?<![快慢多少早晚便宜好大小高低近远有第])(?:[两二三四五六七八九]|十[一二]?)点"
+        # ... or alone where a time is said: after a verb of being, booking or changing,
+        # before a clause's end, a bound or a particle (不是三点，是四点; 改到四点前), not
+        # one of a list's points (以上三点, 这两点, 扣了五点)
+        r"|(?<=[是在到约订定等改从于])(?:[两二三四五六七八九]|十[一二]?)点"
         r"(?=\s*(?:$|[，。,.!！?？；;、]|前|后|以前|之前|左右|吧|呢|吗|可以|行|到|至))"
         # 一点 is also "a bit" (快一点, 一点消息都没有, 有一点半信半疑): a time only by a part
         # of the day or 钟, and not run into a word

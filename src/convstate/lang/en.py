@@ -370,7 +370,7 @@ PACK = LanguagePack(
                     r"|\b(?:return(?:ing)?|check(?:ing)?[- ]?out)"
                     r"(?: (?:of )?(?:it|(?:the|my|our)(?: \w+){1,2}))?(?: on| by)?"
                     r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
-                    r"|\b(?:com(?:e|ing)|get(?:ting)?|fl(?:y|ying)|head(?:ing)?) back(?: on| by)?"
+                    r"|\b(?:com(?:e|ing)|fl(?:y|ying)|head(?:ing)?) back(?: on| by)?"
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
                     r"|\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–)"
                     # a stay or a rental made longer ends later ("extend it to the 7th")
