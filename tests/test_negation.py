@@ -367,6 +367,10 @@ def test_a_question_without_its_mark_chooses_nothing(text: str) -> None:
     ("I'd prefer not to wait.", "dislike"),
     ("I'd prefer to speak to a human.", "like"),
     ("我最好不要周末上门。", None),  # (a refusal: a negative constraint, no preference)
+    # a negation after a cue that does not weigh says what is liked
+    ("我喜欢不辣的菜", "like"),
+    ("我不喜欢不守时的快递员", "dislike"),
+    ("I like not having to wait in line.", "like"),
 ])
 def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None:
     got = built_in(text)["preferences"]

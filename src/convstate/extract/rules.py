@@ -553,8 +553,9 @@ class RuleExtractor(BaseExtractor):
                                                turns=at))
             elif m := C.preference.search(text):
                 cue = m.group(0).lower()
-                dislike = bool(C.dislike.search(cue)) != (negated(text, m.start())
-                                                          or bool(C.not_after.match(text, m.end())))
+                # ("I'd rather not": a weighing cue negated after it; not "我喜欢不辣的菜")
+                weighed_not = bool(C.weighs.search(cue) and C.not_after.match(text, m.end()))
+                dislike = bool(C.dislike.search(cue)) != (negated(text, m.start()) or weighed_not)
                 polarity: Literal["like", "dislike"] = "dislike" if dislike else "like"
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,

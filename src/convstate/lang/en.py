@@ -199,8 +199,9 @@ PACK = LanguagePack(
             r"\b(I (?:really )?(?:prefer|like|love|hate|dislike)|I'?d (?:rather|prefer)"
             r"|I would (?:rather|prefer))\b",
         "dislike": r"hate|dislike",
-        # a negation right after a cue of preference: what it says is not wanted ("I'd
-        # rather not get a replacement")
+        # a negation right after a cue that weighs options: what it says is not wanted
+        # ("I'd rather not get a replacement", "I'd prefer not to wait")
+        "weighs": r"rather|prefer",
         "not_after": r"\s+not\b",
         "goal": r"\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
                 r"|help me)\b",
