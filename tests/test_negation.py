@@ -446,3 +446,8 @@ def test_a_goal_to_cancel_is_not_given_up_by_asking_to_cancel() -> None:
 ])
 def test_a_hedge_leaves_what_its_clause_asks(text: str, kind: str) -> None:
     assert built_in(text)[kind]
+
+
+@pytest.mark.parametrize("text", ["我已经等了一周了我希望今天能发货", "我已经受够了我要投诉"])
+def test_a_wait_told_before_a_want_leaves_the_goal(text: str) -> None:
+    assert built_in(text)["goals"] == [text]

@@ -141,9 +141,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("I'll message you the tracking link.", "I've sent you the tracking link."),
     ("我们会在3个工作日内为您退款。", "退款已经办理完成。"),
     ("我们将于3个工作日内为您退款。", "退款已原路退回。"),
-    # 已 says a report whatever the verb (one the table lacks: 重置, 激活)
+    # 已为您 says the service's act whatever the verb (one the table lacks: 重置, 激活)
     ("我会帮您重置端口。", "已为您重置端口。"),
-    ("我会帮您激活账户。", "账户已经激活了。"),
+    ("我会帮您激活账户。", "已经为您激活账户了。"),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:

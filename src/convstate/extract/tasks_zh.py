@@ -216,8 +216,11 @@ class Chinese:
             before = text[:m.start()]
             if self.negated.search(before):
                 return None
-            # (已 says a report: a verb the table lacks is one, read as a promise's is)
-            phrase = self.verb_phrase(text[m.end():], known_only=False)
+            rest = text[m.end():]
+            phrase = self.verb_phrase(rest, known_only=True)
+            if phrase is None and self.benefactive.match(rest):
+                # 已为您重置端口: the service's act for the customer, whatever its verb
+                phrase = self.verb_phrase(rest, known_only=False)
             if phrase is not None:
                 return self.reported(phrase, before)
         for v in self.verb.finditer(text):  # 我刚刚给您发了邮件, 联系过您: aspect after the verb
