@@ -140,6 +140,13 @@ def test_an_anchor_field_reads_what_state_anchor_reads(turns, phone) -> None:
     assert mem.state.contact.value == phone == mem.state.anchor("contact").value
 
 
+def test_a_set_once_anchor_field_keeps_the_users_first() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
+    mem.add("assistant", "I see order number DD1111111 on file.")
+    mem.add("user", "No, my order number is DD2222222.")
+    assert mem.state.order_id.value == "DD2222222"
+
+
 def test_keyed_and_plain_lists_deduplicate() -> None:
     s, _ = fold_all(D(items=[{"value": {"sku": "A1"}, "turns": [1]},
                              {"value": {"sku": "a1 ", "qty": 2}, "turns": [2]},

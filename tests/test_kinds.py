@@ -322,6 +322,7 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("这个套餐太贵了，有没有便宜点的套餐？流量套餐也行。", []),
     ("酒店提供宽带吗？有叫醒服务和宽带", []),
     ("明天下午3点来装宽带，周一下午来修宽带也行。", []),  # a verb before the head
+    ("我想办理悦享来电套餐和精装宽带", ["悦享来电套餐", "精装宽带"]),  # 来, 装 in a name
     ("您是会员吗？成为会员可以打折，会员费每年99元", []),
     ("2011年卡塔尔亚洲杯", []),
     ("The plan is fine. Basic plans cost less, and my credit card works.", []),

@@ -343,6 +343,8 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
      ["iPhone 15 Pro", "Galaxy S24 Ultra", "Terminal 2"]),
     ("我的华为Mate 60 Pro屏幕坏了。", ["Mate 60 Pro"]),
     ("Reserving 1 table. See you Friday 5 sharp at Room 305, 2.5 GB.", ["Room 305", "GB"]),
+    ("I spoke with Jane 2 days ago at Walmart 24 hours store. I bought 2 iPhone chargers.",
+     ["Jane", "Walmart", "iPhone"]),  # a count after a name, or before a brand
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))

@@ -723,8 +723,12 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
     live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"]
     if not live:
         return
-    if spec.rule == "set_once":
-        current = getattr(state, spec.name) or min(live, key=lambda a: (a.first_turn, a.id))
+    if spec.rule == "set_once":  # the first the user gave, else anyone's first
+        current = getattr(state, spec.name)
+        first = min(live, key=lambda a: (a.speaker != "user", a.subject is not None,
+                                         a.first_turn, int(a.id[1:])))
+        if current is None or current.speaker != "user" and first.speaker == "user":
+            current = first  # (what the assistant said first never hides the user's)
         setattr(state, spec.name, current.model_copy())
         for a in live:
             if normalize(a.value) != normalize(current.value):

@@ -28,7 +28,11 @@ MAX_NAMES_PER_TURN = 12  # a long text names many things; the first ones are kep
 # a model's name may stand right beside Chinese (华为Mate 60 Pro屏幕).
 _AFTER = r"(?![A-Za-z0-9_'’-]|[.,:/]\d)"
 _WORD = rf"(?:[A-Z][a-z]{{0,2}}\.|[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*|[a-z][A-Z][A-Za-z]*){_AFTER}"
-_MODEL = rf"(?:\d{{1,4}}[A-Za-z]{{0,3}}|[A-Z]{{1,3}}\d{{1,4}}[A-Za-z]{{0,3}}){_AFTER}"
+_MODEL = (rf"(?:\d{{1,4}}[A-Za-z]{{0,3}}|[A-Z]{{1,3}}\d{{1,4}}[A-Za-z]{{0,3}}){_AFTER}"
+          # not a count of what follows ("Jane 2 days ago", "Walmart 24 hours")
+          r"(?!\s+(?!(?:is|was|has|does|as|its|this|us|yes)\b)[a-z]{2,}s\b)"
+          r"(?!\s+(?:day|week|month|year|hour|minute|time|item|unit|piece|box|pack|pair"
+          r"|person|people|night|ticket|room|star)\b)")
 _JOIN = r"(?:of|de|la|del|da|von|van|and|&|the)"
 EN_NAME = re.compile(
     r"(?<![A-Za-z0-9_'’@.-])"
@@ -73,6 +77,8 @@ def english_names(text: str) -> Iterator[tuple[int, int]]:
             toks.pop(0)
         while toks and toks[0][0] > opened and toks[0][2][0].isdigit():  # "Friday 5"
             toks.pop(0)
+        if len(toks) > 1 and toks[0][2].isdigit() and toks[1][2][0].islower():
+            toks.pop(0)  # "2 iPhone chargers": a count before a brand, no street number
         while toks and (toks[-1][2].lower().rstrip(".,") in _NOT_NAMES
                         or _JOINER.fullmatch(toks[-1][2])):
             toks.pop()

@@ -70,8 +70,9 @@ _ZH_BEFORE = re.compile(
     r"|降级到|降级成|降级"
     r"|加入|参加|成为|申请|领取|享受|办|开|订|续费|充值|取消|退订|退掉|关闭|注册|推荐|介绍"
     r"|了解|咨询|想要|想|需要|要|没有|有|提供|配备|配有|带有|支持|包含|包括|含|可能|可以|已经|正在|首先|然后|如果|自己"
-    # verbs of installing, repairing or moving a service, and of coming to do it (来装宽带)
-    r"|安装|装|维修|修|报修|移机|迁移|拆|来|去"
+    # verbs of installing, repairing or moving a service, and of coming to do it (来装宽带;
+    # two characters: 装 and 来 alone are in names, 精装宽带, 悦享来电套餐)
+    r"|安装|维修|报修|移机|迁移|来装|来修|去装|上门装|上门修"
     r"|一下|其他|其它|别的|什么|任何|当前|现在|目前|原来|之前|新的|旧的|非常")
 # Words that only say what a product is for, who it serves or how it is: with the head
 # alone they name a kind of product (流量套餐, 家庭宽带, 高速宽带), not one.
