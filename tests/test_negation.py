@@ -384,6 +384,8 @@ def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None
     ("Should I cancel the refund?", "refund", "active"),  # asks
     ("I don't need the box.", "refund", "active"),  # gives up something else
     ("I don't want to pay for shipping twice.", "refund", "active"),  # (paying)
+    ("Please don't forget my refund.", "refund", "active"),  # a withdrawal negated
+    ("I don't want a refurbished one, I want a refund.", "refund", "active"),  # (whole words)
 ])
 def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
@@ -399,6 +401,7 @@ def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
     ("退款要多久？", "active"),
     ("不用这家店的信息了，谢谢。", "active"),  # no more about it: the goal stands
     ("不要送到旧地址。", "active"),  # (sending)
+    ("我不想退货，只想退款。", "active"),  # 退货 is not 退款
 ])
 def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore())
@@ -418,6 +421,10 @@ def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     ("别打电话联系我。", "还是别打电话了。", False),
     ("别打电话联系我。", "发短信联系我也可以。", False),  # another act
     ("不要周末上门。", "工作日上门也可以。", False),  # another time
+    ("请不要在周末上门", "周末上门也可以", True),  # (a preposition after the negator)
+    ("不要给我打电话", "还是打电话吧", True),
+    ("No calls after 8pm please.", "Calls after 8 are fine now.", True),
+    ("Do not send the package via FedEx.", "Sending the refund via PayPal is fine.", False),
 ])
 def test_allowing_what_was_forbidden_lifts_the_rule(rule, later, lifted) -> None:
     mem = ConversationMemory("s", store=InMemoryStore())
