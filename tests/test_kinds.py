@@ -169,6 +169,8 @@ def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> Non
     ("I also have another order, SR-20240315-898, with the same problem.",
      ["SR-20240315-889", "SR-20240315-898"], []),
     ("Sorry, wrong one. It's SR-20240315-898.", ["SR-20240315-898"], ["SR-20240315-889"]),
+    ("No, that was a typo, I typed it too fast. It's SR-20240315-898.", ["SR-20240315-898"],
+     ["SR-20240315-889"]),
     ("Sorry, the order number is actually SR-20240315-898.", ["SR-20240315-898"],
      ["SR-20240315-889"]),
     # another form is another system's: not taken by its shape
@@ -284,6 +286,8 @@ def test_correcting_ones_own_number_leaves_a_number_given_for_someone_else(batch
      "The courier", "415-555-0777"),
     ([("user", "Please use my wife's email, anna.lee@example.com, for the invoice.")],
      "my wife", "anna.lee@example.com"),
+    ([("user", "My number is 628-555-0199."), ("assistant", "Thanks."),
+      ("user", "The store's phone number is 415-555-0100.")], "The store", "415-555-0100"),
     ([("user", "我手机号13812345678。"), ("assistant", "好的。"),
       ("user", "快递员电话是13700001111，一直打不通。")], "快递员", "13700001111"),
     ([("user", "我的订单号DD20240315889。"), ("assistant", "好的。"),

@@ -91,6 +91,10 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("星期五晚上八点半到", ("time", "晚上八点半")),
     ("礼拜天十点钟见", ("time", "十点钟")),
     ("不是三点，是四点。", ("time", "四点")),  # alone, where a time is said
+    ("明天三点可以吗", ("time", "三点")),
+    ("那就三点吧", ("time", "三点")),
+    ("三点到五点之间都行", ("time", "五点")),
+    ("师傅说三点前到", ("time", "三点")),
     # an address named in another sentence, and the words that go on past it
     ("That's my old address! I live at 9 Pine Road, Austin, TX 73301 now.",
      ("address", "9 Pine Road, Austin, TX 73301")),
@@ -345,6 +349,7 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("Reserving 1 table. See you Friday 5 sharp at Room 305, 2.5 GB.", ["Room 305", "GB"]),
     ("I spoke with Jane 2 days ago at Walmart 24 hours store. I bought 2 iPhone chargers.",
      ["Jane", "Walmart", "iPhone"]),  # a count after a name, or before a brand
+    ("My iPhone 15 keeps crashing. The Pixel 8 comes with a case.", ["iPhone 15", "Pixel 8"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))
@@ -509,6 +514,6 @@ def test_a_hold_or_an_apology_answers_no_question(reply: str, status: str) -> No
 
 @pytest.mark.parametrize("text", ["我有三点建议。", "第三点，服务要好。", "再快一点。",
                                   "以上三点，请尽快处理。", "我的诉求就这两点。",
-                                  "积分扣了五点，请退回。"])
+                                  "积分扣了五点，请退回。", "原因是两点，第一物流慢。"])
 def test_a_number_of_points_is_no_time(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] == "time"]

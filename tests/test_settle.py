@@ -1216,6 +1216,10 @@ def test_a_grade_is_of_a_kind_whatever_its_size() -> None:
     ([("user", "Email me at ana@example.com since I no longer use my work email.")],
      "email", ["ana@example.com"], []),
     ([("user", "以后请打13812345678联系我因为邮箱已经停用了")], "phone", ["13812345678"], []),
+    # the value's own noun between them is no other contact
+    ([("user", "13812345678是我的手机号"), ("assistant", "好的"),
+      ("user", "13812345678这个号码已经停用了，请打13900001111")], "phone", ["13900001111"],
+     ["13812345678"]),
 ])
 def test_a_contact_moved_from_taken_instead_of_or_out_of_use_goes(turns, key, now, was
                                                                    ) -> None:

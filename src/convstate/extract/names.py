@@ -30,9 +30,9 @@ _AFTER = r"(?![A-Za-z0-9_'’-]|[.,:/]\d)"
 _WORD = rf"(?:[A-Z][a-z]{{0,2}}\.|[A-Z][A-Za-z'’&]*(?:-[A-Za-z]+)*|[a-z][A-Z][A-Za-z]*){_AFTER}"
 _MODEL = (rf"(?:\d{{1,4}}[A-Za-z]{{0,3}}|[A-Z]{{1,3}}\d{{1,4}}[A-Za-z]{{0,3}}){_AFTER}"
           # not a count of what follows ("Jane 2 days ago", "Walmart 24 hours")
-          r"(?!\s+(?!(?:is|was|has|does|as|its|this|us|yes)\b)[a-z]{2,}s\b)"
-          r"(?!\s+(?:day|week|month|year|hour|minute|time|item|unit|piece|box|pack|pair"
-          r"|person|people|night|ticket|room|star)\b)")
+          r"(?!\s+(?:day|week|month|year|hour|minute|second|time|item|unit|piece|box|pack"
+          r"|package|pair|person|people|night|ticket|room|star|order|bag|charger|dollar"
+          r"|point|mile)s?\b)")
 _JOIN = r"(?:of|de|la|del|da|von|van|and|&|the)"
 EN_NAME = re.compile(
     r"(?<![A-Za-z0-9_'’@.-])"

@@ -253,11 +253,15 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:上午|下午|晚上|早上|中午|凌晨|傍晚)(?:[两二三四五六七八九]|十[一二]?)点"
         r"(?:半|[一二三四五六七八九十]{1,3}分|\d{1,2}分|钟)?"
         r"|(?<![快慢多少早晚便宜好大小高低近远有])(?:[两二三四五六七八九]|十[一二]?)点(?:半|钟)"
-        # ... or alone where a time is said: after a verb of being, booking or changing,
-        # before a clause's end, a bound or a particle (不是三点，是四点; 改到四点前), not
-        # one of a list's points (以上三点, 这两点, 扣了五点)
-        r"|(?<=[是在到约订定等改从于])(?:[两二三四五六七八九]|十[一二]?)点"
-        r"(?=\s*(?:$|[，。,.!！?？；;、]|前|后|以前|之前|左右|吧|呢|吗|可以|行|到|至))"
+        # ... or alone where a time is said: after a day (or a date found, masked) or a
+        # verb of being, booking or changing and before a clause's end or a particle (不是
+        # 三点，是四点; 明天三点可以吗; 那就三点吧), or before a bound or a range (三点到五点
+        # 之间; 三点左右; 三点前到) — not one of a list's points (以上三点, 这两点, 扣了五点,
+        # 原因是两点，第一…)
+        r"|(?:(?<=[是在到约订定等改从于就天日号\x00])(?:[两二三四五六七八九]|十[一二]?)点"
+        r"(?=\s*(?:$|[。.!！?？；;]|[，,、](?!\s*第)|吧|呢|吗|可以|行))"
+        r"|(?<![上这那几了第有快慢多少])(?:[两二三四五六七八九]|十[一二]?)点"
+        r"(?=前|后|以前|之前|以后|之后|左右|到|至|之间))"
         # 一点 is also "a bit" (快一点, 一点消息都没有, 有一点半信半疑): a time only by a part
         # of the day or 钟, and not run into a word
         r"|(?:(?:上午|下午|晚上|早上|中午|凌晨|傍晚)一点(?:半|钟)?|(?<![有快慢多少])一点钟)"
@@ -904,9 +908,14 @@ def _with_condition(c: _Clause, text: str) -> str:
     if at <= 0 or not said[:at].rstrip().endswith((",", "，")):
         return text
     start = max((said.rfind(mark, 0, at) for mark in ".!?;。！？；\n"), default=-1) + 1
-    before = said[start:at]
-    return said[start:at + len(text)].strip() if C.condition.search(before) \
-        and len(before) <= MAX_CLAUSE else text
+    before = said[start:at].strip()
+    # the clause before opens with its condition ("If ...", 如果…) or ends with it (…的话);
+    # not "Let me know if you need anything else, I'll ..."
+    opens = C.condition.match(_OPENER.sub("", before)) or before.rstrip("，, ").endswith("的话")
+    return said[start:at + len(text)].strip() if opens and len(before) <= MAX_CLAUSE else text
+
+
+_OPENER = re.compile(r"^(?:(?:and|but|so|ok(?:ay)?|sure|also)\b|好的|那|那么)?\W*", re.IGNORECASE)
 
 
 def _promised_before(c: _Clause, delta: StateDelta) -> bool:

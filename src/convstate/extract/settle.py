@@ -509,7 +509,7 @@ def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEn
                  and C.moved_to.match(text, end)
                  or C.instead_of.search(text, max(0, start - _INSTEAD_REACH), start)
                  # a contact said to be out of use ("Don't use X anymore")
-                 or a.key in CONTACT_KEYS and _out_of_use(text, start, end, bounds))]
+                 or a.key in CONTACT_KEYS and _out_of_use(text, start, end, bounds, anchors))]
     # a product of the kind the turn switches to, said before it ("我现在是畅享套餐，帮我
     # 升级成尊享套餐"): the one it leaves
     heads, new, at = _switched_to(turn, anchors)
@@ -519,16 +519,18 @@ def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEn
     return _let_go(down, anchors, index, turn)
 
 
-def _out_of_use(text: str, start: int, end: int, bounds: _Bounds) -> bool:
+def _out_of_use(text: str, start: int, end: int, bounds: _Bounds,
+                anchors: Sequence[NewAnchor]) -> bool:
     """Whether the contact at ``text[start:end]`` is said to be out of use: a cue of it in
-    its clause, with no connective or other contact between them ("Email me at X since
-    I no longer use my work email" says it of another), and no question."""
+    its clause, with no connective or other contact value between them ("Email me at X
+    since I no longer use my work email" says it of another), and no question."""
     first, last = bounds.clause(start, end)
     m = C.out_of_use.search(text, first, last)
     if m is None or bounds.clause_asks(start, end):
         return False
-    between = text[end:m.start()] if m.start() >= end else text[m.end():start]
-    return not C.another_contact.search(between)
+    lo, hi = (end, m.start()) if m.start() >= end else (m.end(), start)
+    return not C.another_contact.search(text, lo, hi) and not any(  # nor another contact
+        a.key in CONTACT_KEYS and lo <= s0 < hi for a, s0, _ in _placed(text, anchors))
 
 
 _MOVE_REACH = 60  # characters before a value where the verb that moves it from is looked for

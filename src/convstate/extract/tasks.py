@@ -103,13 +103,27 @@ def read(text: str, role: str) -> Reading:
 # "and" before a verb phrase that shares the promise's subject and modal ("I'll email you
 # the label and refund the fee"); 并/同时 opening a clause after a promise (我会为您安排上门
 # 取件，并给您寄一张优惠券: rules.py reads those clauses with the one before)
-# a verb in its base form and what a verb takes: an object's determiner, a pronoun, a
-# particle, a preposition ("refund the fee", "send you", "call back"; not "shipping
-# costs", "return label")
-_VERB_PHRASE = re.compile(
-    r"[a-z]+(?<!ing)(?<!ed)(?<![^s]s)\s+(?:the|a|an|my|your|our|their|his|her|its|this|that"
-    r"|these|those|some|any|it|you|them|him|us|me|back|up|out|over|off|in|to|for|by|with"
-    r"|all|every|each|both)\b|[a-z]+(?<!ing)(?<!ed)(?<![^s]s)[.!]?$", re.IGNORECASE)
+# what a verb takes right after it: an object's determiner, a pronoun, a particle, a
+# preposition ("refund the fee", "bring you", "speed up"; not "shipping costs", "return
+# label": a noun's)
+_TAKEN = frozenset("the a an my your our their his her its this that these those some any "
+                   "it you them him us me back up out over off in to for by with all every "
+                   "each both".split())
+
+
+def _starts_act(text: str, grammar: _Grammar) -> bool:
+    """Whether ``text`` starts with a verb phrase: a base form (not "shipping", "costs")
+    followed by what a verb takes, or a verb the grammar knows ending it ("and refund")."""
+    words = [w.strip(".,!?;:").lower() for w in text.split()[:2]]
+    verb = words[0] if words else ""
+    if not verb.isalpha() or len(verb) >= 7 and verb.endswith(("ing", "ed")) \
+            or len(verb) >= 5 and verb.endswith("s") and not verb.endswith("ss"):
+        return False
+    if len(words) > 1:
+        return words[1] in _TAKEN
+    return isinstance(grammar, English) and grammar.key(verb) in grammar.known
+
+
 _AND = re.compile(r"\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
 JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?)\s*")
 
@@ -120,7 +134,7 @@ def _joined(part: str, act: Act, role: str, grammar: _Grammar) -> list[tuple[str
     that one only."""
     for m in _AND.finditer(part):
         rest = part[m.end():]
-        if not _VERB_PHRASE.match(rest):
+        if not _starts_act(rest, grammar):
             continue  # "the label and the invoice", "the fee and shipping costs": objects
         later = grammar.act_of(rest)
         first = grammar.promise(part[:m.start()], role)

@@ -163,8 +163,9 @@ class Chinese:
             if (who := self.who(text[:m.start()])[0]) in self.first
             or team and who in self.team)], key=lambda m: m.start())
         for n, m in enumerate(markers):
-            if m.start() > 0 and text[m.start() - 1] in "不机社学":
-                continue  # 不会, 机会, 社会
+            if m.start() > 0 and text[m.start() - 1] in "不机社学" \
+                    or text[m.end():m.end() + 1] in ("员", "议", "计"):
+                continue  # 不会, 机会, 社会; 会员, 会议, 会计: no "will"
             subject, topic = self.who(text[:m.start()])
             rest = text[m.end():]
             if any(later.start() >= m.end() for later in markers[n + 1:]):
@@ -218,8 +219,9 @@ class Chinese:
                 return None
             rest = text[m.end():]
             phrase = self.verb_phrase(rest, known_only=True)
-            if phrase is None and self.benefactive.match(rest):
-                # 已为您重置端口: the service's act for the customer, whatever its verb
+            if phrase is None and (self.benefactive.match(rest) or self.passive_topic(before)):
+                # 已为您重置端口, 密码已重置: the service's act for the customer, or done to
+                # a thing of theirs, whatever its verb (not 我已经等了一周)
                 phrase = self.verb_phrase(rest, known_only=False)
             if phrase is not None:
                 return self.reported(phrase, before)
@@ -244,6 +246,13 @@ class Chinese:
             if phrase is not None:
                 return self.reported(phrase, text[:v.start()])
         return None
+
+    def passive_topic(self, before: str) -> bool:
+        """Whether ``before`` (the text before 已) names a thing the act was done to
+        (密码已重置): some content, and no person (我, 您, 他, 我们...) as its subject."""
+        subject, topic = self.who(before)
+        return bool(HAN.search(topic + subject)) and not subject \
+            and not any(p in before for p in self.first | self.second | self.third)
 
     def acted(self, text: str, verb: re.Match[str]) -> bool:
         """The verb at ``verb`` is said as done: not negated (没发, 没给您发), not a future

@@ -11,10 +11,13 @@ _RELATION = (r"\b(?:my|our)\s+(?:wife|husband|partner|spouse|son|daughter|kid|ch
              r"|colleague|coworker|co-worker|secretary|neighbou?r|landlord|roommate"
              r"|girlfriend|boyfriend|fianc[eé]e?|grand(?:ma|pa|mother|father)|aunt|uncle"
              r"|cousin)\b")
-# someone known by what they do: a courier, a technician (not a thing: "the package's")
+# someone known by what they do (a courier, a technician) or a place of business (a store,
+# a hotel): not a thing ("the package's", "the new phone's")
 _ROLE = (r"(?:courier|driver|deliver(?:y\s+(?:man|guy|person|driver)|er)|technician|engineer"
          r"|agent|manager|seller|merchant|vendor|landlord|owner|recipient|sender|rider"
-         r"|installer|plumber|repairman|doctor|nurse|teacher|lawyer|person|guy|man|woman|lady)")
+         r"|installer|plumber|repairman|doctor|nurse|teacher|lawyer|person|guy|man|woman|lady"
+         r"|store|shop|restaurant|hotel|company|bank|clinic|hospital|office|pharmacy|branch"
+         r"|dealer|dealership|airline|school|warehouse|supplier|carrier)")
 # a past participle after "must have" ("must have lost it"): a guess about the past
 _PARTICIPLE = (r"(?:\w+ed|lost|done|gone|seen|made|sent|got|gotten|forgotten|taken|given"
                r"|left|put|told|said|heard|known|thrown|broken|mixed)")
@@ -319,7 +322,8 @@ PACK = LanguagePack(
         "allows": r"\b(?:is|are|would\s+be)\s+(?:fine|ok(?:ay)?|alright|good)\b|\bafter\s+all\b"
                   r"|\bit['’]?s\s+ok(?:ay)?\s+to\b",
         # a turn that adds one more of a thing ("my other order", "another one", "too")
-        "another": r"\b(?:another|other|also|too|as\s+well|second)\b",
+        "another": r"\b(?:another|one\s+more|(?:my|the|an)\s+other\s+(?:order|one|number"
+                   r"|account|ticket|parcel|package)|also\s+have|second\s+(?:order|one))\b",
         # a value taken instead of another ("use 628-555-0199 instead of 415-555-0132"):
         # the other is let go as one moved from is
         "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",
@@ -328,8 +332,7 @@ PACK = LanguagePack(
         "out_of_use": r"\bno\s+longer\b|\bany\s?more\b|\bstop\s+using\b|\b(?:is|was)\s+"
                       r"(?:disconnected|deactivated|closed|out\s+of\s+service)\b",
         # ... not when a connective or another contact stands between them
-        "another_contact": r"\b(?:because|since|as|cause|but|and|so|while|email|e-mail|phone"
-                           r"|number|mobile|address)\b",
+        "another_contact": r"\b(?:because|since|as|cause|but|and|so|while)\b",
         # what asks the listener to act ("please ...", "you need to ...")
         "addressed": r"\s*(?:please|you\s+(?:need|have|must|should|will\s+need))\b",
         # opening hours: a word of opening, and what joins a range's two ends

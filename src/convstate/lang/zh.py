@@ -200,7 +200,7 @@ PACK = LanguagePack(
         # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
         "allows": r"还是.{0,12}吧|也可以|也行|也没关系|也没问题|可以的",
         # a turn that adds one more of a thing (另一个订单, 还有一个, 也)
-        "another": r"另一|另外|还有|也",
+        "another": r"另一|另外一|还有一",
         # a value taken instead of another (用13900001111代替13812345678, 而不是…)
         "instead_of": r"(?:代替|替换|替换掉|取代|而不是|不用原来的)\s*$",
         # a contact out of use (这个号码已经停用了, 别再用13812345678了, 旧邮箱不用了)
@@ -208,7 +208,7 @@ PACK = LanguagePack(
         "moved_to": r"[^，。！？,.!?]{0,12}?(?:改到|改成|改为|换到|换成|推迟到|提前到|调到|挪到"
                     r"|升级成|升级到|升级为|降级成|降级到|降级为)",
         # ... not when a connective or another contact stands between them
-        "another_contact": r"因为|由于|所以|但|而且|并且|和|邮箱|电话|号码|手机|地址",
+        "another_contact": r"因为|由于|所以|但|而且|并且",
         # what asks the listener to act (请您…, 麻烦您…, 您需要…)
         "addressed": r"\s*(?:请[您你]?|麻烦[您你]|[您你](?:需要|得|要))",
         # opening hours: a word of opening, and what joins a range's two ends
