@@ -33,6 +33,9 @@ def turns_of(rows, start=0):
 @example([[("user", "订单号 DD20240315889，InF"), ("user", "INF")]])  # restated in other case
 # a value live again (said after its successor) is one a later value of the fold replaces
 @example([[("user", "\u202eRTL override，3月15日"), ("user", "3月15日")]] * 2)
+# a replaced value its owner says again in a batch is live again, whoever else says it
+@example([[("user", "a@x.com"), ("user", "b@y.org")],
+          [("user", "a@x.com"), ("assistant", "a@x.com")]])
 @settings(max_examples=150, deadline=None)
 def test_fold_is_idempotent_and_never_loses_an_active_anchor(batches) -> None:
     state, start, history = ConversationState(), 0, {}

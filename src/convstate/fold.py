@@ -12,7 +12,7 @@ Treat a state as a value: copy an item before changing it in place.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -128,8 +128,14 @@ def _fold_into(draft: _Draft, delta: StateDelta, sources: Mapping[int, Turn],
 
     specs = type(new).custom_fields()
     touched_keys: set[str] = set()
-    for a in sorted(delta.anchors + _field_anchors(delta, specs), key=_order):
-        if (key := _fold_anchor(new, a, sources, stats, keys)) is not None:
+    given = sorted(delta.anchors + _field_anchors(delta, specs), key=_order)
+    # who says each value in these turns: a replaced value its owner says again here is
+    # live again, whoever else says it (so the order of the turns does not matter)
+    said: set[tuple[str, str, str]] = {
+        (anchor_key(a.key) or a.kind, normalize(a.value), str(sources[t].role))
+        for a in given for t in a.turns if t in sources}
+    for a in given:
+        if (key := _fold_anchor(new, a, sources, stats, keys, said)) is not None:
             touched_keys.add(key)
     single = touched_keys & SINGLE_VALUED_KEYS
     if single:
@@ -361,7 +367,8 @@ def _subject(anchor: Any) -> str:
 
 
 def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, Turn],
-                 stats: FoldStats, keys: _Keys) -> str | None:
+                 stats: FoldStats, keys: _Keys,
+                 said: AbstractSet[tuple[str, str, str]] = frozenset()) -> str | None:
     """Add or merge one anchor; reject it unless its value is verbatim in a cited turn."""
     turns = [i for i in _cited(a.turns, sources) if a.value in sources[i].text]
     if len(a.value) > MAX_TEXT:
@@ -386,7 +393,8 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         # (by the user correcting a misread street, or by the assistant reading it back)
     if (old := keys.own("anchors", dedup)) is not None:
         if not (old.status == "superseded" and key in SINGLE_VALUED_KEYS
-                and sources[turns[0]].role != old.speaker):
+                and sources[turns[0]].role != old.speaker
+                and (key, normalize(a.value), old.speaker) not in said):
             _said_again(state.section("anchors"), old, turns)
         # (else another's reading back of a replaced value: "we'll call you at <the old
         # number>" is no one taking it up again; only its owner brings it back)
