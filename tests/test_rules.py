@@ -99,6 +99,10 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("That's my old address! I live at 9 Pine Road, Austin, TX 73301 now.",
      ("address", "9 Pine Road, Austin, TX 73301")),
     ("My address is 9 Pine Road, Austin now.", ("address", "9 Pine Road, Austin")),
+    # a window: its first end takes the second's am or pm
+    ("The technician will arrive between 9 and 11 am tomorrow.", ("time", "9 and 11 am")),
+    ("Can you come from 2 to 4 pm?", ("time", "2 to 4 pm")),
+    ("Any time 9-11 am works.", ("time", "9-11 am")),
 ])
 def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
     found = anchors_of(text)

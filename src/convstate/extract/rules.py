@@ -225,8 +225,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I)), -1),
     ("time", "time", _needs(("am", "a.m", "pm", "p.m", "night", "noon", "morning", "afternoon",
                              "evening", "quarter", "half"), re.compile(  # in words:
-        # "quarter to 6 in the evening", "one pm"
-        r"\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
+        # "quarter to 6 in the evening", "one pm"; a window whose first end takes the
+        # second's am or pm ("9-11 am", "from 2 to 4 pm", "between 9 and 11 am")
+        r"\b\d{1,2}(?::\d{2})?\s*(?:-|–|to)\s*\d{1,2}(?::\d{2})?\s?[ap]\.?m\.?(?![a-z])"
+        r"|(?<=between\s)\d{1,2}(?::\d{2})?\s+and\s+\d{1,2}(?::\d{2})?\s?[ap]\.?m\.?(?![a-z])"
+        r"|\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
         rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o['’‘`\x22]?clock)?"
         rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
         rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
