@@ -1237,3 +1237,19 @@ def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() ->
     mem = said(("user", "My phone is 415-555-0132."), ("assistant", "Ok."),
                ("user", "New number: 628-555-0199."), ("user", "Sorry, keep 415-555-0132."))
     assert active(mem, "phone") == ["415-555-0132"]
+
+
+@pytest.mark.parametrize("turns, key, now", [
+    # a bare number the user changes a value to is a count of the one thing counted
+    ([("user", "Table for 2 please."), ("assistant", "Sure, for 2."),
+      ("user", "Actually make it 3.")], "people", ["3"]),
+    ([("user", "I need 2 tickets."), ("assistant", "OK."), ("user", "Make it four.")],
+     "tickets", ["four"]),
+    ([("user", "Table for 2 please."), ("assistant", "Sure."), ("user", "We'll be 5.")],
+     "people", ["5"]),
+    # not where a time is live too ("make it 8" may be the hour)
+    ([("user", "Table for 2 at 7 pm please."), ("assistant", "Sure."),
+      ("user", "Actually make it 8.")], "people", ["2"]),
+])
+def test_a_bare_number_changes_the_one_count(turns, key, now) -> None:
+    assert active(said(*turns), key) == now

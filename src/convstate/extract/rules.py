@@ -37,6 +37,7 @@ from ..registry import LANGUAGES
 from ..sections import (
     BUILT_IN,
     CONTACT_KEYS,
+    COUNT_KEYS,
     FACTS,
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
@@ -487,6 +488,7 @@ class RuleExtractor(BaseExtractor):
             anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
             anchors, down = ids_alike(turn, anchors, index)  # "It's SR-20240315-898."
             delta.updates.extend(down)
+            anchors = anchors + _count_changed(turn, anchors, index)  # "Make it 3."
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
@@ -1023,6 +1025,34 @@ def _cued(turns: Sequence[Turn], fields: list[tuple[str, Options]],
             value, turn, refused = found
             out[name] = FieldValue[Any](value=value, turns=[turn], refused=refused)
     return out
+
+
+# a bare number the user changes a value to, ending its clause ("Actually make it 3.")
+_CHANGED_TO = re.compile(rf"\b(?:make\s+(?:it|that)|change\s+(?:it|that)\s+to"
+                         rf"|we['’]?ll\s+be|we\s+will\s+be|we['’]?re|we\s+are)\s+"
+                         rf"(\d{{1,2}}|{_EN_NUM})(?=\s*(?:instead|now|then|please|of\s+us)?"
+                         rf"\s*[.!,]?\s*$)", re.IGNORECASE)
+
+
+def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+                   ) -> list[NewAnchor]:
+    """A bare number the user changes a value to ("Table for 2." … "Actually make it 3.")
+    is a count of the one thing they gave a count of: only when their live counts are of
+    one key and no time of theirs is live (then "make it 8" may be the hour)."""
+    if turn.role != "user" or not turn.content or not _DIGIT_OR_WORD.search(turn.text):
+        return []
+    m = _CHANGED_TO.search(turn.text.strip())
+    if m is None or any(a.value == m.group(1) for a in anchors):
+        return []
+    keys = {e.text.partition("=")[0] for e in section_entries(index, "anchors")
+            if e.status == "active" and e.speaker == "user"}
+    counts = keys & COUNT_KEYS
+    if len(counts) != 1 or "time" in keys:
+        return []
+    return [NewAnchor(kind="other", key=counts.pop(), value=m.group(1), turns=[turn.index])]
+
+
+_DIGIT_OR_WORD = re.compile(rf"\d|\b{_EN_NUM}\b", re.IGNORECASE)
 
 
 # what a goal wants or a rule forbids, unit by unit: Latin words (by their first four
