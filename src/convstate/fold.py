@@ -29,6 +29,7 @@ from .sections import (
     grouped,
     read_first,
     text_of,
+    users_own,
 )
 from .state import Anchor, ConversationState, FieldEvent, OpenTask, Sentiment
 from .turns import Turn
@@ -367,9 +368,10 @@ def _subject(anchor: Any) -> str:
 
 
 def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, Turn],
-                 stats: FoldStats, keys: _Keys,
-                 said: AbstractSet[tuple[str, str, str]] = frozenset()) -> str | None:
-    """Add or merge one anchor; reject it unless its value is verbatim in a cited turn."""
+                 stats: FoldStats, keys: _Keys, said: AbstractSet[tuple[str, str, str]]
+                 ) -> str | None:
+    """Add or merge one anchor; reject it unless its value is verbatim in a cited turn.
+    ``said``: (key, normalized value, speaker) of every value the fold's turns state."""
     turns = [i for i in _cited(a.turns, sources) if a.value in sources[i].text]
     if len(a.value) > MAX_TEXT:
         stats.reject(f"anchor {a.key} is {len(a.value)} characters, over {MAX_TEXT}")
@@ -733,8 +735,7 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
         return
     if spec.rule == "set_once":  # the first the user gave, else anyone's first
         current = getattr(state, spec.name)
-        first = min(live, key=lambda a: (a.speaker != "user", a.subject is not None,
-                                         a.first_turn, int(a.id[1:])))
+        first = max(live, key=lambda a: (*users_own(a), -a.first_turn, -int(a.id[1:])))
         if current is None or current.speaker != "user" and first.speaker == "user":
             current = first  # (what the assistant said first never hides the user's)
         setattr(state, spec.name, current.model_copy())

@@ -249,11 +249,17 @@ IDENTIFYING = frozenset({"order_id", "ticket_id", "tracking_number", "phone", "e
                          "account", "address", "constraint", "negative_constraint"})
 
 
+def users_own(a: Anchor) -> tuple[bool, bool]:
+    """Whether ``a`` is the user's, and about no one else: what code reads of a key
+    first (a hotline never hides the user's number, nor "my wife's number is ..." the
+    user's own)."""
+    return (a.speaker == "user", a.subject is None)
+
+
 def read_first(a: Anchor) -> tuple[bool, bool, int, int]:
-    """The order in which code reads the live values of one key (the greatest first): the
-    user's before anyone else's (a hotline never hides the user's number), one about no
-    one else before one about someone ("my wife's number is ..."), the latest."""
-    return (a.speaker == "user", a.subject is None, a.last_turn, int(a.id[1:]))
+    """The order in which code reads the live values of one key (the greatest first):
+    the user's own (``users_own``), then the latest."""
+    return (*users_own(a), a.last_turn, int(a.id[1:]))
 
 
 def _anchor_rank(a: Anchor) -> float:

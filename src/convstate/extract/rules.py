@@ -73,6 +73,7 @@ from .settle import (
     taken_up,
     took_stated,
 )
+from .takeback import given_up, lifted
 from .tasks import JOINED_ZH, act_of, closes, read, withdrawn
 
 _I = re.IGNORECASE
@@ -531,8 +532,8 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(taken_up(turn, anchors, index))
                 delta.updates.extend(switched(turn, anchors, index))
                 delta.updates.extend(retried(turn, anchors, index))
-                delta.updates.extend(_given_up(turn, index, delta))
-                delta.updates.extend(_lifted(turn, index))
+                delta.updates.extend(given_up(turn, _said_in, index, delta))
+                delta.updates.extend(lifted(turn, _said_in, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
@@ -842,6 +843,11 @@ def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
         for a in delta.anchors)
 
 
+def _said_in(turn: Turn) -> Iterator[tuple[str, bool]]:
+    """(text, asks) of each clause of ``turn`` (``_clauses``)."""
+    return ((c.text, c.question) for c in _clauses([turn]))
+
+
 def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
     for turn in turns:
         if turn.role not in ("user", "assistant") or not turn.content or expository(turn):
@@ -931,8 +937,8 @@ def _promised_before(c: _Clause, delta: StateDelta) -> bool:
         return False
     text = c.turn.text
     at = text.find(c.text)
-    return at > 0 and text.rfind(last.text, 0, at) >= 0 \
-        and not text[text.rfind(last.text, 0, at) + len(last.text):at].strip(" ，,")
+    before = text.rfind(last.text, 0, at) if at > 0 else -1
+    return before >= 0 and not text[before + len(last.text):at].strip(" ，,")
 
 
 def _pending(items: Sequence[NewTask] | Sequence[NewRequest], index: list[IndexEntry],
@@ -1053,132 +1059,6 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
 
 
 _DIGIT_OR_WORD = re.compile(rf"\d|\b{_EN_NUM}\b", re.IGNORECASE)
-
-
-# what a goal wants or a rule forbids, unit by unit: Latin words (by their first four
-# letters: "call", "calling") and Han characters, less function words
-_WANTED = re.compile(r"[A-Za-z]{3,}|[\u4e00-\u9fff]")
-_NOT_WANTED = frozenset("want need like woul coul plea the and for with you your any "
-                        "about more anym".split()
-                        + list("我你您的了要想吧呢啊是就还不也都把给帮请个一这那"))
-# what stands between a negator and the act it refuses: a preposition or a pronoun
-# (请不要在周末上门, 不要给我打电话, "don't call me")
-_BETWEEN = re.compile(r"(?:\s*(?:在|给我|给|跟我|跟|和|对|向|把"
-                      r"|(?:to|be|me|us|him|her|them|it|the|a|an|my|your)\b)\s*)*", re.IGNORECASE)
-_PARTICLES = frozenset("了吧的啊呢吗呀")
-
-
-def _units(text: str) -> list[str]:
-    """The units ``text`` names, in order (``_WANTED``)."""
-    return [u for w in _WANTED.findall(text) if (u := w.lower()[:4]) not in _NOT_WANTED]
-
-
-def _act_word(text: str) -> str | None:
-    """The word ``text`` starts with, less what stands before an act (``_BETWEEN``): an
-    English word whole, a Chinese one as two characters unless the second is a particle
-    (退款, 退了: 退)."""
-    text = text[_BETWEEN.match(text).end():].lstrip()  # type: ignore[union-attr]
-    if m := re.match(r"[A-Za-z]+", text):
-        return m.group(0).lower()
-    if m := re.match(r"[\u4e00-\u9fff]{1,2}", text):
-        word = m.group(0)
-        return word[0] if len(word) == 1 or word[1] in _PARTICLES else word
-    return None
-
-
-def _same_act(a: str | None, b: str | None) -> bool:
-    """Whether two act words (``_act_word``) name one act: equal, or one Chinese
-    character the other starts with (退 of 退款)."""
-    return a is not None and b is not None and (
-        a == b or not a.isascii() and (len(a) == 1 or len(b) == 1) and a[0] == b[0])
-
-
-def _given_up(turn: Turn, index: Sequence[IndexEntry], delta: StateDelta
-              ) -> list[ItemUpdate]:
-    """The user's live goals a clause of theirs gives up ("never mind the refund",
-    "I don't want a refund anymore", 算了，不退了, 我不想退款了): a clause that withdraws
-    (``C.give_up``, not negated: "don't forget my refund") the act the goal wants — the
-    word after the withdrawal is the goal's after its want ("I don't want to pay for
-    return shipping" gives up paying; 我不想退货 is not 退款). Not a question, nor more
-    information (不用这家餐厅的信息了). This batch's goals too, in place."""
-    if not C.give_up.search(turn.text):
-        return []  # (most turns)
-    goals = [(e.text, e.id) for e in section_entries(index, "goals") if e.status == "active"]
-    mine = [g for g in delta.goals if g.status == "active" and g.turns[0] < turn.index]
-    out: list[ItemUpdate] = []
-    for clause in _clauses([turn]):
-        text = clause.text
-        if clause.question or not (m := C.give_up.search(text)) \
-                or C.info_only.search(text, m.start()) or _negated_before(text, m.start()):
-            continue
-        head = _act_word(text[m.end():])
-        out += [ItemUpdate(id=i, status="abandoned", turn=turn.index) for goal, i in goals
-                if _same_act(_wanted_act(goal), head) and all(u.id != i for u in out)]
-        for g in mine:
-            if _same_act(_wanted_act(g.text), head):
-                g.status = "abandoned"
-    return out
-
-
-def _wanted_act(goal: str) -> str | None:
-    """The act a goal's text wants: the word after its want ("I want a refund": refund)."""
-    m = C.goal.search(goal)
-    return _act_word(goal[m.end():] if m else goal)
-
-
-def _negated_before(text: str, at: int) -> bool:
-    """A negator right before ``at`` ("don't cancel", 别取消)."""
-    before = text[max(0, at - 12):at].rstrip()
-    return any(m.end() == len(before) for m in C.negator.finditer(before))
-
-
-def _lifted(turn: Turn, index: Sequence[IndexEntry]) -> list[ItemUpdate]:
-    """The user's live negative constraints a clause of theirs takes back: it allows
-    (``C.allows``: "... is fine", 还是…吧, 也可以), refusing nothing, the act the
-    constraint forbade — the word after its negator ("Don't call me after 8pm": call;
-    别打电话: 打电; 请不要在周末上门: 周末), with what it said before the negator (周末不要上门:
-    周末) and, in English, the word after the act ("calling after 8 is fine"; not "Sending
-    the refund via PayPal is fine" for "Do not send the package via FedEx"). Not a
-    question."""
-    if not C.allows.search(turn.text):
-        return []  # (most turns)
-    forbidden = [(e.id, e.text.partition("=")[2]) for e in section_entries(index, "anchors")
-                 if e.status == "active" and e.speaker == "user"
-                 and e.text.startswith("negative_constraint=")]
-    out: list[ItemUpdate] = []
-    for clause in _clauses([turn]):
-        if clause.question or not C.allows.search(clause.text) or refusal(clause.text):
-            continue
-        out += [ItemUpdate(id=i, status="superseded", turn=turn.index) for i, rule in forbidden
-                if _allows(clause.text, rule) and all(u.id != i for u in out)]
-    return out
-
-
-def _allows(clause: str, rule: str) -> bool:
-    """Whether ``clause`` allows the act the negative constraint ``rule`` forbade
-    (``_lifted``)."""
-    m = C.negator.search(rule) or C.neg_det.search(rule)  # ("No calls after 8pm")
-    if m is None:
-        return False
-    said = set(_units(clause))
-    if not set(_units(rule[:m.start()])) <= said:
-        return False
-    act = rule[m.end():]
-    act = act[_BETWEEN.match(act).end():].lstrip()  # type: ignore[union-attr]
-    if act[:1] and "\u4e00" <= act[0] <= "\u9fff":  # Chinese: the two characters after it
-        return act[:2] in clause
-    units = _units(act)
-    if not units or units[0] not in said:
-        return False
-    # the word after the act: the same in the clause ("call me after": after)
-    object_of = _units(_after_word(act, units[0]))[:1]
-    return not object_of or object_of == _units(_after_word(clause, units[0]))[:1]
-
-
-def _after_word(text: str, unit: str) -> str:
-    """``text`` after the word that starts with ``unit`` ("calling" for "call")."""
-    m = re.search(rf"\b{re.escape(unit)}\w*", text, re.IGNORECASE)
-    return text[m.end():] if m else ""
 
 
 def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[IndexEntry]

@@ -100,9 +100,6 @@ def read(text: str, role: str) -> Reading:
     return out
 
 
-# "and" before a verb phrase that shares the promise's subject and modal ("I'll email you
-# the label and refund the fee"); 并/同时 opening a clause after a promise (我会为您安排上门
-# 取件，并给您寄一张优惠券: rules.py reads those clauses with the one before)
 # what a verb takes right after it: an object's determiner, a pronoun, a particle, a
 # preposition ("refund the fee", "bring you", "speed up"; not "shipping costs", "return
 # label": a noun's)
@@ -124,6 +121,9 @@ def _starts_act(text: str, grammar: _Grammar) -> bool:
     return isinstance(grammar, English) and grammar.key(verb) in grammar.known
 
 
+# "and" before a verb phrase that shares the promise's subject and modal ("I'll email you
+# the label and refund the fee"); 并/同时 opening a clause after a promise (我会为您安排上门
+# 取件，并给您寄一张优惠券: rules.py reads those clauses with the one before)
 _AND = re.compile(r"\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
 JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?)\s*")
 
