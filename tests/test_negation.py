@@ -371,6 +371,8 @@ def test_a_question_without_its_mark_chooses_nothing(text: str) -> None:
     ("我喜欢不辣的菜", "like"),
     ("我不喜欢不守时的快递员", "dislike"),
     ("I like not having to wait in line.", "like"),
+    # 爱 with what one does to a thing is a liking (爱吃); not 可爱
+    ("我特别爱吃烤鸭", "like"), ("我不爱喝咖啡", "dislike"), ("小狗好可爱吃东西很乖", None),
 ])
 def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None:
     got = built_in(text)["preferences"]

@@ -339,9 +339,16 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("我觉得北京万寿宾馆不错，你知道观复博物馆的电话吗？此酒店和啥餐厅都行。",
      ["北京万寿宾馆", "观复博物馆"]),
     ("推荐您去烤肉宛饭庄。", ["烤肉宛饭庄"]),
+    # ... whatever cuts the brand's run: a kind word within it, a stop character in the
+    # branch (什 of 什么), a verb of saying before it
+    ("就去儒宴孔府菜(亦庄店)吧。推荐聚德华天烤肉季(什刹海总店)。我老公说99旅馆连锁(北京物资学院店)好",
+     ["儒宴孔府菜(亦庄店)", "聚德华天烤肉季(什刹海总店)", "99旅馆连锁(北京物资学院店)"]),
+    # a number a name begins with is no duration (7天连锁酒店); one before no name is
+    ("7天连锁酒店(北京顺义首都机场店)很不错，3天内到店。", ["7天连锁酒店(北京顺义首都机场店)"]),
     # a name with no kind word, known by its role; what stands for no one is no name
     ("天坛的电话是多少？您可以看看张裕爱斐堡国际酒庄这个景点。这个景点的门票呢？它的地址呢？",
      ["天坛", "张裕爱斐堡国际酒庄"]),
+    ("京西十八潭的附近有景点吗？酒店的周边呢？", ["京西十八潭"]),  # what is near it
     ("不对吧，这家店的电话打不通。你们客服的电话是多少？售后的地址在哪里？你们店(总店)的地址是什么？",
      []),
     ("能换成华为(旗舰店)的那款手机吗？另外便宜坊的电话呢？", ["华为(旗舰店)", "便宜坊"]),

@@ -134,10 +134,10 @@ _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
-# ... and verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店))
+# ... verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店)), and of saying (我老公说…)
 _ZH_CHANGE = "换成|换到|改成|改为|改到"
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
-                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
+                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外|说"
                       r"|(?:更新|修改|变更)为"
                       rf"|{_ZH_CHANGE}")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
@@ -198,6 +198,18 @@ ZH_NAME = re.compile(
 )
 
 
+# what goes on after a number that begins a name (7天|连锁酒店): two letters or more of a
+# name, and its kind word
+_ZH_NAME_GOES_ON = re.compile(
+    rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fff]){{2,14}}(?=[{_ZH_KIND_FIRST}])(?:{_ZH_KINDS})")
+
+
+def name_goes_on(text: str, end: int) -> bool:
+    """Whether the number (a duration, a count) that ends at ``end`` begins a Chinese
+    name (7天连锁酒店, 24小时便利店) rather than saying how long or how many."""
+    return _ZH_NAME_GOES_ON.match(text, end) is not None
+
+
 def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, int]]:
     """Spans of Chinese place and business names in ``text``; with ``categories``, kinds
     of place with their type too (经济型酒店: what a user asks for is a requirement)."""
@@ -218,9 +230,9 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
         if _ZH_KIND.fullmatch(text, start, end) or (
                 not categories and _ZH_CATEGORY.fullmatch(text, start, end)):
             continue  # 地铁站, 经济型酒店: what a place is, not which
-        if start > 0 and text[start - 1] in "(（" and end < len(text) and text[end] in ")）" \
-                and (brand := _name_before(text, start - 1)) is not None:
-            start, end = brand, end + 1  # 全聚德(王府井店): one name
+        if (opening := _opening(text, start, end)) is not None \
+                and (brand := _name_before(text, opening)) is not None:
+            start, end = brand, end + 1  # 全聚德(王府井店), 烤肉季(什刹海总店): one name
         if categories and (typed := _ZH_TYPE_OF.search(text, max(0, start - 4), start)) \
                 and not _ZH_GENERIC_PLACE.fullmatch(text, start, end):
             yield typed.span(1)  # 高档型的|北京贵都大酒店
@@ -236,13 +248,23 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
     yield from _named_by_role(text)
 
 
+def _opening(text: str, start: int, end: int) -> int | None:
+    """Where the parenthesis opens that a branch's name at ``text[start:end]`` closes
+    (全聚德(王府井店); 烤肉季(什刹海总店), where the stop character 什 cut the name): None
+    if it is not all a pair of parentheses holds, but for stop characters before it."""
+    if end >= len(text) or text[end] not in ")）":
+        return None
+    at = max(text.rfind("(", 0, start), text.rfind("（", 0, start))
+    return at if at >= 0 and all(c in _ZH_STOP for c in text[at + 1:start]) else None
+
+
 # verbs of choosing, buying and changing that come before a name (能换成华为(旗舰店))
 _ZH_CHOOSE = re.compile(rf"{_ZH_CHANGE}|升级到|选择|购买|订购|办理|开通")
 _ZH_BRAND = re.compile(rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{2,16}}$")
 # A name with no kind word (天坛, 老萨烤羊) known by its role: set before "this place"
 # (张裕爱斐堡国际酒庄这个景点), or what a place's attribute is asked of (天坛的电话)
 _ZH_ROLE = re.compile(r"[这那][个家座间所处](?=景点|地方|餐馆|餐厅|酒店|宾馆|饭店)"
-                      r"|的(?=地址|电话|门票|评分|价格|营业时间|游玩时间|人均消费|推荐菜|特色菜)")
+                      r"|的(?=地址|电话|门票|评分|价格|营业时间|游玩时间|人均消费|推荐菜|特色菜|附近|周边)")
 _ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景区|房间|车|司机|出租车|客服|售后"
                          r"|商品|产品|手机|订单|快递|物流|包裹|公司|门店|店铺|平台|账号|电话|地址")
 
@@ -286,7 +308,8 @@ def find_names(text: str, categories: bool = False) -> list[tuple[int, int]]:
     (``categories``: see ``chinese_names``)."""
     seen: set[str] = set()
     out: list[tuple[int, int]] = []
-    for start, end in sorted(set(english_names(text)) | set(chinese_names(text, categories))):
+    spans = set(english_names(text)) | set(chinese_names(text, categories))
+    for start, end in sorted(spans, key=lambda span: (span[0], -span[1])):  # longest first
         value = text[start:end]
         if value in seen or any(s <= start < e for s, e in out):
             continue

@@ -53,7 +53,7 @@ from .answers import Asks, corrected_ids, ids_alike
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
-from .names import category_kind, find_names, typed_kind
+from .names import category_kind, find_names, name_goes_on, typed_kind
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
 from .settle import (
@@ -647,8 +647,9 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             for start, end in spans:
                 value = text[start:end].strip().rstrip(".")
                 if not value or "\0" in masked[start:end] or (
-                        claimed and start < claimed[-1][1]):  # overlaps an earlier anchor
-                    continue
+                        claimed and start < claimed[-1][1]) \
+                        or (key == "duration" and name_goes_on(text, end)):  # overlaps an
+                    continue  # earlier anchor, or it begins a name (7天连锁酒店)
                 claimed.append((start, end))
                 if len(value) > MAX_TEXT:
                     too_long.append(key)
