@@ -312,6 +312,19 @@ def test_folded_recall_reads_the_last_gold_state() -> None:
                if k in MEASURES)
 
 
+def test_said_recall_counts_only_values_some_turn_has_said() -> None:
+    """A gold value no text says (SGD's "true" for a yes, "music" for a concert) is left
+    out of said recall, not of turn recall; a value once said stays said."""
+    acc = StateAccuracy(sgd_rows((0, {"insurance": ["true"], "city": ["Berkeley"]}),
+                                 (2, {"insurance": ["true"], "city": ["Berkeley"]})))
+    acc.hear("Yes, add insurance. I'm in berkeley.")
+    acc.read(0, ConversationState())
+    acc.hear("Thanks.")
+    acc.read(2, ConversationState(anchors=[anchor(1, "Berkeley", 0)]))
+    s = state_scores(acc.tally)
+    assert s["state_turn_recall"] == 0.25 and s["state_said_recall"] == 0.5
+
+
 def booking() -> dict:
     """A table booked, the date moved: the SGD layout, one dialogue state per user turn."""
     wait = ("Let me look at the options for you and check what is available in that area "
@@ -339,6 +352,8 @@ def test_eval_reads_the_state_after_every_user_turn(tmp_path: Path, window: int)
     # once as replaced; every value is extracted once every turn is folded
     assert (s["state_slots"], s["state_replaced"]) == (22, 1)
     assert s["state_folded_recall"] == 1.0
+    # every gold value here is said as it is: said recall is turn recall
+    assert s["state_said_recall"] == s["state_turn_recall"]
     for name in MEASURES:
         assert s[name] is None or 0.0 <= s[name] <= 1.0, name
     rows = {d["id"]: d["methods"]["convstate"] for d in result["dialogues"]}

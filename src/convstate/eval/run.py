@@ -365,6 +365,8 @@ def evaluate(dialogues: Sequence[Dialogue], cfg: EvalConfig,
                 m.add(_message(t))
                 contexts[m.name] = m.context()
                 curves[m.name].append(counter.messages(contexts[m.name]))
+            if accuracy.gold:
+                accuracy.hear(t.text)
             if t.speaker == "user" and accuracy.gold:  # the state as code reads it now
                 accuracy.read(t.idx, mem.state)
         history = counter.messages([{"role": "system", "content": SYSTEM_PROMPT}]

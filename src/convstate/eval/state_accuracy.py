@@ -29,7 +29,11 @@ over every read of every dialogue:
   restaurant not chosen) counts against it; and containment is the recall's;
 - ``state_folded_recall``: the last gold state's slots held by a live item after
   ``compact(keep_recent_turns=0)`` at the end: what extraction gives when every turn is
-  folded, the ceiling of turn recall.
+  folded, the ceiling of turn recall;
+- ``state_said_recall`` (beside the measures): turn recall over the gold values some
+  turn so far says (either speaker, any surface form). A gold state holds values no
+  text states (SGD's ``true``/``false``/``dontcare``, "music" for "a concert"), which
+  no state of what was said holds; this tells those apart from what extraction missed.
 """
 
 from __future__ import annotations
@@ -130,6 +134,17 @@ class StateAccuracy:
         self._values: dict[Slot, list[Forms]] = {}  # each slot's values, in order
         self._stated: set[str] = set()  # every gold form so far
         self._last: GoldState = {}
+        self._heard: list[str] = []  # every turn's text so far, lower case
+        self._said_forms: set[Forms] = set()  # the gold values some turn has said
+
+    def hear(self, text: str) -> None:
+        """Take one turn's text as said (before ``read`` of that turn)."""
+        self._heard.append(text.lower())
+
+    def _said_so_far(self, forms: Forms) -> bool:
+        if forms not in self._said_forms and _held(self._heard, forms):
+            self._said_forms.add(forms)  # (said once, said for good)
+        return forms in self._said_forms
 
     def read(self, turn: int, state: ConversationState) -> None:
         """Score ``state`` against the gold state of ``turn`` (nothing if it has none)."""
@@ -140,7 +155,10 @@ class StateAccuracy:
         active = state.active_anchors()
         anchors = [_said(a) for a in active]
         for slot, forms in gold.items():
-            self.tally.add("state_turn_recall", _held(live, forms))
+            held = _held(live, forms)
+            self.tally.add("state_turn_recall", held)
+            if self._said_so_far(forms):
+                self.tally.add("state_said_recall", held)
             self.tally.add("state_anchor_recall", _held(anchors, forms))
             seen = self._values.setdefault(slot, [])
             if not seen or seen[-1] != forms:
@@ -175,8 +193,9 @@ class StateAccuracy:
 
 
 def state_scores(tally: Tally) -> dict[str, Any]:
-    """The measures (None where nothing was read), with the slots read and the values
-    replaced they count over."""
+    """The measures (None where nothing was read), turn recall over values said, and the
+    slots read and the values replaced they count over."""
     return {name: tally.rate(name) for name in MEASURES} | {
+        "state_said_recall": tally.rate("state_said_recall"),
         "state_slots": tally.totals["state_turn_recall"],
         "state_replaced": tally.totals["state_stale"]}
