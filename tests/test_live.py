@@ -139,7 +139,7 @@ def test_the_context_never_shows_a_replaced_value_as_active() -> None:
         ("13812345678", "superseded"), ("13900001111", "active")]
 
 
-def test_a_value_live_again_in_a_raw_turn_keeps_its_row_as_it_was() -> None:
+def test_a_value_live_again_in_a_raw_turn_is_shown_as_live_by_every_copy() -> None:
     mem = phone_let_go()
     mem.add("user", "我的手机号改成 13900001111 了。")
     mem.context()
@@ -154,6 +154,12 @@ def test_a_value_live_again_in_a_raw_turn_keeps_its_row_as_it_was() -> None:
     assert "还是用 13812345678" in ctx[-1]["content"]
     assert not any(line.startswith('- phone: "13900001111"')
                    for line in ctx[0]["content"].splitlines())
+    # compress(), handed back the live state at every turn, shows the same
+    history, state = [], None
+    for turn in mem.history():
+        history.append({"role": turn.role, "content": turn.content})
+        got, state = compress(history, window=300, keep_recent_turns=1, state=state)
+    assert got == ctx
 
 
 class _Failing:

@@ -256,6 +256,21 @@ def test_en_constraints_goals_tasks_decisions_sentiment() -> None:
     assert s.sentiment.label == "negative" and s.language == "en"
 
 
+@pytest.mark.parametrize("text, goals", [
+    # a clause no section takes, after a goal in its sentence, goes on with what it seeks
+    ("你好，我想去吃饭。请帮我找一家人均消费是100-150元，有大螃蟹这个菜的餐馆。",
+     ["我想去吃饭", "请帮我找一家人均消费是100-150元，有大螃蟹这个菜的餐馆"]),
+    ("I need a hotel in SF, close to the airport, thanks.",
+     ["I need a hotel in SF, close to the airport"]),
+    # not a complaint, nor a clause of another sentence or another section's
+    ("我要退款，快递员态度很差。", ["我要退款"]),
+    ("I want a refund. The box was crushed.", ["I want a refund"]),
+    ("I want a refund, but I don't want to send it back.", ["I want a refund"]),
+])
+def test_a_goal_runs_through_the_clauses_that_go_on_with_it(text, goals) -> None:
+    assert [g.text for g in extract(("user", text)).goals] == goals
+
+
 def test_not_satisfied_is_negative() -> None:
     assert extract(("user", "我很不满意")).sentiment.label == "negative"
     assert extract(("user", "I am not happy")).sentiment.label == "negative"

@@ -19,8 +19,8 @@ Which extractor reads them (the batching rule):
 A context shows the live state as far as it was let go: its block has the rows of the
 items first stated at or before ``evicted_through`` (later ones are in the raw turns; an
 item said again there keeps its row as it was), the mood if it was read by then, and
-your own fields as they are now. That part changes far less often than the
-live state (a value said again or closed, the mood, a fold), so a context takes a
+your own fields as they are now. That part changes far less often than the live state
+(a shown value closed, replaced or live again, the mood, a fold), so a context takes a
 snapshot of the live state (``view``) and renews it only then: block rows are ranked and
 costed once per change, not once per turn. A context depends on the turns and on what
 was let go, not on when the state was last saved; and it never shows a value as active
@@ -138,10 +138,11 @@ class LiveReader:
             now = _at(new, spec.name, at, item_id)
             # stated there again: later by then (an item keeps its first and latest turns
             # only, so one said again after ``through`` no longer holds the turn the
-            # snapshot shows: the snapshot keeps it, nothing changed by then). Live
-            # again (said again, a raw turn's): that raw turn shows it; no longer live: the
-            # block must not show it as it was beside the raw turn that ended it.
-            if now is None or now.status != was.status and was.status == spec.live \
+            # snapshot shows: the snapshot keeps it, nothing changed by then). No longer
+            # live: the block must not show it as it was beside the raw turn that ended
+            # it; live again: a state saved now and loaded (another worker, compress())
+            # shows it, so this one must too
+            if now is None or now.status != was.status \
                     or said_by(now, through) > said_by(was, through):
                 return True
         return False

@@ -452,6 +452,7 @@ class _Clause:
     turn: Turn
     text: str  # verbatim substring of turn.text
     question: bool  # its sentence asks something
+    sentence: int = 0  # which sentence of the turn it is in
 
 
 class RuleExtractor(BaseExtractor):
@@ -509,8 +510,14 @@ class RuleExtractor(BaseExtractor):
             delta.anchors.extend(anchors)
             before = _sizes(delta)
             clauses = _clauses([turn])
+            goal: tuple[int, NewGoal] | None = None  # the last goal, in its sentence
             for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
+                sizes = _sizes(delta)
                 self._clause(clause, delta, open_tasks)
+                if len(delta.goals) > sizes["goals"]:
+                    goal = (clause.sentence, delta.goals[-1])
+                elif goal and goal[0] == clause.sentence and _sizes(delta) == sizes:
+                    _go_on(goal[1], clause)
             if unread := sum(1 for _ in clauses):
                 notes.append(f"turn #{turn.index}: {unread} clauses past the first "
                              f"{MAX_CLAUSES_PER_TURN} not read")
@@ -844,6 +851,20 @@ def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
         for a in delta.anchors)
 
 
+def _go_on(goal: NewGoal, clause: _Clause) -> None:
+    """A clause of the user's no section takes, in the sentence of a goal after it, goes
+    on with what the goal seeks (请帮我找一家人均消费100-150元的，|有大螃蟹这个菜的餐馆;
+    "I need a hotel in SF, |close to the airport"): the goal's text runs through it. Not
+    a pleasantry, a feeling or a complaint (…，谢谢)."""
+    text = clause.turn.text
+    if clause.turn.role != "user" or expressive(clause.text) or C.question.search(clause.text):
+        return
+    start = text.find(goal.text)
+    end = text.find(clause.text, start + len(goal.text)) + len(clause.text)
+    if start >= 0 and end > start + len(goal.text) and end - start <= MAX_CLAUSE:
+        goal.text = text[start:end]
+
+
 def _said_in(turn: Turn) -> Iterator[tuple[str, bool]]:
     """(text, asks) of each clause of ``turn`` (``_clauses``)."""
     return ((c.text, c.question) for c in _clauses([turn]))
@@ -853,13 +874,14 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
     for turn in turns:
         if turn.role not in ("user", "assistant") or not turn.content or expository(turn):
             continue
-        for part in EN_SENTENCE.split(turn.content):
-            for sentence in SENTENCE.findall(part):
-                question = bool(C.question.search(sentence))
-                for m in _CLAUSE.finditer(sentence):
-                    text = m.group(0).strip().rstrip(_TRAILING)
-                    if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
-                        yield _Clause(turn, text, question)
+        sentences = (s for part in EN_SENTENCE.split(turn.content)
+                     for s in SENTENCE.findall(part))
+        for k, sentence in enumerate(sentences):
+            question = bool(C.question.search(sentence))
+            for m in _CLAUSE.finditer(sentence):
+                text = m.group(0).strip().rstrip(_TRAILING)
+                if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
+                    yield _Clause(turn, text, question, k)
 
 
 def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntry],
