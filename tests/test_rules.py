@@ -208,6 +208,21 @@ def test_order_number_is_not_read_as_a_phone() -> None:
     assert anchors_of("订单号 13812345678") == [("order_id", "13812345678")]
 
 
+@pytest.mark.parametrize("text, found", [
+    # an id of no kind, named by its noun, is kept as said (a reference)
+    ("My invoice number is INV-20931.", [("reference", "INV-20931")]),
+    ("发票号是FP20240315001", [("reference", "FP20240315001")]),
+    ("保单编号：PL-2024-88123", [("reference", "PL-2024-88123")]),
+    # ... after the kinds that have a cue of their own, and not a count or a word
+    ("The serial number is SN8472A and my order number is DD20240315889.",
+     [("reference", "SN8472A"), ("order_id", "DD20240315889")]),
+    ("My phone number is 312-555-0186.", [("phone", "312-555-0186")]),
+    ("The number is 12345 but the room number is 305.", []),
+])
+def test_an_id_of_no_kind_is_a_reference(text, found) -> None:
+    assert sorted(anchors_of(text), key=lambda a: text.index(a[1])) == found
+
+
 def extract(*rows: tuple[str, str]):
     turns = make_turns(*rows)
     delta = RuleExtractor().extract(turns, []).delta

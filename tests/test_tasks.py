@@ -45,6 +45,7 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     # a thing of the customer's, or sent to them, as the subject of a passive future
     ("assistant", "Your refund will be processed within 3 days."),
     ("assistant", "Your replacement will be shipped tomorrow."),
+    ("assistant", "Your replacement will ship tomorrow."),  # the same, said actively
     ("assistant", "A refund will be issued to you by Friday."),
     # the head of a subject before what it is of; after "of" when it says how many
     ("assistant", "A refund of $49.99 will be issued to your card within 5 days."),
@@ -75,6 +76,7 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "我马上为您查询。"),
     ("assistant", "我会帮您查一下物流。"),  # a lookup, softened or not
     ("assistant", "快递明天到。"),  # a thing's future, owed by no one
+    ("assistant", "Your package will arrive tomorrow."),
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
     ("assistant", "Most of the stores will be closed on Sunday."),

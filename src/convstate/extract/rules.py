@@ -201,6 +201,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # 7735550143", "call me at 7735550143")
         r"\b(?:(?:my\s+)?(?:phone|mobile|cell)(?:\s+number)?|my\s+number)\s+is\s+"
         r"(\+?\d{10,11})(?!\d)|\bme\s+at\s+(\+?\d{10,11})(?!\d)", _I)), -1),
+    # an id of no kind above, named by its noun ("invoice number INV-20931", "serial
+    # number is SN8472A", 发票号FP20240315001, 保单编号是…): kept as said, of no kind
+    ("other", "reference", _numeric(re.compile(
+        r"(?<![A-Za-z])(?!(?:the|my|your|his|her|our|their|this|that|an?|phone|mobile|cell"
+        r"|contact)\s)[A-Za-z]{3,}\s+(?:number|no\.?|#|id|code)\s*+(?:is\b|was\b|[:#\s])*+"
+        rf"({_ORDER_ID})"
+        r"|[\u4e00-\u9fff](?:号码?|编号|编码)(?:是|为|[:：\s])*+" rf"({_ORDER_ID})", _I)), -1),
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         # a day of the month alone (16号, 15日), said where a date is (after a break, a

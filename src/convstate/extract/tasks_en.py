@@ -10,6 +10,9 @@ from typing import Literal
 from .acts import Act, Agent
 from .words_en import EnglishWords
 
+# the verb class of a thing's own coming (arrive, come): what no one owes of it
+_OWN_MOTION = frozenset({"come"})
+
 
 class English(EnglishWords):
     """Future modal + verb promises; perfect, passive and past reports, on word tokens."""
@@ -98,6 +101,14 @@ class English(EnglishWords):
             verbs, obj, _ = phrase
             subject, agent, needs_you = who
             if needs_you and "you" not in toks[j:j + 4]:
+                # the customer's thing that will undergo an act of the service's ("Your
+                # replacement will ship tomorrow"): owed as the passive is; not its own
+                # coming (Your package will arrive; 快递明天到)
+                thing = self.noun_phrase(toks, span[0] - 1)
+                if role == "assistant" and "your" in thing and not obj \
+                        and self.owed(verbs, thing) \
+                        and not verbs & {self.key(w) for w in _OWN_MOTION}:
+                    return self.finish(verbs, thing, [], None)
                 continue
             if (role == "user" or needs_you) and not self.owed(verbs, obj):
                 continue  # "I will depart from Philadelphia", "they will charge you"
