@@ -1253,3 +1253,26 @@ def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() ->
 ])
 def test_a_bare_number_changes_the_one_count(turns, key, now) -> None:
     assert active(said(*turns), key) == now
+
+
+@pytest.mark.parametrize("turns, dates, times", [
+    # the day and the time of a booking called off are let go, whoever says it
+    ([("user", "Book me a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "Please cancel my appointment on Friday at 3 pm."),
+      ("assistant", "Your appointment on Friday at 3 pm has been cancelled.")], [], []),
+    ([("user", "帮我约明天下午三点的保洁"), ("assistant", "好的。"),
+      ("user", "帮我取消明天下午三点的预约"), ("assistant", "已为您取消明天下午三点的预约。")],
+     [], []),
+    # ... up to what goes on to another act; not where the cancelling is refused
+    ([("user", "Book me a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "Cancel the Friday one and book Monday at 3 pm instead.")],
+     ["Monday"], ["3 pm"]),
+    ([("user", "Book me a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "Please do not cancel my appointment on Friday at 3 pm.")],
+     ["Friday"], ["3 pm"]),
+    ([("user", "Book me a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "Can I cancel my appointment on Friday at 3 pm?")], ["Friday"], ["3 pm"]),
+])
+def test_a_booking_called_off_lets_its_day_and_time_go(turns, dates, times) -> None:
+    mem = said(*turns)
+    assert active(mem, "date") == dates and active(mem, "time") == times

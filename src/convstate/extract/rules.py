@@ -60,6 +60,7 @@ from .settle import (
     Options,
     agrees_only,
     answer_offer,
+    cancelled,
     corrected,
     cue_offers,
     declined,
@@ -503,6 +504,8 @@ class RuleExtractor(BaseExtractor):
             anchors, down = declined(turn, anchors, index)
             delta.updates.extend(down)
             anchors, down = moved_from(turn, anchors, index)
+            delta.updates.extend(down)
+            anchors, down = cancelled(turn, anchors, index)
             delta.updates.extend(down)
             anchors, down = proposed_instead(turn, anchors, index)
             delta.updates.extend(down)

@@ -519,6 +519,35 @@ def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEn
     return _let_go(down, anchors, index, turn)
 
 
+def cancelled(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+              ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
+    """The day and the time of a booking called off ("Please cancel my appointment on
+    Friday at 3 pm", 帮我取消明天下午三点的预约, "Your appointment on Friday at 3 pm has been
+    cancelled", 已为您取消…) are let go as a value moved from is, whoever says it: said in
+    the clause that cancels, up to what goes on to another act ("..., and book Monday
+    instead"). Not where the cancelling is refused ("don't cancel") or asked about ("Can
+    I cancel ...?": the report that it is done lets them go)."""
+    if not turn.content or not (cue := C.cancels.search(turn.text)):
+        return list(anchors), []
+    text, bounds = turn.text, _Bounds(turn.text)
+    down = []
+    for a, start, end in _placed(text, anchors):
+        if a.key not in _WHEN:
+            continue
+        first, last = bounds.clause(start, end)
+        cue = C.cancels.search(text, first, last)
+        if cue is None or bounds.clause_asks(start, end) or reading(
+                text[first:last], cue.start() - first, cue.end() - first) == "refused":
+            continue
+        ends = C.cancel_ends.search(text, cue.end(), last)
+        if ends is None or start < ends.start():
+            down.append(a)
+    return _let_go(down, anchors, index, turn)
+
+
+_WHEN = frozenset({"date", "until", "time"})
+
+
 def _out_of_use(text: str, start: int, end: int, bounds: _Bounds,
                 anchors: Sequence[NewAnchor]) -> bool:
     """Whether the contact at ``text[start:end]`` is said to be out of use: a cue of it in

@@ -197,6 +197,9 @@ PACK = LanguagePack(
         "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
         # a booking moved from a value to another (从周一改到周三)
         "moved_from": r"[从把]\s*$",
+        # a booking called off (取消明天的预约, 预约已取消), and what ends the words about it
+        "cancels": r"取消|撤销",
+        "cancel_ends": r"并|再|然后|但|改[成到为约]|换成|重新",
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
         "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
         # ... not information about it (不用这家餐厅的信息了)
