@@ -522,11 +522,12 @@ class RuleExtractor(BaseExtractor):
             clauses = _clauses([turn])
             goal: tuple[int, NewGoal] | None = None  # the last goal, in its sentence
             for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
-                sizes = _sizes(delta)
+                goes_on = goal is not None and goal[0] == clause.sentence
+                sizes, goals = _sizes(delta) if goes_on else None, len(delta.goals)
                 self._clause(clause, delta, open_tasks)
-                if len(delta.goals) > sizes["goals"]:
+                if len(delta.goals) > goals:
                     goal = (clause.sentence, delta.goals[-1])
-                elif goal and goal[0] == clause.sentence and _sizes(delta) == sizes:
+                elif goal and goes_on and _sizes(delta) == sizes:
                     _go_on(goal[1], clause)
             if unread := sum(1 for _ in clauses):
                 notes.append(f"turn #{turn.index}: {unread} clauses past the first "
