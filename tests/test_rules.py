@@ -218,6 +218,10 @@ def test_order_number_is_not_read_as_a_phone() -> None:
      [("reference", "SN8472A"), ("order_id", "DD20240315889")]),
     ("My phone number is 312-555-0186.", [("phone", "312-555-0186")]),
     ("The number is 12345 but the room number is 305.", []),
+    # digits alone are a person's numbers or a count, not a reference
+    ("My social security number is 123-45-6789. The verification code is 482913.", []),
+    ("我的身份证号码是11010119900307123X，银行卡号是6222021234567890123。", []),
+    ("My zip code is 94103. Total number is 15000 units. Any 24-hour pharmacies?", []),
 ])
 def test_an_id_of_no_kind_is_a_reference(text, found) -> None:
     assert sorted(anchors_of(text), key=lambda a: text.index(a[1])) == found
@@ -277,8 +281,16 @@ def test_en_constraints_goals_tasks_decisions_sentiment() -> None:
      ["我想去吃饭", "请帮我找一家人均消费是100-150元，有大螃蟹这个菜的餐馆"]),
     ("I need a hotel in SF, close to the airport, thanks.",
      ["I need a hotel in SF, close to the airport"]),
-    # not a complaint, nor a clause of another sentence or another section's
+    # not a complaint, nor a clause of another sentence or another section's, nor one
+    # that says something of its own (a new subject, the user's details, taking back,
+    # correcting): it ends the goal's words
     ("我要退款，快递员态度很差。", ["我要退款"]),
+    ("I want a refund, never mind.", ["I want a refund"]),
+    ("I want to book a table for Friday, actually no, make it Saturday.",
+     ["I want to book a table for Friday"]),
+    ("I want a refund, my name is Ann Lee, my email is ann@example.com.", ["I want a refund"]),
+    ("I want a refund. I have asked twice. I want a refund, the blender is broken.",
+     ["I want a refund"]),
     ("I want a refund. The box was crushed.", ["I want a refund"]),
     ("I want a refund, but I don't want to send it back.", ["I want a refund"]),
 ])
@@ -370,15 +382,19 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
      ["北京万寿宾馆", "观复博物馆"]),
     ("推荐您去烤肉宛饭庄。", ["烤肉宛饭庄"]),
     # ... whatever cuts the brand's run: a kind word within it, a stop character in the
-    # branch (什 of 什么), a verb of saying before it
-    ("就去儒宴孔府菜(亦庄店)吧。推荐聚德华天烤肉季(什刹海总店)。我老公说99旅馆连锁(北京物资学院店)好",
+    # branch (什 of 什么); not a word of its own in parentheses (在北京饭店)
+    ("就去儒宴孔府菜(亦庄店)吧。推荐聚德华天烤肉季(什刹海总店)。我觉得99旅馆连锁(北京物资学院店)好",
      ["儒宴孔府菜(亦庄店)", "聚德华天烤肉季(什刹海总店)", "99旅馆连锁(北京物资学院店)"]),
-    # a number a name begins with is no duration (7天连锁酒店); one before no name is
+    ("我要投诉(在北京饭店)的服务。我想去中国说唱艺术博物馆。", ["北京饭店", "中国说唱艺术博物馆"]),
+    # a number a name begins with is no duration (7天连锁酒店: the rest names no place);
+    # one before a place named, or no place, is
     ("7天连锁酒店(北京顺义首都机场店)很不错，3天内到店。", ["7天连锁酒店(北京顺义首都机场店)"]),
+    ("我想订3天北京饭店。", ["北京饭店"]),
     # a name with no kind word, known by its role; what stands for no one is no name
     ("天坛的电话是多少？您可以看看张裕爱斐堡国际酒庄这个景点。这个景点的门票呢？它的地址呢？",
      ["天坛", "张裕爱斐堡国际酒庄"]),
     ("京西十八潭的附近有景点吗？酒店的周边呢？", ["京西十八潭"]),  # what is near it
+    ("我想找学校的附近的餐厅。我们小区的周边有超市吗", []),  # ... not a common noun
     ("不对吧，这家店的电话打不通。你们客服的电话是多少？售后的地址在哪里？你们店(总店)的地址是什么？",
      []),
     ("能换成华为(旗舰店)的那款手机吗？另外便宜坊的电话呢？", ["华为(旗舰店)", "便宜坊"]),

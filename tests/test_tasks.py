@@ -76,7 +76,9 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "我马上为您查询。"),
     ("assistant", "我会帮您查一下物流。"),  # a lookup, softened or not
     ("assistant", "快递明天到。"),  # a thing's future, owed by no one
-    ("assistant", "Your package will arrive tomorrow."),
+    ("assistant", "Your package will arrive tomorrow."),  # its own act, or another's
+    ("assistant", "Your bank will respond within 5 business days."),
+    ("assistant", "Your subscription will cancel at the end of the billing period."),
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
     ("assistant", "Most of the stores will be closed on Sunday."),

@@ -134,10 +134,10 @@ _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
-# ... verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店)), and of saying (我老公说…)
+# ... and verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店))
 _ZH_CHANGE = "换成|换到|改成|改为|改到"
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
-                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外|说"
+                      r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
                       r"|(?:更新|修改|变更)为"
                       rf"|{_ZH_CHANGE}")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
@@ -198,16 +198,12 @@ ZH_NAME = re.compile(
 )
 
 
-# what goes on after a number that begins a name (7天|连锁酒店): two letters or more of a
-# name, and its kind word
-_ZH_NAME_GOES_ON = re.compile(
-    rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fff]){{2,14}}(?=[{_ZH_KIND_FIRST}])(?:{_ZH_KINDS})")
-
-
 def name_goes_on(text: str, end: int) -> bool:
     """Whether the number (a duration, a count) that ends at ``end`` begins a Chinese
-    name (7天连锁酒店, 24小时便利店) rather than saying how long or how many."""
-    return _ZH_NAME_GOES_ON.match(text, end) is not None
+    name: what follows it names a kind of place, no particular one, alone (7天|连锁酒店;
+    not 3天|北京饭店, 3天送达上海)."""
+    return (m := _ZH_GENERIC_PLACE.match(text, end)) is not None and (
+        m.group(0) != _unsized(m.group(0)) or not _ZH_KIND.fullmatch(m.group(0)))
 
 
 def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, int]]:
@@ -255,7 +251,14 @@ def _opening(text: str, start: int, end: int) -> int | None:
     if end >= len(text) or text[end] not in ")）":
         return None
     at = max(text.rfind("(", 0, start), text.rfind("（", 0, start))
-    return at if at >= 0 and all(c in _ZH_STOP for c in text[at + 1:start]) else None
+    cut = text[at + 1:start]
+    return at if at >= 0 and all(c in _ZH_STOP and c not in _ZH_OWN_WORDS for c in cut) \
+        else None
+
+
+# stop characters that are words of their own, not part of one (在北京饭店: "at"), which
+# no branch's name begins with
+_ZH_OWN_WORDS = frozenset("在和与或的是去到从向对把被让给我你您他她它这那就也还要想请")
 
 
 # verbs of choosing, buying and changing that come before a name (能换成华为(旗舰店))
@@ -266,7 +269,8 @@ _ZH_BRAND = re.compile(rf"(?:(?![{_ZH_STOP}])[\u4e00-\u9fffA-Za-z0-9·]){{2,16}}
 _ZH_ROLE = re.compile(r"[这那][个家座间所处](?=景点|地方|餐馆|餐厅|酒店|宾馆|饭店)"
                       r"|的(?=地址|电话|门票|评分|价格|营业时间|游玩时间|人均消费|推荐菜|特色菜|附近|周边)")
 _ZH_GENERIC = re.compile(r"景点|地方|酒店|餐馆|餐厅|宾馆|饭店|景区|房间|车|司机|出租车|客服|售后"
-                         r"|商品|产品|手机|订单|快递|物流|包裹|公司|门店|店铺|平台|账号|电话|地址")
+                         r"|商品|产品|手机|订单|快递|物流|包裹|公司|门店|店铺|平台|账号|电话|地址"
+                         r"|学校|小区|单位|这里|那里")
 
 
 # someone of the user's is no name (我老婆的电话, 我自己的电话): a relation (the pack's) or self

@@ -203,12 +203,16 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"\b(?:(?:my\s+)?(?:phone|mobile|cell)(?:\s+number)?|my\s+number)\s+is\s+"
         r"(\+?\d{10,11})(?!\d)|\bme\s+at\s+(\+?\d{10,11})(?!\d)", _I)), -1),
     # an id of no kind above, named by its noun ("invoice number INV-20931", "serial
-    # number is SN8472A", 发票号FP20240315001, 保单编号是…): kept as said, of no kind
+    # number is SN8472A", 发票号FP20240315001, 保单编号是…): kept as said, of no kind.
+    # A letter before its last character: digits alone (an ID's check letter X after
+    # them) are a person's numbers (a card, an ID, a code sent to them, a phone), or a count
     ("other", "reference", _numeric(re.compile(
         r"(?<![A-Za-z])(?!(?:the|my|your|his|her|our|their|this|that|an?|phone|mobile|cell"
-        r"|contact)\s)[A-Za-z]{3,}\s+(?:number|no\.?|#|id|code)\s*+(?:is\b|was\b|[:#\s])*+"
-        rf"({_ORDER_ID})"
-        r"|[\u4e00-\u9fff](?:号码?|编号|编码)(?:是|为|[:：\s])*+" rf"({_ORDER_ID})", _I)), -1),
+        r"|contact)\s)[A-Za-z]{3,}\s+(?:number|no\.|#|id|code)\s*+(?:is\b|was\b|[:#\s])*+"
+        rf"((?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID})"
+        r"|[\u4e00-\u9fff](?:号码?|编号|编码)(?:是|为|[:：\s])*+"
+        rf"((?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID})",
+        _I)), -1),
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         # a day of the month alone (16号, 15日), said where a date is (after a break, a
@@ -461,6 +465,7 @@ class _Clause:
     text: str  # verbatim substring of turn.text
     question: bool  # its sentence asks something
     sentence: int = 0  # which sentence of the turn it is in
+    start: int = 0  # where it starts in the turn's content
 
 
 class RuleExtractor(BaseExtractor):
@@ -520,15 +525,18 @@ class RuleExtractor(BaseExtractor):
             delta.anchors.extend(anchors)
             before = _sizes(delta)
             clauses = _clauses([turn])
-            goal: tuple[int, NewGoal] | None = None  # the last goal, in its sentence
+            goal: tuple[_Clause, NewGoal] | None = None  # the last goal, its clause
             for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
-                goes_on = goal is not None and goal[0] == clause.sentence
+                goes_on = goal is not None and goal[0].sentence == clause.sentence
                 sizes, goals = _sizes(delta) if goes_on else None, len(delta.goals)
                 self._clause(clause, delta, open_tasks)
                 if len(delta.goals) > goals:
-                    goal = (clause.sentence, delta.goals[-1])
-                elif goal and goes_on and _sizes(delta) == sizes:
-                    _go_on(goal[1], clause)
+                    goal = (clause, delta.goals[-1])
+                elif goal and goes_on and _sizes(delta) == sizes \
+                        and _go_on(goal[1], goal[0].start, clause, anchors):
+                    continue
+                else:
+                    goal = None  # (what says something of its own ends the goal's words)
             if unread := sum(1 for _ in clauses):
                 notes.append(f"turn #{turn.index}: {unread} clauses past the first "
                              f"{MAX_CLAUSES_PER_TURN} not read")
@@ -862,18 +870,34 @@ def _budget_amount(turn: Turn, clause: str, delta: StateDelta) -> bool:
         for a in delta.anchors)
 
 
-def _go_on(goal: NewGoal, clause: _Clause) -> None:
-    """A clause of the user's no section takes, in the sentence of a goal after it, goes
-    on with what the goal seeks (请帮我找一家人均消费100-150元的，|有大螃蟹这个菜的餐馆;
-    "I need a hotel in SF, |close to the airport"): the goal's text runs through it. Not
-    a pleasantry, a feeling or a complaint (…，谢谢)."""
-    text = clause.turn.text
-    if clause.turn.role != "user" or expressive(clause.text) or C.question.search(clause.text):
-        return
-    start = text.find(goal.text)
-    end = text.find(clause.text, start + len(goal.text)) + len(clause.text)
-    if start >= 0 and end > start + len(goal.text) and end - start <= MAX_CLAUSE:
-        goal.text = text[start:end]
+def _go_on(goal: NewGoal, at: int, clause: _Clause, anchors: Sequence[NewAnchor]) -> bool:
+    """A clause of the user's no section takes, in the sentence of a goal (said at ``at``)
+    after it, goes on with what the goal seeks (请帮我找一家人均消费100-150元的，|有大螃蟹这个菜
+    的餐馆; "I need a hotel in SF, |close to the airport"): the goal's text runs through
+    it. Not one that says something of its own: a new subject ("the package arrived
+    damaged", 我…), the user's contact or id, taking back or correcting ("never mind",
+    "actually no"), a refusal, a pleasantry, a feeling or a complaint, a question: it
+    ends the goal's words. Say whether the goal went on."""
+    text, said = clause.turn.content or "", clause.text
+    if clause.turn.role != "user" or expressive(said) or C.question.search(said) \
+            or _NEW_SUBJECT.match(said) or C.give_up.search(said) or C.corrects.search(said) \
+            or refusal(said) or any(a.kind in _PERSONAL and a.value in said for a in anchors):
+        return False
+    end = clause.start + len(said)
+    if not text.startswith(goal.text, at) or end - at > MAX_CLAUSE:
+        return False
+    goal.text = text[at:end]
+    return True
+
+
+# what opens a clause of its own: a subject (a pronoun, a determiner), or a word of
+# politeness alone (please, 麻烦了)
+_NEW_SUBJECT = re.compile(r"(?:i|you|he|she|it|we|they|my|your|his|her|its|our|their|the|this"
+                          r"|that|these|those|there|please|thanks?)\b|[我你您他她它咱这那麻谢]",
+                          _I)
+# a clause holding one of these says the user's own details, not what a goal seeks
+_PERSONAL = frozenset({"email", "phone", "order_id", "ticket_id", "tracking_number",
+                       "account", "address"})
 
 
 def _said_in(turn: Turn) -> Iterator[tuple[str, bool]]:
@@ -887,12 +911,15 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
             continue
         sentences = (s for part in EN_SENTENCE.split(turn.content)
                      for s in SENTENCE.findall(part))
+        at = 0  # (each clause is found after the one before: where it is, not its twin's)
         for k, sentence in enumerate(sentences):
             question = bool(C.question.search(sentence))
             for m in _CLAUSE.finditer(sentence):
                 text = m.group(0).strip().rstrip(_TRAILING)
                 if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
-                    yield _Clause(turn, text, question, k)
+                    at = max(turn.content.find(text, at), at)
+                    yield _Clause(turn, text, question, k, at)
+                    at += len(text)
 
 
 def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntry],

@@ -521,28 +521,39 @@ def moved_from(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEn
 
 def cancelled(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
               ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
-    """The day and the time of a booking called off ("Please cancel my appointment on
-    Friday at 3 pm", 帮我取消明天下午三点的预约, "Your appointment on Friday at 3 pm has been
-    cancelled", 已为您取消…) are let go as a value moved from is, whoever says it: said in
-    the clause that cancels, up to what goes on to another act ("..., and book Monday
-    instead"). Not where the cancelling is refused ("don't cancel") or asked about ("Can
-    I cancel ...?": the report that it is done lets them go)."""
-    if not turn.content or not (cue := C.cancels.search(turn.text)):
+    """The day and the time of a booking called off are let go as a value moved from is:
+    said in a clause where the user asks to call it off ("Please cancel my appointment on
+    Friday at 3 pm", 帮我取消明天下午三点的预约) or the assistant reports it called off ("Your
+    appointment on Friday at 3 pm has been cancelled", 已为您取消…), up to what goes on to
+    another act ("..., and book Monday instead"). The user's name a booking the state
+    holds: every one of them live, or none is let go (明天上午十点的按摩 is not the
+    haircut at 明天下午三点); the assistant's report is never a live value. Not where the
+    cancelling is refused, asked about, supposed ("if the doctor is not available") or
+    told of in passing (I cancelled it on Monday, 3月5日取消的订单)."""
+    if not turn.content or not C.cancels.search(turn.text) \
+            and not C.cancel_done.search(turn.text):
         return list(anchors), []
+    cue_of = C.cancel_done if turn.role == "assistant" else C.cancels
     text, bounds = turn.text, _Bounds(turn.text)
     down = []
     for a, start, end in _placed(text, anchors):
         if a.key not in _WHEN:
             continue
         first, last = bounds.clause(start, end)
-        cue = C.cancels.search(text, first, last)
-        if cue is None or bounds.clause_asks(start, end) or reading(
-                text[first:last], cue.start() - first, cue.end() - first) == "refused":
+        cue = cue_of.search(text, first, last)
+        if cue is None or bounds.clause_asks(start, end) or C.condition.search(text, first, last) \
+                or reading(text[first:last], cue.start() - first, cue.end() - first) == "refused":
             continue
         ends = C.cancel_ends.search(text, cue.end(), last)
         if ends is None or start < ends.start():
             down.append(a)
-    return _let_go(down, anchors, index, turn)
+    live = {(key, normalize(value)) for key, value in map(_asked, section_entries(index,
+                                                                              "anchors"))}
+    held = all((slot_of(a.key), normalize(a.value)) in live for a in down)
+    if turn.role == "user" and not held:
+        return list(anchors), []
+    kept, updates = _let_go(down, anchors, index, turn)
+    return kept, updates if held else []
 
 
 _WHEN = frozenset({"date", "until", "time"})

@@ -10,8 +10,8 @@ from typing import Literal
 from .acts import Act, Agent
 from .words_en import EnglishWords
 
-# the verb class of a thing's own coming (arrive, come): what no one owes of it
-_OWN_MOTION = frozenset({"come"})
+# the verb class of sending (ship, dispatch...): what the service owes of a thing
+_SENT = "send"
 
 
 class English(EnglishWords):
@@ -101,13 +101,12 @@ class English(EnglishWords):
             verbs, obj, _ = phrase
             subject, agent, needs_you = who
             if needs_you and "you" not in toks[j:j + 4]:
-                # the customer's thing that will undergo an act of the service's ("Your
-                # replacement will ship tomorrow"): owed as the passive is; not its own
-                # coming (Your package will arrive; 快递明天到)
+                # the customer's thing that will be sent ("Your replacement will ship
+                # tomorrow"): owed as the passive is. Not another act a thing or someone
+                # of theirs will do (Your package will arrive, Your bank will respond)
                 thing = self.noun_phrase(toks, span[0] - 1)
                 if role == "assistant" and "your" in thing and not obj \
-                        and self.owed(verbs, thing) \
-                        and not verbs & {self.key(w) for w in _OWN_MOTION}:
+                        and verbs == {self.key(_SENT)}:
                     return self.finish(verbs, thing, [], None)
                 continue
             if (role == "user" or needs_you) and not self.owed(verbs, obj):

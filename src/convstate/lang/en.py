@@ -311,9 +311,11 @@ PACK = LanguagePack(
         "moved_from": r"\b(?:mov|chang|switch|reschedul|push|shift|postpon|bring|upgrad"
                       r"|downgrad)\w*\b[^,.;!?]{0,40}?\bfrom\s+(?:the\s+)?$",
         "moved_to": r"\s*(?:,\s*)?(?:to|till|until)\b",
-        # a booking called off ("cancel my appointment", "has been cancelled"), and what
-        # ends the words about it ("..., and book Monday")
-        "cancels": r"\b(?:cancel(?:s|led|ed|ling|ing)?|call(?:ed)?\s+off)\b",
+        # a booking the user asks to call off ("cancel my appointment") or the assistant
+        # reports called off ("has been cancelled"), and what ends the words about it
+        # ("..., and book Monday")
+        "cancels": r"\bcancel\b|\bcall\s+off\b",
+        "cancel_done": r"\bcancell?ed\b|\bcalled\s+off\b",
         "cancel_ends": r"\b(?:and|then|but|instead|so)\b",
         # a clause that gives up what the user wanted ("never mind the refund", "I don't
         # want a refund anymore", "cancel the upgrade")

@@ -195,8 +195,10 @@ PACK = LanguagePack(
         "tag_question": r"^\s*[,，]?\s*(?:是吗|对吧|对不对|是不是|好吗|行吗)\s*[?？]?\s*$",
         # a booking moved from a value to another (从周一改到周三)
         "moved_from": r"[从把]\s*$",
-        # a booking called off (取消明天的预约, 预约已取消), and what ends the words about it
-        "cancels": r"取消|撤销",
+        # a booking the user asks to call off (取消明天的预约; not 取消的订单) or the
+        # assistant reports called off (已为您取消, 预约已取消), and what ends the words
+        "cancels": r"(?:取消|撤销)(?![的了])",
+        "cancel_done": r"已(?:经)?(?:为您|帮您|给您)?(?:取消|撤销)|(?:取消|撤销)了",
         "cancel_ends": r"并|再|然后|但|改[成到为约]|换成|重新",
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
         "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
