@@ -8,7 +8,15 @@ from importlib import resources
 import pytest
 from conftest import make_turns, sources
 
-from convstate import ConversationState, RuleExtractor, Turn, fold, render
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    InMemoryStore,
+    RuleExtractor,
+    Turn,
+    fold,
+    render,
+)
 from convstate.extract import rules
 from convstate.extract.rules import MAX_ANCHORS_PER_TURN, detect_language, find_anchors
 
@@ -222,6 +230,8 @@ def test_order_number_is_not_read_as_a_phone() -> None:
     ("My social security number is 123-45-6789. The verification code is 482913.", []),
     ("我的身份证号码是11010119900307123X，银行卡号是6222021234567890123。", []),
     ("My zip code is 94103. Total number is 15000 units. Any 24-hour pharmacies?", []),
+    # ... nor a code or a document's number: the person's
+    ("Your verification code is 7H3K9Z. Passport number E12345678. 护照号码E12345678", []),
 ])
 def test_an_id_of_no_kind_is_a_reference(text, found) -> None:
     assert sorted(anchors_of(text), key=lambda a: text.index(a[1])) == found
@@ -291,11 +301,30 @@ def test_en_constraints_goals_tasks_decisions_sentiment() -> None:
     ("I want a refund, my name is Ann Lee, my email is ann@example.com.", ["I want a refund"]),
     ("I want a refund. I have asked twice. I want a refund, the blender is broken.",
      ["I want a refund"]),
+    ("I want a refund, and the package arrived damaged.", ["I want a refund"]),
+    ("I need a hotel in SF, preferably cheap, and my name is John.",
+     ["I need a hotel in SF, preferably cheap"]),
+
     ("I want a refund. The box was crushed.", ["I want a refund"]),
     ("I want a refund, but I don't want to send it back.", ["I want a refund"]),
 ])
 def test_a_goal_runs_through_the_clauses_that_go_on_with_it(text, goals) -> None:
     assert [g.text for g in extract(("user", text)).goals] == goals
+
+
+@pytest.mark.parametrize("first, again, goals", [
+    # the same goal said again with or without what goes on with it is one goal
+    ("I want a refund for my order, within this week.", "I want a refund for my order.",
+     ["I want a refund for my order, within this week"]),
+    ("我想退款。", "我想退款，尽快处理。", ["我想退款"]),
+    ("I want a refund.", "I want a refund for my other order.",
+     ["I want a refund", "I want a refund for my other order"]),
+])
+def test_a_goal_said_again_with_or_without_its_clauses_is_one(first, again, goals) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
+    for text in (first, again):
+        mem.add("user", text)
+    assert [g.text for g in mem.state.goals] == goals
 
 
 def test_not_satisfied_is_negative() -> None:
@@ -386,6 +415,8 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("就去儒宴孔府菜(亦庄店)吧。推荐聚德华天烤肉季(什刹海总店)。我觉得99旅馆连锁(北京物资学院店)好",
      ["儒宴孔府菜(亦庄店)", "聚德华天烤肉季(什刹海总店)", "99旅馆连锁(北京物资学院店)"]),
     ("我要投诉(在北京饭店)的服务。我想去中国说唱艺术博物馆。", ["北京饭店", "中国说唱艺术博物馆"]),
+    # someone's saying leads no name (我老公说…); a branch may begin with 和 (和平门店)
+    ("我老公说故宫博物院不错，朋友说全聚德(和平门店)好吃", ["故宫博物院", "全聚德(和平门店)"]),
     # a number a name begins with is no duration (7天连锁酒店: the rest names no place);
     # one before a place named, or no place, is
     ("7天连锁酒店(北京顺义首都机场店)很不错，3天内到店。", ["7天连锁酒店(北京顺义首都机场店)"]),

@@ -1278,6 +1278,17 @@ def test_a_bare_number_changes_the_one_count(turns, key, now) -> None:
      ["Friday"], ["3 pm"]),
     ([("user", "帮我约明天下午三点的剪发"), ("assistant", "好的。"),
       ("user", "顺便把我后天下午三点的按摩取消掉。")], None, ["下午三点"]),
+    # a time the turn says again for what replaces the booking stays
+    ([("user", "Book a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "Cancel Friday at 3 pm and book Monday at 3 pm instead.")],
+     ["Monday"], ["3 pm"]),
+    # not asked for: refused, a maybe, or under a condition before its clause
+    ([("user", "Book a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "I'm not going to cancel Friday at 3 pm.")], None, ["3 pm"]),
+    ([("user", "Book a haircut on Friday at 3 pm."), ("assistant", "Booked."),
+      ("user", "I might cancel Friday at 3 pm.")], None, ["3 pm"]),
+    ([("user", "帮我约明天下午三点的剪发"), ("assistant", "好的"),
+      ("user", "如果师傅没空，就取消明天下午三点的预约")], None, ["下午三点"]),
 ])
 def test_a_booking_called_off_lets_its_day_and_time_go(turns, dates, times) -> None:
     mem = said(*turns)  # (dates None: a later day of the user's replaces theirs anyway)

@@ -22,6 +22,7 @@ from .normalize import normalize
 from .sections import (
     CEILING_OF,
     COUNT_KEYS,
+    GOALS,
     SETTLED_KEYS,
     SLOT_KEYS,
     Section,
@@ -438,7 +439,8 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
         stats.reject(f"{spec.name} item cites no folded turn: {text[:40]!r}")
         return None
     key = (extra.get("owner"), normalize(text))
-    if (old := keys.own(spec.name, key)) is not None:
+    if (old := keys.own(spec.name, key)) is not None or spec is GOALS and (
+            old := _head_of(keys, spec.name, key[0], text)) is not None:
         _said_again(spec, old, turns)
         stats.deduplicated += 1
         return old
@@ -449,6 +451,21 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     keys.add(spec.name, key, item)
     stats.added += 1
     return item
+
+
+def _head_of(keys: _Keys, section: str, owner: Any, text: str) -> Any:
+    """The goal ``text`` says again with or without the clauses that go on with it ("I
+    want a refund for my order" and "I want a refund for my order, within this week":
+    extract/rules.py runs a goal through them), the draft's own; None if none."""
+    for (who, norm), item in keys.of(section).items():
+        if who == owner and (_heads(item.text, text) or _heads(text, item.text)):
+            return keys.own(section, (who, norm))
+    return None
+
+
+def _heads(head: str, text: str) -> bool:
+    """Whether ``head`` is the first clause (or clauses) of ``text``."""
+    return len(text) > len(head) and text.startswith(head) and text[len(head)] in ",，"
 
 
 def _said_again(spec: Section, item: Any, turns: list[int]) -> None:

@@ -134,10 +134,12 @@ _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
 # "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
-# ... and verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店))
+# ... verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店)), and someone's saying
+# (我老公说…, 朋友说…; not 中国说唱艺术博物馆)
 _ZH_CHANGE = "换成|换到|改成|改为|改到"
 _ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
                       r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
+                      r"|(?<=[我你您他她们公婆友妈爸哥姐弟妹人子])说"
                       r"|(?:更新|修改|变更)为"
                       rf"|{_ZH_CHANGE}")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
@@ -256,9 +258,9 @@ def _opening(text: str, start: int, end: int) -> int | None:
         else None
 
 
-# stop characters that are words of their own, not part of one (在北京饭店: "at"), which
-# no branch's name begins with
-_ZH_OWN_WORDS = frozenset("在和与或的是去到从向对把被让给我你您他她它这那就也还要想请")
+# a stop character that is a word of its own in parentheses, "at" (在北京饭店), which no
+# branch's name begins with (和平门店 does with 和)
+_ZH_OWN_WORDS = frozenset("在")
 
 
 # verbs of choosing, buying and changing that come before a name (能换成华为(旗舰店))

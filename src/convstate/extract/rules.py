@@ -205,12 +205,14 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     # an id of no kind above, named by its noun ("invoice number INV-20931", "serial
     # number is SN8472A", 发票号FP20240315001, 保单编号是…): kept as said, of no kind.
     # A letter before its last character: digits alone (an ID's check letter X after
-    # them) are a person's numbers (a card, an ID, a code sent to them, a phone), or a count
+    # them) are a person's numbers (a card, an ID, a code sent to them, a phone), or a
+    # count; nor a code or a document's number (a passport's, a card's): the person's
     ("other", "reference", _numeric(re.compile(
         r"(?<![A-Za-z])(?!(?:the|my|your|his|her|our|their|this|that|an?|phone|mobile|cell"
-        r"|contact)\s)[A-Za-z]{3,}\s+(?:number|no\.|#|id|code)\s*+(?:is\b|was\b|[:#\s])*+"
+        r"|contact|passport|licen[cs]e|card|security|social|tax|pin|pass)\s)"
+        r"[A-Za-z]{3,}\s+(?:number|no\.|#|id)\s*+(?:is\b|was\b|[:#\s])*+"
         rf"((?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID})"
-        r"|[\u4e00-\u9fff](?:号码?|编号|编码)(?:是|为|[:：\s])*+"
+        r"|(?![证卡照])[\u4e00-\u9fff](?:号码?|编号)(?:是|为|[:：\s])*+"
         rf"((?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID})",
         _I)), -1),
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
@@ -890,14 +892,16 @@ def _go_on(goal: NewGoal, at: int, clause: _Clause, anchors: Sequence[NewAnchor]
     return True
 
 
-# what opens a clause of its own: a subject (a pronoun, a determiner), or a word of
-# politeness alone (please, 麻烦了)
+# what opens a clause of its own: a subject (a pronoun, a determiner), a conjunction,
+# or a word of politeness alone (please, 麻烦了)
 _NEW_SUBJECT = re.compile(r"(?:i|you|he|she|it|we|they|my|your|his|her|its|our|their|the|this"
-                          r"|that|these|those|there|please|thanks?)\b|[我你您他她它咱这那麻谢]",
+                          r"|that|these|those|there|and|but|or|so|because|since|as|then|also"
+                          r"|please|thanks?)\b|[我你您他她它咱这那麻谢]|因为|所以|但|而且|并且|然后",
                           _I)
-# a clause holding one of these says the user's own details, not what a goal seeks
+# a clause holding one of these says the user's own details (or someone's name), not
+# what a goal seeks
 _PERSONAL = frozenset({"email", "phone", "order_id", "ticket_id", "tracking_number",
-                       "account", "address"})
+                       "account", "address", "name"})
 
 
 def _said_in(turn: Turn) -> Iterator[tuple[str, bool]]:

@@ -523,37 +523,39 @@ def cancelled(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
               ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
     """The day and the time of a booking called off are let go as a value moved from is:
     said in a clause where the user asks to call it off ("Please cancel my appointment on
-    Friday at 3 pm", 帮我取消明天下午三点的预约) or the assistant reports it called off ("Your
-    appointment on Friday at 3 pm has been cancelled", 已为您取消…), up to what goes on to
-    another act ("..., and book Monday instead"). The user's name a booking the state
-    holds: every one of them live, or none is let go (明天上午十点的按摩 is not the
-    haircut at 明天下午三点); the assistant's report is never a live value. Not where the
-    cancelling is refused, asked about, supposed ("if the doctor is not available") or
-    told of in passing (I cancelled it on Monday, 3月5日取消的订单)."""
+    Friday at 3 pm", 帮我取消明天下午三点的预约: the clause opens with the asking,
+    ``C.cancel_asked``, with no condition in its sentence up to it), up to what goes on to
+    another act ("..., and book Monday instead"), every one of them a value the state
+    holds (明天上午十点的按摩 is not the haircut at 明天下午三点); or where the assistant
+    reports it called off ("Your appointment on Friday at 3 pm has been cancelled",
+    已为您取消…): its saying of them is no live value (the user's own values only the user
+    replaces). Not told in passing, refused, supposed or asked about ("I cancelled it on
+    Monday", "I'm not going to cancel", "If ..., cancel", "Should I cancel ...")."""
     if not turn.content or not C.cancels.search(turn.text) \
             and not C.cancel_done.search(turn.text):
         return list(anchors), []
-    cue_of = C.cancel_done if turn.role == "assistant" else C.cancels
+    user = turn.role == "user"
     text, bounds = turn.text, _Bounds(turn.text)
     down = []
     for a, start, end in _placed(text, anchors):
         if a.key not in _WHEN:
             continue
         first, last = bounds.clause(start, end)
-        cue = cue_of.search(text, first, last)
-        if cue is None or bounds.clause_asks(start, end) or C.condition.search(text, first, last) \
-                or reading(text[first:last], cue.start() - first, cue.end() - first) == "refused":
+        cue = (C.cancels if user else C.cancel_done).search(text, first, last)
+        if cue is None or bounds.clause_asks(start, end):
+            continue
+        opened = max((m.end() for m in _SENTENCE.finditer(text, 0, cue.start())), default=0)
+        if user and (not C.cancel_asked.fullmatch(text, first, cue.start())
+                     or C.condition.search(text, opened, last)):
             continue
         ends = C.cancel_ends.search(text, cue.end(), last)
         if ends is None or start < ends.start():
             down.append(a)
     live = {(key, normalize(value)) for key, value in map(_asked, section_entries(index,
                                                                               "anchors"))}
-    held = all((slot_of(a.key), normalize(a.value)) in live for a in down)
-    if turn.role == "user" and not held:
+    if user and not all((slot_of(a.key), normalize(a.value)) in live for a in down):
         return list(anchors), []
-    kept, updates = _let_go(down, anchors, index, turn)
-    return kept, updates if held else []
+    return _let_go(down, anchors, index, turn)
 
 
 _WHEN = frozenset({"date", "until", "time"})
@@ -582,15 +584,19 @@ _MOVED_KEYS = SLOT_KEYS | CONTACT_KEYS | {"product", "account"}
 def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],
             index: Sequence[IndexEntry], turn: Turn
             ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
-    """``anchors`` less those ``down``, and the updates replacing the values equal to
-    them that the state holds."""
+    """``anchors`` less those ``down`` (those very values: the same value said again in
+    the turn, for what replaces it, stays), and the updates replacing the values equal to
+    them that the state holds, but for one the turn says again ("Cancel Friday at 3 pm
+    and book Monday at 3 pm")."""
     if not down:
         return list(anchors), []
-    gone = {(slot_of(a.key), normalize(a.value)) for a in down}
+    kept = [a for a in anchors if all(a is not d for d in down)]
+    gone = {(slot_of(a.key), normalize(a.value)) for a in down} \
+        - {(slot_of(a.key), normalize(a.value)) for a in kept}
     updates = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
                for e in section_entries(index, "anchors")
                if (_asked(e)[0], normalize(e.text.partition("=")[2])) in gone]
-    return [a for a in anchors if a not in down], updates
+    return kept, updates
 
 
 def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]

@@ -316,6 +316,13 @@ PACK = LanguagePack(
         # ("..., and book Monday")
         "cancels": r"\bcancel\b|\bcall\s+off\b",
         "cancel_done": r"\bcancell?ed\b|\bcalled\s+off\b",
+        # what opens a clause that asks for the cancelling, up to its verb ("please",
+        # "can you", "I'd like to"; not "I'm not going to", "I might", "Should I")
+        "cancel_asked": r"\W*(?:(?:so|and|ok(?:ay)?|then|also|now|oh|actually)\W+)*"
+                        r"(?:(?:please|kindly|just|go\s+ahead\s+and"
+                        r"|(?:can|could|would|will)\s+you(?:\s+please)?"
+                        r"|I(?:['’]d|\s+would)\s+like\s+(?:you\s+)?to"
+                        r"|I\s+(?:want|need)\s+(?:you\s+)?to)\s+)*",
         "cancel_ends": r"\b(?:and|then|but|instead|so)\b",
         # a clause that gives up what the user wanted ("never mind the refund", "I don't
         # want a refund anymore", "cancel the upgrade")

@@ -199,6 +199,10 @@ PACK = LanguagePack(
         # assistant reports called off (已为您取消, 预约已取消), and what ends the words
         "cancels": r"(?:取消|撤销)(?![的了])",
         "cancel_done": r"已(?:经)?(?:为您|帮您|给您)?(?:取消|撤销)|(?:取消|撤销)了",
+        # what opens a clause that asks for the cancelling (帮我, 请, 把…; not 我不会)
+        "cancel_asked": r"\W*(?:那|那就|好|嗯|顺便|另外|还有)?"
+                        r"(?:请|麻烦|帮我|给我|我要|我想|我需要|你帮我|您帮我|麻烦你|麻烦您)*"
+                        r"(?:把[^，。！？!?]{0,30})?",
         "cancel_ends": r"并|再|然后|但|改[成到为约]|换成|重新",
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
         "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
