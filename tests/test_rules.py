@@ -421,6 +421,7 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     # one before a place named, or no place, is
     ("7天连锁酒店(北京顺义首都机场店)很不错，3天内到店。", ["7天连锁酒店(北京顺义首都机场店)"]),
     ("我想订3天北京饭店。", ["北京饭店"]),
+    ("7天优品酒店(北京国贸劲松地铁站店)的地址在哪", ["7天优品酒店(北京国贸劲松地铁站店)"]),
     # a name with no kind word, known by its role; what stands for no one is no name
     ("天坛的电话是多少？您可以看看张裕爱斐堡国际酒庄这个景点。这个景点的门票呢？它的地址呢？",
      ["天坛", "张裕爱斐堡国际酒庄"]),

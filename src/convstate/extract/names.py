@@ -202,10 +202,12 @@ ZH_NAME = re.compile(
 
 def name_goes_on(text: str, end: int) -> bool:
     """Whether the number (a duration, a count) that ends at ``end`` begins a Chinese
-    name: what follows it names a kind of place, no particular one, alone (7天|连锁酒店;
-    not 3天|北京饭店, 3天送达上海)."""
-    return (m := _ZH_GENERIC_PLACE.match(text, end)) is not None and (
-        m.group(0) != _unsized(m.group(0)) or not _ZH_KIND.fullmatch(m.group(0)))
+    name: what follows it names a kind of place, no particular one, alone (7天|连锁酒店),
+    or a business with its branch (7天|优品酒店(国贸店)); not 3天|北京饭店, 3天送达上海."""
+    if (m := _ZH_GENERIC_PLACE.match(text, end)) is not None and (
+            m.group(0) != _unsized(m.group(0)) or not _ZH_KIND.fullmatch(m.group(0))):
+        return True
+    return (m := ZH_NAME.match(text, end)) is not None and m.group(0)[-1] in ")）"
 
 
 def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, int]]:
