@@ -224,6 +224,7 @@ def test_order_number_is_not_read_as_a_phone() -> None:
     # ... after the kinds that have a cue of their own, and not a count or a word
     ("The serial number is SN8472A and my order number is DD20240315889.",
      [("reference", "SN8472A"), ("order_id", "DD20240315889")]),
+    ("预订号码是HB123456", [("order_id", "HB123456")]),  # a booking's number, said whole
     ("My phone number is 312-555-0186.", [("phone", "312-555-0186")]),
     ("The number is 12345 but the room number is 305.", []),
     # digits alone are a person's numbers or a count, not a reference
@@ -454,6 +455,8 @@ def test_names_in_a_tool_result_are_not_taken_as_said() -> None:
 @pytest.mark.parametrize("text, key, value", [
     ("Can we do eleven in the morning?", "time", "eleven in the morning"),
     ("Make it quarter to 6 in the evening.", "time", "quarter to 6 in the evening"),
+    ("Book it for Friday at noon.", "time", "noon"),
+    ("It must be done by 12 midnight.", "time", "12 midnight"),
     ("one pm is fine", "time", "one pm"),
     # o'clock however its apostrophe is typed
     ('Try it for 2 o"clock in the afternoon.', "time", '2 o"clock in the afternoon'),

@@ -174,7 +174,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("ticket_id", "ticket_id", _needs(TICKET_WORDS, _numeric(TICKET_ID)), 1),
     ("order_id", "order_id", _numeric(re.compile(
         # (a booking's number is its order's: "confirmation number CP-88213", 预订号)
-        r"(?:订单号|订单编号|单号|订单|预订号|预约号|确认号|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?"
+        r"(?:订单号码?|订单编号|单号|订单|预订号码?|预约号码?|确认号码?"
+        r"|orders?\s*+(?:numbers?|nos?\.?|ids?|#)?"
         r"|(?:booking|confirmation|reservation)\s*+(?:numbers?|nos?\.?|codes?|ids?|#"
         r"|reference|ref\.?))"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b|\bactually\b)*"
@@ -240,7 +241,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
         r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I)), -1),
     ("time", "time", _needs(("am", "a.m", "pm", "p.m", "night", "noon", "morning", "afternoon",
-                             "evening", "quarter", "half"), re.compile(  # in words:
+                             "evening", "quarter", "half", "midnight"), re.compile(  # in words:
         # "quarter to 6 in the evening", "one pm"; a window whose first end takes the
         # second's am or pm ("9-11 am", "from 2 to 4 pm", "between 9 and 11 am")
         r"\b\d{1,2}(?::\d{2})?\s*(?:-|–|to)\s*\d{1,2}(?::\d{2})?\s?[ap]\.?m\.?(?![a-z])"
@@ -250,7 +251,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
         rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
-        rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b", _I)), 0),
+        rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b"
+        r"|\b(?:12\s+)?(?:noon|midnight)\b", _I)), 0),  # "at noon", "by midnight"
     ("date", "date", _needs(("tomorrow", "the", "后天"), re.compile(
         # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
