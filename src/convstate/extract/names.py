@@ -256,13 +256,9 @@ def _opening(text: str, start: int, end: int) -> int | None:
         return None
     at = max(text.rfind("(", 0, start), text.rfind("（", 0, start))
     cut = text[at + 1:start]
-    return at if at >= 0 and all(c in _ZH_STOP and c not in _ZH_OWN_WORDS for c in cut) \
-        else None
-
-
-# a stop character that is a word of its own in parentheses, "at" (在北京饭店), which no
-# branch's name begins with (和平门店 does with 和)
-_ZH_OWN_WORDS = frozenset("在")
+    # (在, "at", is a word of its own there, 在北京饭店: no branch begins with it; 和平门店
+    # does with 和)
+    return at if at >= 0 and all(c in _ZH_STOP and c != "在" for c in cut) else None
 
 
 # verbs of choosing, buying and changing that come before a name (能换成华为(旗舰店))

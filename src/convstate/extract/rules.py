@@ -91,6 +91,7 @@ _ID_LETTERS = 32  # letters an id may have before its first digit ("SR-", "ORDER
 _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last digit
 _ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{4,}}(?![A-Za-z0-9])"  # 5+
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
+_REFERENCE = rf"(?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID}"  # an id with a letter before its end
 
 # by id: a compiled pattern's hash reads its whole program, at every lookup (every turn)
 _NUMERIC: set[int] = set()
@@ -211,10 +212,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("other", "reference", _numeric(re.compile(
         r"(?<![A-Za-z])(?!(?:the|my|your|his|her|our|their|this|that|an?|phone|mobile|cell"
         r"|contact|passport|licen[cs]e|card|security|social|tax|pin|pass)\s)"
-        r"[A-Za-z]{3,}\s+(?:number|no\.|#|id)\s*+(?:is\b|was\b|[:#\s])*+"
-        rf"((?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID})"
-        r"|(?![证卡照])[\u4e00-\u9fff](?:号码?|编号)(?:是|为|[:：\s])*+"
-        rf"((?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID})",
+        rf"[A-Za-z]{{3,}}\s+(?:number|no\.|#|id)\s*+(?:is\b|was\b|[:#\s])*+({_REFERENCE})"
+        rf"|(?![证卡照])[\u4e00-\u9fff](?:号码?|编号)(?:是|为|[:：\s])*+({_REFERENCE})",
         _I)), -1),
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"

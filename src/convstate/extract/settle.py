@@ -544,18 +544,21 @@ def cancelled(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         cue = (C.cancels if user else C.cancel_done).search(text, first, last)
         if cue is None or bounds.clause_asks(start, end):
             continue
-        opened = max((m.end() for m in _SENTENCE.finditer(text, 0, cue.start())), default=0)
         if user and (not C.cancel_asked.fullmatch(text, first, cue.start())
-                     or C.condition.search(text, opened, last)):
+                     or C.condition.search(text, _sentence_start(text, cue.start()), last)):
             continue
         ends = C.cancel_ends.search(text, cue.end(), last)
         if ends is None or start < ends.start():
             down.append(a)
-    live = {(key, normalize(value)) for key, value in map(_asked, section_entries(index,
-                                                                              "anchors"))}
-    if user and not all((slot_of(a.key), normalize(a.value)) in live for a in down):
+    if user and not {_held(a) for a in down} <= set(map(_state_value, section_entries(
+            index, "anchors"))):
         return list(anchors), []
     return _let_go(down, anchors, index, turn)
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding ``text[at]`` starts."""
+    return max((m.end() for m in _SENTENCE.finditer(text, 0, at)), default=0)
 
 
 _WHEN = frozenset({"date", "until", "time"})
@@ -591,12 +594,21 @@ def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],
     if not down:
         return list(anchors), []
     kept = [a for a in anchors if all(a is not d for d in down)]
-    gone = {(slot_of(a.key), normalize(a.value)) for a in down} \
-        - {(slot_of(a.key), normalize(a.value)) for a in kept}
+    gone = {_held(a) for a in down} - {_held(a) for a in kept}
     updates = [ItemUpdate(id=e.id, status="superseded", turn=turn.index)
-               for e in section_entries(index, "anchors")
-               if (_asked(e)[0], normalize(e.text.partition("=")[2])) in gone]
+               for e in section_entries(index, "anchors") if _state_value(e) in gone]
     return kept, updates
+
+
+def _held(a: NewAnchor) -> tuple[str, str]:
+    """What a value of this turn is, as the state's are compared (``_state_value``)."""
+    return slot_of(a.key), normalize(a.value)
+
+
+def _state_value(e: IndexEntry) -> tuple[str, str]:
+    """An anchor entry's slot and its value, normalized."""
+    key, value = _asked(e)
+    return key, normalize(value)
 
 
 def switched(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
