@@ -473,6 +473,21 @@ def test_an_offer_outside_the_bound_the_user_agrees_to_is_taken() -> None:
         assert "50元以下" in active(said(asked, offer, ("user", reply)), "amount"), reply
 
 
+def test_an_offer_is_taken_when_the_reply_said_the_bound_back_beside_it() -> None:
+    """The bound said back (在200-300元的价位酒店里无…) is no offer that meets it; said back
+    and nothing else offered, it stays."""
+    asked = ("user", "帮我找个价格在200-300元、有室内游泳池的酒店。")
+    offer = ("assistant", "在200-300元的价位酒店里无室内游泳池提供，"
+                          "查询后北京华尔顿酒店价格是330元，然后此酒店有室内游泳池。")
+    mem = said(asked, offer, ("user", "行这个价格，它周边有什么景点？"))
+    assert active(mem, "amount") == ["330元"]
+    assert any(h.value == "200-300元" and h.status == "superseded"
+               for h in mem.state.history("amount"))
+    mem = said(("user", "帮我找一个评分5分的景点。"), ("assistant", "故宫的评分是5分。"),
+               ("user", "好的，就去这里吧。"))
+    assert [h.status for h in mem.state.history("rating")] == ["active"] * 2
+
+
 @pytest.mark.parametrize("reply, amounts", [
     ("哦，那它的营业时间是什么时候？", ["137元"]),
     ("这家店在哪儿？", ["137元"]),

@@ -168,9 +168,10 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     out = []
     for e in recent if offered else ():
         key, value = _asked(e)
-        if e.speaker == "user" and key in offered and e.turn == turn.index - 2 \
-                and _bound(value, _side(e)) is not None \
-                and not any(satisfies(value, v, _side(e)) for v in offered[key]):
+        # (the bound as the reply said it back, 在200-300元的价位酒店里没有…, is no offer)
+        others = [v for v in offered.get(key, ()) if v != value]
+        if e.speaker == "user" and others and _bound(value, _side(e)) is not None \
+                and not any(satisfies(value, v, _side(e)) for v in others):
             out.append(ItemUpdate(id=e.id, status="superseded", turn=turn.index))
     return out
 
