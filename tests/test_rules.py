@@ -328,6 +328,30 @@ def test_a_goal_said_again_with_or_without_its_clauses_is_one(first, again, goal
     assert [g.text for g in mem.state.goals] == goals
 
 
+@pytest.mark.parametrize("text, goal", [
+    # a question that asks the assistant to search or book, naming what it seeks, is a
+    # goal: answered, what it seeks is still sought
+    ("Can you find me a cheap restaurant?", True),
+    ("Could you help me find a Psychologist in San Jose?", True),
+    ("Will you find me something else like a direct bus?", True),
+    ("请帮我找一家评分4.5分以上的酒店好吗？", True),
+    # ... not one that names nothing, asks of a thing known, or asks for information
+    ("Will you find me something else?", False),
+    ("Can you get me their user rating?", False),
+    ("What is the address?", False),
+    ("能帮我找一下吗？", False),
+])
+def test_a_question_that_asks_for_a_search_is_a_goal(text, goal) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
+    mem.add("user", text)
+    mem.add("assistant", "Sure, how about this one? 好的，这家怎么样？")
+    mem.add("user", "OK.")
+    state = mem.state
+    assert [g.text for g in state.goals if g.status == "active"] == (
+        [text] if goal else []), text
+    assert [r.text for r in state.requests] == ([] if goal else [text]), text
+
+
 def test_not_satisfied_is_negative() -> None:
     assert extract(("user", "我很不满意")).sentiment.label == "negative"
     assert extract(("user", "I am not happy")).sentiment.label == "negative"

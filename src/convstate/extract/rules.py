@@ -580,7 +580,13 @@ class RuleExtractor(BaseExtractor):
         junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
             if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
-                delta.requests.append(NewRequest(text=text, turns=at))
+                if (m := C.seek_ask.search(text)) and not C.seek_nothing.match(text, m.end()) \
+                        and not C.goal_stop.search(text):
+                    # a search asked for ("Can you find me a cheap restaurant?", 有没有评分
+                    # 4.5分以上的酒店？): answered, what it seeks is still sought
+                    delta.goals.append(NewGoal(text=text, turns=at))
+                else:
+                    delta.requests.append(NewRequest(text=text, turns=at))
             elif junk:
                 pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
             elif refusal(text) and not _objectless(text):

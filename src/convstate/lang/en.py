@@ -226,6 +226,18 @@ PACK = LanguagePack(
                 r"|minute|second|sec)\b)|\blet me know\b|\bI(?:'d| would)?\s+(?:like|want"
                 r"|need)\s+to\s+know\b",
         "question": r"[?？]\s*$",
+        # a question that asks the assistant to search or book ("Can you find me a cheap
+        # restaurant?", "Could you help me find a Psychologist?"): what it seeks is a goal,
+        # once answered too; matched up to where what it seeks is named
+        "seek_ask": r"\b(?:(?:can|could|will|would) you|please|help me)\s+(?:please\s+)?"
+                    r"(?:also\s+)?(?:help me\s+)?(?:find|look for|search for|recommend|suggest"
+                    r"|book|reserve|get)\b(?:\s+(?:me|us))?",
+        # ... naming nothing it seeks ("Will you find me something else?"), or asking of a
+        # thing known ("Can you get me their rating?"): matched where the name would start
+        "seek_nothing": r"\s*(?:(?:their|its|his|her|your)\b.*|(?:(?:for|to|please|a|an|the"
+                        r"|some|something|anything|else|other|others|another|one|ones|more"
+                        r"|options?|it|them|that|this|there|too|also|again|any)\b"
+                        r"|[\s?.!,])*$)",
         "question_start": r"^(?:what|where|when|which|who|how|why|is|are|do|does|did|can"
                           r"|could|would|will|should)\b",
         "sentiment_neg":
