@@ -91,6 +91,10 @@ def test_the_times_of_two_named_places_do_not_replace_each_other() -> None:
     ([("user", "推荐一家评分4.5分以上，人均消费100-150元的餐馆。"),
       ("assistant", "抱歉，没有符合要求的餐馆，推荐小吊梨汤，人均消费85元，评分4.6分。")],
      "amount", ["85元"], "100-150元"),
+    # a failure told with a contraction ("wasn't able to")
+    ([("user", "Ideally I'd leave at 7:15 in the morning."),
+      ("assistant", "I wasn't able to get those exact tickets - I've found a 7:20 am bus."),
+      ("user", "That seems okay for me.")], "time", ["7:20 am"], "7:15 in the morning"),
 ])
 def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, left, gone
                                                                    ) -> None:
@@ -1090,6 +1094,36 @@ def test_a_retry_replaces_the_values_of_the_attempt_that_failed(retry, times) ->
                ("assistant", "Sorry, but your reservation has failed."),
                ("user", retry))
     assert sorted(active(mem, "time")) == sorted(times)
+
+
+@pytest.mark.parametrize("retry, names", [
+    # the place a retry names replaces the one the attempt named ...
+    ("Could you try again, this time find me movies at Smith Rafael Film Center?",
+     ["Smith Rafael Film Center"]),
+    # ... not when no retry is asked: a second place stands beside the first
+    ("Also find me movies at Smith Rafael Film Center.",
+     ["Century Regency", "Smith Rafael Film Center"]),
+])
+def test_a_retry_replaces_the_name_the_attempt_named(retry, names) -> None:
+    mem = said(("user", "Can you help me find a movie to watch at Century Regency?"),
+               ("assistant", "There are 2 movies at the Century Regency Theater: Brittany "
+                             "Runs a Marathon and The Farewell."),
+               ("user", "Are there any other movies?"),
+               ("assistant", "Sorry, there are no other movies that match."),
+               ("user", retry))
+    assert [n for n in active(mem, "names") if "Regency" in n or n in names] == (
+        names if len(names) == 1 else ["Century Regency", "Century Regency Theater", *names[1:]])
+    assert "Brittany Runs" in active(mem, "names")  # what the assistant offered stays
+
+
+def test_a_retry_replaces_the_place_said_back_in_another_role() -> None:
+    mem = said(("user", "Please check San Jose."),
+               ("assistant", "How about Mcdonald's in San Jose?"),
+               ("user", "Is there anything else?"),
+               ("assistant", "Sorry, I couldn't find anything else."),
+               ("user", "Please search again and change the area to Benicia."))
+    assert active(mem, "names") == ["Mcdonald's", "Benicia"]
+    assert active(mem, "place") == []
 
 
 @pytest.mark.parametrize("proposal", ["抱歉，周边没有舒适型的，推荐您去高档型的北京贵都大酒店。",

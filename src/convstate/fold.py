@@ -23,6 +23,7 @@ from .sections import (
     CEILING_OF,
     COUNT_KEYS,
     GOALS,
+    NAME_KEYS,
     SETTLED_KEYS,
     SLOT_KEYS,
     Section,
@@ -615,8 +616,9 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
     by = None
     if isinstance(item, Anchor) and status == "superseded":
         # a live value of the key as new as it (of these turns, or one they took up; of a
-        # budget: an amount)
-        keys = {item.key, CEILING_OF.get(item.key)}
+        # budget: an amount; of a name: a name in any role)
+        keys = {item.key, CEILING_OF.get(item.key)} | (NAME_KEYS if item.key in NAME_KEYS
+                                                       else set())
         newer = [o for o in state.anchors if o.key in keys and o.id != item.id
                  and o.status == "active" and o.last_turn >= item.last_turn]
         if _offer_turned_down(state, item, sources[turn]):

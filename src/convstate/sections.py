@@ -285,6 +285,9 @@ SLOT_KEYS = frozenset({"date", "until", "time", "place", "category"})
 # earlier as a slot's value does, but only its speaker's (what the assistant says there
 # is, "40 seats left", "sleeps 2 guests", is no proposal of how many the user wants)
 COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights"})
+# the keys of names of things (not of kinds): a name in the place role is a name still,
+# and a retry's name replaces either (extract/settle.py: retried)
+NAME_KEYS = frozenset({"names", "place"})
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}

@@ -38,6 +38,7 @@ from ..sections import (
     CEILING_OF,
     CONTACT_KEYS,
     COUNT_KEYS,
+    NAME_KEYS,
     SETTLED_KEYS,
     SLOT_KEYS,
     SLOT_OF,
@@ -154,7 +155,7 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
         or C.asked_time.search(text)
     named = bool(details) and question(text) and not (
         C.wanting.search(text) or C.corrects.search(text) or C.negator.search(text)) and any(
-        e.turn == turn.index - 1 and key in _NAMES and value in text
+        e.turn == turn.index - 1 and key in NAME_KEYS and value in text
         for e in recent for key, _, value in [e.text.partition("=")])
     if not named and not _takes(text):
         return []
@@ -176,7 +177,6 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     return out
 
 
-_NAMES = frozenset({"names", "place"})  # the keys of names of things (not of kinds)
 # what an offer put to the user as a question may propose: a count too ("Would 1 night
 # work?"), settled by their answer (not by a failure: what it says there is, "only 40
 # seats left", proposes no count)
@@ -656,24 +656,42 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
     """The updates a user's retry of a request makes ("Can you try it again? SFO Airport
     is fine too, for pick up at 2:45 PM"): a value it gives replaces the values of its
     key the attempt stated, from the user's newest request of the key on (and the
-    assistant's reading back of them), whatever they were about: the attempt is over."""
+    assistant's reading back of them), whatever they were about: the attempt is over. A
+    name it gives replaces the user's names of its key since their newest ("Could you try
+    again, this time at Smith Rafael Film Center?"), and the assistant's saying of them in
+    more or fewer words (Toronto Pearson International Airport for Toronto Pearson
+    Airport), not the names it offered."""
     if turn.role != "user" or not turn.content or not C.retry.search(turn.content):
         return []
-    new: dict[str, set[str]] = {}
+    new: dict[str, set[str]] = {}  # by slot: a name's is any key of names (a place too)
     for a in anchors:
-        if a.key in SLOT_KEYS:
-            new.setdefault(a.key, set()).add(normalize(a.value))
-    entries = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
-               if e.status == "active" and e.text.partition("=")[0] in new]
-    since = {key: max((e.turn or 0 for e, k, _ in entries if k == key and e.speaker == "user"),
-                      default=turn.index) for key in new}  # (none asked: nothing to replace)
-    gone = [(e, key, value) for e, key, value in entries
-            if (e.turn or 0) >= since[key] and normalize(value) not in new[key]]
+        if a.key in SLOT_KEYS or a.key in NAME_KEYS:
+            new.setdefault(_retry_slot(a.key), set()).add(normalize(a.value))
+    entries = [(e, slot, value) for e in section_entries(index, "anchors")
+               for key, _, value in [e.text.partition("=")] for slot in [_retry_slot(key)]
+               if e.status == "active" and slot in new]
+    since = {slot: max((e.turn or 0 for e, s, _ in entries if s == slot and e.speaker == "user"),
+                       default=turn.index) for slot in new}  # (none asked: nothing to replace)
+    gone = [(e, slot, value) for e, slot, value in entries
+            if (e.turn or 0) >= since[slot] and normalize(value) not in new[slot]]
     # the assistant's: its reading back of the attempt (13:45 said back as 1:45 PM), not
     # what it offered elsewhere ("Zuni Cafe has tables at 6 pm and 9 pm")
-    asked = {(key, _numbers(key, value)) for e, key, value in gone if e.speaker == "user"}
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value in gone
-            if e.speaker == "user" or (key, _numbers(key, value)) in asked]
+    asked = {(slot, _numbers(slot, value)) for e, slot, value in gone if e.speaker == "user"}
+    named = [set(value.lower().split()) for e, slot, value in gone
+             if e.speaker == "user" and slot == "names"]
+
+    def read_back(slot: str, value: str) -> bool:
+        if slot != "names":
+            return (slot, _numbers(slot, value)) in asked
+        words = set(value.lower().split())
+        return any(w <= words or words <= w for w in named)
+
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, slot, value in gone
+            if e.speaker == "user" or read_back(slot, value)]
+
+
+def _retry_slot(key: str) -> str:
+    return "names" if key in NAME_KEYS else key
 
 
 def _numbers(key: str, value: str) -> tuple[int, ...]:

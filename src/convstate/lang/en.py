@@ -389,7 +389,8 @@ PACK = LanguagePack(
         # later?", "Don't try again" ask for nothing)
         "retry": r"(?:^|[.!?,;]\s*)(?:(?:ok(?:ay)?|yes|so|then|well),?\s+)?"
                  r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+)?"
-                 r"(?:re-?try|try (?:\w+\s+){0,2}?(?:again|once more|one more time|once again))\b",
+                 r"(?:re-?try|(?:try|search|look|check) (?:\w+\s+){0,2}?"
+                 r"(?:again|once more|one more time|once again))\b",
         # a date in the end role, matched at the end of the text before it: when a stay, a
         # rental or a trip ends ("until March 13th", "return the car on the 14th", "come
         # back on", "drop it off on", "check out of the hotel on", "return date: ...",
@@ -467,11 +468,12 @@ PACK = LanguagePack(
         "kind_head": r"\s+(?:ride|model|type|kind|car|vehicle|class|option)\b",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
-        "unavailable": r"\b(?:unfortunately|sorry|(?:not|n't) able to|unable to"
+        # ("wasn't able to": n't ends a word, so no word boundary before it)
+        "unavailable": r"(?:\b(?:unfortunately|sorry|not able to|unable to"
                        r"|could ?n[o']t"
                        r"|can ?n[o']t|not available|unavailable|no (?:\w+ )?(?:available"
                        r"|availability|openings?|vacanc(?:y|ies)|matches|results)"
-                       r"|fully booked|sold out|failed)\b",
+                       r"|fully booked|sold out|failed)|n't able to)\b",
         # ... or a contrast proposes beside what it says back, which then stands ("Refunded
         # $200, but the $10 shipping is not"; "Booked for 7 pm, but the kitchen closes at 10")
         "contrast_offer": r"\b(?:but|however)\b",
