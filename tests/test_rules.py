@@ -337,9 +337,16 @@ def test_a_goal_said_again_with_or_without_its_clauses_is_one(first, again, goal
     ("请帮我找一家评分4.5分以上的酒店好吗？", True),
     # ... not one that names nothing, asks of a thing known, or asks for information
     ("Will you find me something else?", False),
+    ("Can you book it for me?", False),
     ("Can you get me their user rating?", False),
+    ("Can you find my package?", False),
+    ("Would you recommend the pasta?", False),
+    ("Can you find out what time it opens?", False),
+    ("Can you get back to me tomorrow?", False),
     ("What is the address?", False),
     ("能帮我找一下吗？", False),
+    ("能帮我订这家吗？", False),
+    ("你帮我订的房间是几号？", False),  # what was done, not a search asked for
 ])
 def test_a_question_that_asks_for_a_search_is_a_goal(text, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)

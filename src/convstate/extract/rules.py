@@ -767,6 +767,8 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     about its kind; or a name (which one: "Dr. Lee", 如家)."""
     if C.address_role.search(text, max(0, start - _SEEK_REACH), start):
         return "address", None
+    if speaker == "user" and C.own_name.search(text, max(0, start - _SEEK_REACH), start):
+        return "name", None
     before = text[max(0, start - _ROLE_REACH):start]
     if C.locative.search(before):
         return "place", None

@@ -47,6 +47,7 @@ from ..sections import (
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
+from .names import _HAN
 from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
 from .products import product_head
 
@@ -656,42 +657,52 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
     """The updates a user's retry of a request makes ("Can you try it again? SFO Airport
     is fine too, for pick up at 2:45 PM"): a value it gives replaces the values of its
     key the attempt stated, from the user's newest request of the key on (and the
-    assistant's reading back of them), whatever they were about: the attempt is over. A
-    name it gives replaces the user's names of its key since their newest ("Could you try
-    again, this time at Smith Rafael Film Center?"), and the assistant's saying of them in
-    more or fewer words (Toronto Pearson International Airport for Toronto Pearson
-    Airport), not the names it offered."""
+    assistant's reading back of them), whatever they were about: the attempt is over. So
+    does a name ("Could you try again, this time at Smith Rafael Film Center?"), to the
+    assistant's saying of the attempt's names in any role too (``_same_name``: "in San
+    Jose"), not to the names it offered."""
     if turn.role != "user" or not turn.content or not C.retry.search(turn.content):
         return []
-    new: dict[str, set[str]] = {}  # by slot: a name's is any key of names (a place too)
+    new: dict[str, set[str]] = {}
     for a in anchors:
         if a.key in SLOT_KEYS or a.key in NAME_KEYS:
-            new.setdefault(_retry_slot(a.key), set()).add(normalize(a.value))
-    entries = [(e, slot, value) for e in section_entries(index, "anchors")
-               for key, _, value in [e.text.partition("=")] for slot in [_retry_slot(key)]
-               if e.status == "active" and slot in new]
-    since = {slot: max((e.turn or 0 for e, s, _ in entries if s == slot and e.speaker == "user"),
-                       default=turn.index) for slot in new}  # (none asked: nothing to replace)
-    gone = [(e, slot, value) for e, slot, value in entries
-            if (e.turn or 0) >= since[slot] and normalize(value) not in new[slot]]
-    # the assistant's: its reading back of the attempt (13:45 said back as 1:45 PM), not
-    # what it offered elsewhere ("Zuni Cafe has tables at 6 pm and 9 pm")
-    asked = {(slot, _numbers(slot, value)) for e, slot, value in gone if e.speaker == "user"}
-    named = [set(value.lower().split()) for e, slot, value in gone
-             if e.speaker == "user" and slot == "names"]
+            new.setdefault(a.key, set()).add(normalize(a.value))
+    entries = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
+               if e.status == "active" and e.text.partition("=")[0] in new.keys() | NAME_KEYS]
+    since = {key: max((e.turn or 0 for e, k, _ in entries if k == key and e.speaker == "user"),
+                      default=turn.index) for key in new}  # (none asked: nothing to replace)
+    gone = [(e, key, value) for e, key, value in entries if e.speaker == "user" and key in new
+            and (e.turn or 0) >= since[key] and normalize(value) not in new[key]]
+    # of several names the attempt gave, which one a name replaces is not told ("shipped by
+    # UPS from Amazon", "Can you check again? It was FedEx"): none
+    gone = [g for g in gone if g[1] not in NAME_KEYS
+            or sum(k == g[1] for _, k, _ in gone) <= len(new[g[1]])]
+    # the assistant's: its reading back of the attempt (13:45 said back as 1:45 PM; a
+    # name in any role, in more or fewer words), not what it offered elsewhere ("Zuni
+    # Cafe has tables at 6 pm and 9 pm", "How about San Francisco Marriott Marquis?")
+    asked = {(key, _numbers(key, value)) for _, key, value in gone}
+    names = [(e.turn or 0, value) for e, key, value in gone if key in NAME_KEYS]
+    given = set().union(*(new[k] for k in new.keys() & NAME_KEYS))
+    back = [(e, key, value) for e, key, value in entries if e.speaker != "user" and (
+        any((e.turn or 0) >= at and _same_name(value, n) for at, n in names)
+        and normalize(value) not in given if key in NAME_KEYS
+        else key in new and (e.turn or 0) >= since[key] and normalize(value) not in new[key]
+        and (key, _numbers(key, value)) in asked)]
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, _, _ in gone + back]
 
-    def read_back(slot: str, value: str) -> bool:
-        if slot != "names":
-            return (slot, _numbers(slot, value)) in asked
-        words = set(value.lower().split())
-        return any(w <= words or words <= w for w in named)
 
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, slot, value in gone
-            if e.speaker == "user" or read_back(slot, value)]
-
-
-def _retry_slot(key: str) -> str:
-    return "names" if key in NAME_KEYS else key
+def _same_name(a: str, b: str) -> bool:
+    """Whether two names are one said in more or fewer words: the same words; in
+    Chinese, one ending the other (北京华尔顿酒店, 华尔顿酒店); otherwise the same first and
+    last words around the shorter's (Toronto Pearson International Airport, Toronto
+    Pearson Airport; not San Francisco Marriott Marquis for San Francisco)."""
+    if normalize(a) == normalize(b):
+        return True
+    short, long = sorted((a.lower(), b.lower()), key=len)
+    if _HAN.search(short):
+        return long.endswith(short)
+    few, many = short.split(), long.split()
+    return len(few) > 1 and few[0] == many[0] and few[-1] == many[-1] and set(few) <= set(many)
 
 
 def _numbers(key: str, value: str) -> tuple[int, ...]:

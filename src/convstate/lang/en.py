@@ -230,14 +230,17 @@ PACK = LanguagePack(
         # restaurant?", "Could you help me find a Psychologist?"): what it seeks is a goal,
         # once answered too; matched up to where what it seeks is named
         "seek_ask": r"\b(?:(?:can|could|will|would) you|please|help me)\s+(?:please\s+)?"
-                    r"(?:also\s+)?(?:help me\s+)?(?:find|look for|search for|recommend|suggest"
-                    r"|book|reserve|get)\b(?:\s+(?:me|us))?",
-        # ... naming nothing it seeks ("Will you find me something else?"), or asking of a
-        # thing known ("Can you get me their rating?"): matched where the name would start
-        "seek_nothing": r"\s*(?:(?:their|its|his|her|your)\b.*|(?:(?:for|to|please|a|an|the"
-                        r"|some|something|anything|else|other|others|another|one|ones|more"
-                        r"|options?|it|them|that|this|there|too|also|again|any)\b"
-                        r"|[\s?.!,])*$)",
+                    r"(?:also\s+)?(?:help me\s+)?(?:(?:find|look for|search for|recommend"
+                    r"|suggest|book|reserve)\b(?:\s+(?:me|us)\b)?|get (?:me|us)\b)",
+        # ... naming nothing it seeks ("Will you find me something else?", "Can you book
+        # it for me?"), or naming a thing known, not a kind of thing ("Can you find my
+        # package?", "Would you recommend the pasta?"), or a clause ("find out what time
+        # it opens"): matched where what it seeks would start
+        "seek_nothing": r"\s*(?:(?:the|my|our|your|their|its|his|her|this|that|these|those"
+                        r"|out|I|what|where|when|which|who|how|if|whether)\b.*"
+                        r"|(?:(?:for|to|me|us|in|now|please|a|an|some|something|anything|else"
+                        r"|other|others|another|one|ones|more|options?|it|them|there|too|also"
+                        r"|again|any)\b|[\s?.!,])*$)",
         "question_start": r"^(?:what|where|when|which|who|how|why|is|are|do|does|did|can"
                           r"|could|would|will|should)\b",
         "sentiment_neg":
@@ -301,6 +304,9 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
+        # the speaker's own name ("my name is Ann Lee", "this is Ann Lee speaking"): the
+        # single-valued "name", not one of the names the conversation is about
+        "own_name": r"\b(?:my (?:full )?name is|my name's)\s+$",
         # someone else's contact, order or account the user gives: a relation's ("my
         # boss's number is", "cc my assistant at ...", "my wife's email, ...") or another
         # person's ("the courier's number is"); matched at the end of the text before the
