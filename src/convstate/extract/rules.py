@@ -296,7 +296,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("amount", "amount", _needs(("¥", "￥", "$", "usd", "rmb", "元", "块", "美元", "dollar", "buck",
                                  "免费"), re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
-        rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?-\s?\d+(?:\.\d+)?)?\s?"
+        rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?[-~～–—至到]\s?\d+(?:\.\d+)?)?\s?"
         r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?"
         rf"|{_ZH_NUM}{{1,8}}(?:元|块钱|块|美元)(?:以上|以下|左右)?"
         r"|免费(?!的?(?:停车|wifi|WiFi|取消|退换|咨询))", _I)), 0),  # a price of nothing
