@@ -451,6 +451,10 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("我要投诉(在北京饭店)的服务。我想去中国说唱艺术博物馆。", ["北京饭店", "中国说唱艺术博物馆"]),
     # someone's saying leads no name (我老公说…); a branch may begin with 和 (和平门店)
     ("我老公说故宫博物院不错，朋友说全聚德(和平门店)好吃", ["故宫博物院", "全聚德(和平门店)"]),
+    # a connective or "for example" before a name is no part of it
+    ("没有，不过欢乐水魔方水上乐园不错，比如北新桥卤煮老店也行",
+     ["欢乐水魔方水上乐园", "北新桥卤煮老店"]),
+    ("查询后北京华尔顿酒店价格是330元", ["北京华尔顿酒店"]),
     # a number a name begins with is no duration (7天连锁酒店: the rest names no place);
     # one before a place named, or no place, is
     ("7天连锁酒店(北京顺义首都机场店)很不错，3天内到店。", ["7天连锁酒店(北京顺义首都机场店)"]),

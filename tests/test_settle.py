@@ -1141,6 +1141,20 @@ def test_a_retry_replaces_the_names_of_the_attempt_only(turns, left) -> None:
     assert sorted(active(said(*turns), "names")) == sorted(left)
 
 
+@pytest.mark.parametrize("switch, left", [
+    # a switch away to another thing of the kind, named: the proposal before it goes
+    ("没啥，要不你换个景点吧，去欢乐水魔方水上乐园吧。", ["欢乐水魔方水上乐园"]),
+    # ... not a switch that names nothing, nor another thing said without one
+    ("没啥，要不你换个景点吧。", ["霞云岭国家森林公园"]),
+    ("没啥，不过欢乐水魔方水上乐园周边有酒店。", ["霞云岭国家森林公园", "欢乐水魔方水上乐园"]),
+])
+def test_a_switch_to_another_named_thing_replaces_the_proposal(switch, left) -> None:
+    mem = said(("user", "有啥景点游玩时长可以在3天？"),
+               ("assistant", "可以去霞云岭国家森林公园玩玩。"),
+               ("user", "那它周边酒店有什么？"), ("assistant", switch))
+    assert sorted(active(mem, "names")) == sorted(left)
+
+
 def test_the_speakers_own_name_is_no_name_a_retry_replaces() -> None:
     mem = said(("user", "Book a table at Nopa tonight."), ("assistant", "Sorry, Nopa is full."),
                ("user", "OK. By the way, my name is John Smith."),

@@ -133,11 +133,13 @@ _ZH_QUANTITY = re.compile(r"[一两几这那每某哪该此][家个座间条所]
 _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
-# "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
+# "a bit", "after visiting", "for example" (希望酒店, 关于酒店, 或者商城, 一下北京饭店,
+# 参观完博物馆, 比如北新桥卤煮老店, 查询后北京华尔顿酒店)
 # ... verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店)), and someone's saying
 # (我老公说…, 朋友说…; not 中国说唱艺术博物馆)
 _ZH_CHANGE = "换成|换到|改成|改为|改到"
-_ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果|可能|应该|需要|打算"
+_ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|不过|可是|因为|所以|如果|比如|例如|譬如"
+                      r"|可能|应该|需要|打算|考虑|(?<=查)询后?"
                       r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
                       r"|(?<=[我你您他她们公婆友妈爸哥姐弟妹人子])说"
                       r"|(?:更新|修改|变更)为"

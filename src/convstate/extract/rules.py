@@ -71,6 +71,7 @@ from .settle import (
     retried,
     self_corrected,
     switched,
+    switched_away,
     taken_up,
     took_stated,
 )
@@ -566,6 +567,8 @@ class RuleExtractor(BaseExtractor):
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
+            if turn.role != "tool":
+                delta.updates.extend(switched_away(turn, anchors, index))
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
             # no re-validation: a long batch may hold more items than a model may send

@@ -705,6 +705,21 @@ def _same_name(a: str, b: str) -> bool:
     return len(few) > 1 and few[0] == many[0] and few[-1] == many[-1] and set(few) <= set(many)
 
 
+def switched_away(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
+                  ) -> list[ItemUpdate]:
+    """The updates a turn makes that switches away from the thing the conversation is on
+    and names another (要不你换个景点吧，去欢乐水魔方水上乐园吧): the names the assistant
+    proposed in the latest turn before it that named any are replaced."""
+    if not turn.content or not (away := C.switch_away.search(turn.content)) or not any(
+            a.key in NAME_KEYS and turn.text.find(a.value, away.end()) >= 0 for a in anchors):
+        return []
+    named = [e for e in section_entries(index, "anchors") if e.status == "active"
+             and e.speaker == "assistant" and e.text.partition("=")[0] in NAME_KEYS]
+    latest = max((e.turn or 0 for e in named), default=None)
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e in named
+            if e.turn == latest]
+
+
 def _numbers(key: str, value: str) -> tuple[int, ...]:
     """The numbers a value says, a time's hour on a 12-hour clock (13:45 and 1:45 PM say
     the same)."""

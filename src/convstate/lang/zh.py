@@ -244,6 +244,9 @@ PACK = LanguagePack(
         "self_correction": r"\W*(?:不对|不是|错了|说错了?|我是说|哦不|更正|应该是|写错了?)",
         # the user asking to try a failed request again, with what they change
         # (再试一次，改到下午3点): those values replace the attempt's
+        # a switch away from the thing the conversation is on, to another of its kind
+        # (要不你换个景点吧，去…; 换一家吧): matched where the clause says it
+        "switch_away": r"换(?:个|一个|一家|家|别的|其他的?)",
         "retry": r"再试一次|再试试|重新(?:预订|预定|订|试|找|查)|再(?:订|预订|预定)一次",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
