@@ -70,6 +70,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("人均50-100元", ("amount", "50-100元")),
     ("人均100到150元的餐馆没有", ("amount", "100到150元")),  # a range said in words too
     ("价格在200~300元之间", ("amount", "200~300元")),
+    ("月租怎么从58到88元了？", ("amount", "88元")),  # a change from one price to another
     ("评分4.5分以上", ("rating", "4.5分以上")),
     ("游玩2小时 - 3小时", ("duration", "2小时 - 3小时")),
     ("退款3到5个工作日到账", ("duration", "3到5个工作日")),
@@ -338,8 +339,11 @@ def test_a_goal_said_again_with_or_without_its_clauses_is_one(first, again, goal
     ("Will you find me something else like a direct bus?", True),
     ("请帮我找一家评分4.5分以上的酒店好吗？", True),
     # ... not one that names nothing, asks of a thing known, or asks for information
+    ("Could you find me the cheapest flight to Boston?", True),  # "the" + a superlative
+    ("能帮我找一家便宜的酒店吗？", True),
     ("Will you find me something else?", False),
     ("Can you book it for me?", False),
+    ("能帮我找那家餐厅吗？", False),
     ("Can you get me their user rating?", False),
     ("Can you find my package?", False),
     ("Would you recommend the pasta?", False),
@@ -455,6 +459,8 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("没有，不过欢乐水魔方水上乐园不错，比如北新桥卤煮老店也行",
      ["欢乐水魔方水上乐园", "北新桥卤煮老店"]),
     ("查询后北京华尔顿酒店价格是330元", ["北京华尔顿酒店"]),
+    ("比如说北京饭店，我想咨询北京华尔顿酒店", ["北京饭店", "北京华尔顿酒店"]),
+    ("这家店叫世界商场", ["世界商场"]),  # ... only where the run opens
     # a number a name begins with is no duration (7天连锁酒店: the rest names no place);
     # one before a place named, or no place, is
     ("7天连锁酒店(北京顺义首都机场店)很不错，3天内到店。", ["7天连锁酒店(北京顺义首都机场店)"]),

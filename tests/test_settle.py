@@ -1119,26 +1119,34 @@ def test_a_retry_replaces_the_name_the_attempt_named(retry, names) -> None:
     ([("user", "I'd like to pick up the car at Toronto Pearson Airport."),
       ("assistant", "Sorry, no cars are left at Toronto Pearson International Airport."),
       ("user", "Can you try again at SFO Airport?")], ["SFO Airport"]),
-    ([("user", "帮我订华尔顿酒店。"), ("assistant", "抱歉，北京华尔顿酒店没有房间了。"),
+    ([("user", "帮我订华尔顿酒店。"), ("assistant", "抱歉，华尔顿酒店没有房间了。"),
       ("user", "再试一次，订北京饭店吧。")], ["北京饭店"]),
     # ... not a name it offered that holds the user's words
     ([("user", "Find me a hotel in San Francisco."),
       ("assistant", "How about San Francisco Marriott Marquis?"),
       ("user", "Is there anything else?"), ("assistant", "Sorry, I couldn't find anything else."),
-      ("user", "Please search again in Oakland.")], ["San Francisco Marriott Marquis"]),
+      ("user", "Please search again in Oakland.")], ["San Francisco Marriott Marquis", "Oakland"]),
     # a name in another role stays ("Mcdonald's in San Jose": another area, the same place
     # sought), and so do the names of an attempt that gave several: which one a name
     # replaces is not told
     ([("user", "I want to eat at Mcdonald's in San Jose."),
       ("assistant", "Sorry, I couldn't find Mcdonald's in San Jose."),
-      ("user", "Please search again in Benicia.")], ["Mcdonald's"]),
+      ("user", "Please search again in Benicia.")], ["Mcdonald's", "Benicia"]),
+    # a name in no role stands for the attempt's place
+    ([("user", "Find me a hotel in San Francisco."),
+      ("assistant", "Sorry, no rooms are available."),
+      ("user", "Try again. Oakland is fine too.")], ["Oakland"]),
+    # an offered name that ends with the user's is another place (a city before it)
+    ([("user", "帮我订国际饭店。"), ("assistant", "抱歉，国际饭店没有房了，推荐您北京国际饭店。"),
+      ("user", "再试一次，订如家酒店吧。")], ["北京国际饭店", "如家酒店"]),
     ([("user", "My package was shipped by UPS from Amazon."),
       ("assistant", "I wasn't able to find that shipment."),
       ("user", "Can you check again? It was shipped with FedEx.")],
      ["UPS", "Amazon", "FedEx"]),
 ])
 def test_a_retry_replaces_the_names_of_the_attempt_only(turns, left) -> None:
-    assert sorted(active(said(*turns), "names")) == sorted(left)
+    mem = said(*turns)
+    assert sorted(active(mem, "names") + active(mem, "place")) == sorted(left)
 
 
 @pytest.mark.parametrize("switch, left", [
@@ -1147,12 +1155,23 @@ def test_a_retry_replaces_the_names_of_the_attempt_only(turns, left) -> None:
     # ... not a switch that names nothing, nor another thing said without one
     ("没啥，要不你换个景点吧。", ["霞云岭国家森林公园"]),
     ("没啥，不过欢乐水魔方水上乐园周边有酒店。", ["霞云岭国家森林公园", "欢乐水魔方水上乐园"]),
+    # ... nor one on a condition
+    ("没啥，如需换个景点，也可以去欢乐水魔方水上乐园。",
+     ["霞云岭国家森林公园", "欢乐水魔方水上乐园"]),
 ])
 def test_a_switch_to_another_named_thing_replaces_the_proposal(switch, left) -> None:
     mem = said(("user", "有啥景点游玩时长可以在3天？"),
                ("assistant", "可以去霞云岭国家森林公园玩玩。"),
                ("user", "那它周边酒店有什么？"), ("assistant", switch))
     assert sorted(active(mem, "names")) == sorted(left)
+
+
+@pytest.mark.parametrize("switch", ["另外换个酒店吧，我想住如家酒店。",
+                                    "我想兑换一个如家酒店的住宿券。"])
+def test_the_users_switch_leaves_what_was_proposed(switch) -> None:
+    """The user's 换个酒店 may be a second stay, and 兑换 is no switch at all."""
+    mem = said(("user", "帮我找家餐馆。"), ("assistant", "推荐全聚德烤鸭店。"), ("user", switch))
+    assert "全聚德烤鸭店" in active(mem, "names")
 
 
 def test_the_speakers_own_name_is_no_name_a_retry_replaces() -> None:
@@ -1162,6 +1181,11 @@ def test_the_speakers_own_name_is_no_name_a_retry_replaces() -> None:
     assert active(mem, "names") == ["Zuni Cafe"] and active(mem, "name") == ["John Smith"]
     mem = said(("user", "My name is John Smith."), ("user", "Sorry, my name's Jon Smyth."))
     assert active(mem, "name") == ["Jon Smyth"]  # one current name
+    # ... and anyone's saying of it after is that name, corrected with it
+    mem = said(("user", "My name is Ann Lee."),
+               ("assistant", "Thanks Ann Lee, your table at Zuni Cafe is booked."),
+               ("user", "Actually, my name is Anne Leigh."))
+    assert active(mem, "name") == ["Anne Leigh"] and active(mem, "names") == ["Zuni Cafe"]
 
 
 def test_a_retry_replaces_the_place_said_back_in_another_role() -> None:

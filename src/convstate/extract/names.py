@@ -133,17 +133,20 @@ _ZH_QUANTITY = re.compile(r"[一两几这那每某哪该此][家个座间条所]
 _ZH_KIND = re.compile(rf"(?:{_ZH_KINDS})")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Words that come before a name but are not part of it: wishes, topics, connectives,
-# "a bit", "after visiting", "for example" (希望酒店, 关于酒店, 或者商城, 一下北京饭店,
-# 参观完博物馆, 比如北新桥卤煮老店, 查询后北京华尔顿酒店)
+# "a bit", "after visiting" (希望酒店, 关于酒店, 或者商城, 一下北京饭店, 参观完博物馆)
 # ... verbs of changing to (改为舒适型酒店, 能换成华为(旗舰店)), and someone's saying
 # (我老公说…, 朋友说…; not 中国说唱艺术博物馆)
 _ZH_CHANGE = "换成|换到|改成|改为|改到"
-_ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|不过|可是|因为|所以|如果|比如|例如|譬如"
-                      r"|可能|应该|需要|打算|考虑|(?<=查)询后?"
+_ZH_LEAD = re.compile(r"希望|关于|或者|还是|以及|然后|但是|因为|所以|如果"
+                      r"|可能|应该|需要|打算"
                       r"|准备|一下|顺便|麻烦|参观完?|游览完?|逛完|吃完|之后|以后|属于|觉得|认为|知道|另外"
                       r"|(?<=[我你您他她们公婆友妈爸哥姐弟妹人子])说"
                       r"|(?:更新|修改|变更)为"
                       rf"|{_ZH_CHANGE}")
+# ... and words that open a name's run but are no part of it, only where it opens (比如北
+# 新桥卤煮老店, 不过欢乐水魔方水上乐园, 查询后北京华尔顿酒店; a name that opens with one of
+# them, 不过瘾烧烤店, is cut: rarer than the word before a name)
+_ZH_OPENS = re.compile(r"不过|比如说?|例如|譬如|考虑|咨询|(?<=查)询后?")
 # A kind of place, not a named one: a type word before the kind (经济型酒店, 中式餐厅)
 _ZH_CATEGORY = re.compile(rf"[\u4e00-\u9fff]{{0,3}}[型式类档级](?:{_ZH_KINDS})")
 # the same said with 的 (高档型的酒店), which a name never holds
@@ -227,6 +230,8 @@ def chinese_names(text: str, categories: bool = False) -> Iterator[tuple[int, in
         kind = _ZH_KIND.search(text, start, end)
         for lead in _ZH_LEAD.finditer(text, start, kind.start() if kind else end):
             start = lead.end()  # the name starts after the last of them
+        if opens := _ZH_OPENS.match(text, start):
+            start = opens.end()
         if text.startswith("者", start):  # 或者 cut by 或, a stop character
             start += 1
         if _ZH_KIND.fullmatch(text, start, end) or (
@@ -304,6 +309,8 @@ def _name_before(text: str, end: int) -> int | None:
     if run is None or (run.start() > 0 and text[run.start() - 1] in "这那哪每某该此一两几"):
         return None
     start = run.start()
+    if opens := _ZH_OPENS.match(text, start):
+        start = opens.end()
     for word in (*_ZH_LEAD.finditer(text, start, end), *_ZH_CHOOSE.finditer(text, start, end)):
         start = max(start, word.end())
     return start if end - start >= 2 else None

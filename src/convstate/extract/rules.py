@@ -297,7 +297,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("amount", "amount", _needs(("¥", "￥", "$", "usd", "rmb", "元", "块", "美元", "dollar", "buck",
                                  "免费"), re.compile(
         r"(?:¥|￥|\$|USD\s?|RMB\s?)\d(?:[\d,]*\d)?(?:\.\d+)?"
-        rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?(?:\s?[-~～–—至到]\s?\d+(?:\.\d+)?)?\s?"
+        # (a range said in words too, 100到150元; not a change, 从58到88元: the price now)
+        rf"|(?<!\d)\d(?:[\d,]{{0,{_NUMBER_CHARS}}}\d)?(?:\.\d+)?"
+        r"(?:\s?-\s?\d+(?:\.\d+)?|(?<!从\d)(?<!从\d\d)(?<!从\d\d\d)(?<!从\d{4})"
+        r"\s?[~～–—至到]\s?\d+(?:\.\d+)?)?\s?"
         r"(?:元|块钱|块|美元|USD|dollars?|bucks)(?:以上|以下|左右)?"
         rf"|{_ZH_NUM}{{1,8}}(?:元|块钱|块|美元)(?:以上|以下|左右)?"
         r"|免费(?!的?(?:停车|wifi|WiFi|取消|退换|咨询))", _I)), 0),  # a price of nothing
@@ -362,6 +365,19 @@ _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more
 # the 5th") has the key "until": a later end replaces the end, a later start ("from the
 # 7th") the start. English only so far: Chinese says the act after the date (3月6日还车).
 _END_REACH = 48  # characters before a date where its end cue is looked for
+
+
+def _own_name_said_again(anchors: list[NewAnchor], index: Sequence[IndexEntry],
+                         delta: StateDelta) -> list[NewAnchor]:
+    """The user's own name said again ("Thanks, Ann Lee") is that name, not another of
+    the names talked about: it goes with it when the user corrects it."""
+    if not any(a.key == "names" for a in anchors):
+        return anchors
+    own = {normalize(e.text.partition("=")[2]) for e in section_entries(index, "anchors")
+           if e.status == "active" and e.text.startswith("name=")}
+    own |= {normalize(a.value) for a in delta.anchors if a.key == "name"}
+    return [a.model_copy(update={"key": "name"}) if a.key == "names"
+            and normalize(a.value) in own else a for a in anchors]
 
 
 def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry],
@@ -509,6 +525,7 @@ class RuleExtractor(BaseExtractor):
             delta.updates.extend(down)
             anchors = anchors + _count_changed(turn, anchors, index)  # "Make it 3."
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
+            anchors = _own_name_said_again(anchors, index, delta)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
             delta.updates.extend(down)

@@ -47,7 +47,6 @@ from ..sections import (
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
-from .names import _HAN
 from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
 from .products import product_head
 
@@ -563,6 +562,11 @@ def _sentence_start(text: str, at: int) -> int:
     return max((m.end() for m in _SENTENCE.finditer(text, 0, at)), default=0)
 
 
+def _sentence_end(text: str, at: int) -> int:
+    """Where the sentence holding ``text[at]`` ends."""
+    return m.start() if (m := _SENTENCE.search(text, at)) else len(text)
+
+
 _WHEN = frozenset({"date", "until", "time"})
 
 
@@ -669,6 +673,9 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
             new.setdefault(a.key, set()).add(normalize(a.value))
     entries = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
                if e.status == "active" and e.text.partition("=")[0] in new.keys() | NAME_KEYS]
+    mine = {key for e, key, _ in entries if e.speaker == "user"}
+    if "names" in new and "names" not in mine and "place" not in new:
+        new["place"] = new["names"]  # a name in no role ("Oakland is fine too"): the place's
     since = {key: max((e.turn or 0 for e, k, _ in entries if k == key and e.speaker == "user"),
                       default=turn.index) for key in new}  # (none asked: nothing to replace)
     gone = [(e, key, value) for e, key, value in entries if e.speaker == "user" and key in new
@@ -692,26 +699,31 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
 
 
 def _same_name(a: str, b: str) -> bool:
-    """Whether two names are one said in more or fewer words: the same words; in
-    Chinese, one ending the other (北京华尔顿酒店, 华尔顿酒店); otherwise the same first and
-    last words around the shorter's (Toronto Pearson International Airport, Toronto
-    Pearson Airport; not San Francisco Marriott Marquis for San Francisco)."""
+    """Whether two names are one said in more or fewer words: the same words, or the same
+    first and last words around the shorter's (Toronto Pearson International Airport,
+    Toronto Pearson Airport; not San Francisco Marriott Marquis for San Francisco, nor in
+    Chinese 北京国际饭店 for 国际饭店: a city before a name may make it another)."""
     if normalize(a) == normalize(b):
         return True
     short, long = sorted((a.lower(), b.lower()), key=len)
-    if _HAN.search(short):
-        return long.endswith(short)
     few, many = short.split(), long.split()
     return len(few) > 1 and few[0] == many[0] and few[-1] == many[-1] and set(few) <= set(many)
 
 
 def switched_away(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
                   ) -> list[ItemUpdate]:
-    """The updates a turn makes that switches away from the thing the conversation is on
-    and names another (要不你换个景点吧，去欢乐水魔方水上乐园吧): the names the assistant
-    proposed in the latest turn before it that named any are replaced."""
-    if not turn.content or not (away := C.switch_away.search(turn.content)) or not any(
-            a.key in NAME_KEYS and turn.text.find(a.value, away.end()) >= 0 for a in anchors):
+    """The updates an assistant turn makes that proposes switching away from the thing the
+    conversation is on to another it names in the same sentence (要不你换个景点吧，去欢乐
+    水魔方水上乐园吧): the names it proposed in its latest turn before that named any are
+    replaced. Not a switch offered on a condition (如需换一家…), nor the user's (换个酒店 may
+    be another of a stay already booked; 换个新的 a product's exchange)."""
+    text = turn.text
+    away = C.switch_away.search(text) if turn.role == "assistant" and turn.content else None
+    if away is None:
+        return []
+    start, end = _sentence_start(text, away.start()), _sentence_end(text, away.end())
+    if C.condition.search(text, start, away.start()) or not any(
+            a.key in NAME_KEYS and 0 <= text.find(a.value, away.end()) < end for a in anchors):
         return []
     named = [e for e in section_entries(index, "anchors") if e.status == "active"
              and e.speaker == "assistant" and e.text.partition("=")[0] in NAME_KEYS]

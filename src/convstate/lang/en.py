@@ -234,10 +234,11 @@ PACK = LanguagePack(
                     r"|suggest|book|reserve)\b(?:\s+(?:me|us)\b)?|get (?:me|us)\b)",
         # ... naming nothing it seeks ("Will you find me something else?", "Can you book
         # it for me?"), or naming a thing known, not a kind of thing ("Can you find my
-        # package?", "Would you recommend the pasta?"), or a clause ("find out what time
-        # it opens"): matched where what it seeks would start
-        "seek_nothing": r"\s*(?:(?:the|my|our|your|their|its|his|her|this|that|these|those"
-                        r"|out|I|what|where|when|which|who|how|if|whether)\b.*"
+        # package?", "Would you recommend the pasta?"; "the cheapest flight" is a kind), or
+        # a clause ("find out what time it opens"): matched where what it seeks would start
+        "seek_nothing": r"\s*(?:(?:the(?!\s+(?:\w{2,}est|best|most|least)\b)|my|our|your|their"
+                        r"|its|his|her|this|that|these|those|out|I|what|where|when|which|who"
+                        r"|how|if|whether)\b.*"
                         r"|(?:(?:for|to|me|us|in|now|please|a|an|some|something|anything|else"
                         r"|other|others|another|one|ones|more|options?|it|them|there|too|also"
                         r"|again|any)\b|[\s?.!,])*$)",
@@ -304,7 +305,7 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
-        # the speaker's own name ("my name is Ann Lee", "this is Ann Lee speaking"): the
+        # the speaker's own name ("my name is Ann Lee", "my name's Ann Lee"): the
         # single-valued "name", not one of the names the conversation is about
         "own_name": r"\b(?:my (?:full )?name is|my name's)\s+$",
         # someone else's contact, order or account the user gives: a relation's ("my

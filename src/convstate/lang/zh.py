@@ -141,8 +141,9 @@ PACK = LanguagePack(
         "question": r"[?？]\s*$|[吗么呢]\s*+[？?。]?\s*+$",  # possessive: linear
         # (not what was done for the user: 你帮我订的房间)
         "seek_ask": r"(?:帮我|给我)(?:找|推荐|预订|预定|订)(?!的)",
-        "seek_nothing": r"(?:一下|别的|其他|其它|这|那|它|一个|一家|个|家|间|些|吧|吗|呢"
-                        r"|[\s？?。！!，,])*$",
+        # (nothing, or a thing known: 这家, 那家餐厅, 我的订单)
+        "seek_nothing": r"(?:一下)?(?:这|那|它|我的|我们的).*$|(?:一下|别的|其他|其它|一个|一家|个"
+                        r"|家|间|些|吧|吗|呢|[\s？?。！!，,])*$",
         "sentiment_neg":
             r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语"
             r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱|太低了?"
@@ -172,7 +173,7 @@ PACK = LanguagePack(
         "offer_ask": r"要不要|需要[^，。？?]{0,20}[吗么]",
         "offer_back": r"它|这个|这款|这家|这些|那个|那家|那款",
         "puts_off": r"再想想|再考虑|考虑一下|再看看|再说吧|问问|商量一下|回头",
-        "condition": r"如果|要是|假如|万一|的话",
+        "condition": r"如果|要是|假如|万一|的话|如需|如有",
         "declines": r"^\W*(?:不用|不要|不了|算了|不行|不可以|不太好|不合适|不考虑|没兴趣)"
                     r"|不用了|不需要了|算了吧?[，,。！!]|^\W*太(?:贵|远|晚|早)了",
         # what a request to the user asks to have confirmed
@@ -242,11 +243,11 @@ PACK = LanguagePack(
         "contact_link": r"\s*(?:是|为)?\s*[:：]?\s*",
         # a speaker correcting themselves right after a value (13811112222，不对，是…)
         "self_correction": r"\W*(?:不对|不是|错了|说错了?|我是说|哦不|更正|应该是|写错了?)",
+        # a switch away from the thing the conversation is on, to another (要不你换个景点吧，
+        # 去…; not 兑换一个, 转换一下)
+        "switch_away": r"(?<![兑转切交更变替互])换(?:个|一个|一家|家|别的|其他的?)",
         # the user asking to try a failed request again, with what they change
         # (再试一次，改到下午3点): those values replace the attempt's
-        # a switch away from the thing the conversation is on, to another of its kind
-        # (要不你换个景点吧，去…; 换一家吧): matched where the clause says it
-        "switch_away": r"换(?:个|一个|一家|家|别的|其他的?)",
         "retry": r"再试一次|再试试|重新(?:预订|预定|订|试|找|查)|再(?:订|预订|预定)一次",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
