@@ -365,6 +365,23 @@ def test_a_question_that_asks_for_a_search_is_a_goal(text, goal) -> None:
     assert [r.text for r in state.requests] == ([] if goal else [text]), text
 
 
+@pytest.mark.parametrize("text, name", [
+    ("我叫王小明，电话13811112222。", "王小明"),
+    ("你好，我的名字是李娜。", "李娜"),
+    ("My name is Ann Lee.", "Ann Lee"),
+    # 叫 as "call for" or "call someone" names no one
+    ("帮我叫个车，顺便告诉我车牌。", None),
+    ("我叫下车，从鬼味烤翅到北京饭店。", None),
+    ("我叫一辆出租车，从北京站出发。", None),
+])
+def test_the_users_own_name_is_the_one_name(text, name) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
+    mem.add("user", text)
+    mem.add("assistant", "您好，我叫小美。Hi, I'm here to help.")  # the agent's: no one's
+    assert [a.value for a in mem.state.active_anchors() if a.key == "name"] == (
+        [name] if name else [])
+
+
 def test_not_satisfied_is_negative() -> None:
     assert extract(("user", "我很不满意")).sentiment.label == "negative"
     assert extract(("user", "I am not happy")).sentiment.label == "negative"

@@ -310,6 +310,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?<!\d)\d+\s*[-~至到]\s*\d+\s*个?(?:小时|天|分钟|工作日)"  # 3到5个工作日
         rf"|{_ZH_NUM}{{1,4}}个?(?:半)?(?:小时|分钟)|{_ZH_NUM}{{1,3}}个?(?:工作日|星期)")), 0),
     ("other", "rating", _numeric(re.compile(r"\d(?:\.\d)?分(?:以上|以下)?")), 0),
+    # the speaker's own name in Chinese, where they say it is (我叫王小明，…; a person's
+    # name has no kind word for the name finder to end it by): the user's only. Not 叫 as
+    # "call for" or "call someone" (我叫个车, 我叫一辆出租车, 我叫下车, 我叫她…)
+    ("name", "name", _needs(("我叫", "名字"), re.compile(
+        r"(?:我叫|我的名字(?:是|叫))(?![她他它你您一两几个下了辆])"
+        r"((?:(?!车)[\u4e00-\u9fff]){2,4}?)(?=[，,。.！!？?\s]|$)")), 1),
     ("address", "address", _needs((_DIGIT, "地址", "寄到", "送到", "位于", "坐落", "address"),
                                   re.compile(
         r"(?:地址[^。！？!?\n]{0,8}?(?:改成|改为|换成)|收货地址|收件地址|地址|寄到|送到|位于|坐落于"
@@ -690,6 +696,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             continue
         if key == "quote" and (turn.role not in ("user", "assistant") or not turn.content):
             continue  # a tool call's JSON is full of quotation marks that quote no one
+        if key == "name" and turn.role != "user":
+            continue  # (the agent's own name is no one's the state keeps)
         claimed: list[tuple[int, int]] = []  # in order, never overlapping
         for m in pattern.finditer(masked):
             if group < 0:  # alternatives: the first capture group that took part
