@@ -590,7 +590,6 @@ class RuleExtractor(BaseExtractor):
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
-            if turn.role != "tool":
                 delta.updates.extend(switched_away(turn, anchors, index))
         delta.sentiment = sentiment_of(turns)
         if delta_model is not StateDelta:
@@ -608,8 +607,8 @@ class RuleExtractor(BaseExtractor):
             if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 if (m := C.seek_ask.search(text)) and not C.seek_nothing.match(text, m.end()) \
                         and not C.goal_stop.search(text):
-                    # a search asked for ("Can you find me a cheap restaurant?", 有没有评分
-                    # 4.5分以上的酒店？): answered, what it seeks is still sought
+                    # a search asked for ("Can you find me a cheap restaurant?", 请帮我找
+                    # 一家评分4.5分以上的酒店吗？): answered, what it seeks is still sought
                     delta.goals.append(NewGoal(text=text, turns=at))
                 else:
                     delta.requests.append(NewRequest(text=text, turns=at))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ..delta import ItemUpdate, NewAnchor
@@ -546,7 +547,7 @@ def cancelled(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         if cue is None or bounds.clause_asks(start, end):
             continue
         if user and (not C.cancel_asked.fullmatch(text, first, cue.start())
-                     or C.condition.search(text, _sentence_start(text, cue.start()), last)):
+                     or C.condition.search(text, bounds.sentence(*cue.span())[0], last)):
             continue
         ends = C.cancel_ends.search(text, cue.end(), last)
         if ends is None or start < ends.start():
@@ -555,16 +556,6 @@ def cancelled(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
             index, "anchors"))):
         return list(anchors), []
     return _let_go(down, anchors, index, turn)
-
-
-def _sentence_start(text: str, at: int) -> int:
-    """Where the sentence holding ``text[at]`` starts."""
-    return max((m.end() for m in _SENTENCE.finditer(text, 0, at)), default=0)
-
-
-def _sentence_end(text: str, at: int) -> int:
-    """Where the sentence holding ``text[at]`` ends."""
-    return m.start() if (m := _SENTENCE.search(text, at)) else len(text)
 
 
 _WHEN = frozenset({"date", "until", "time"})
@@ -682,19 +673,23 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
             and (e.turn or 0) >= since[key] and normalize(value) not in new[key]]
     # of several names the attempt gave, which one a name replaces is not told ("shipped by
     # UPS from Amazon", "Can you check again? It was FedEx"): none
-    gone = [g for g in gone if g[1] not in NAME_KEYS
-            or sum(k == g[1] for _, k, _ in gone) <= len(new[g[1]])]
-    # the assistant's: its reading back of the attempt (13:45 said back as 1:45 PM; a
-    # name in any role, in more or fewer words), not what it offered elsewhere ("Zuni
-    # Cafe has tables at 6 pm and 9 pm", "How about San Francisco Marriott Marquis?")
+    count = Counter(key for _, key, _ in gone)
+    gone = [g for g in gone if g[1] not in NAME_KEYS or count[g[1]] <= len(new[g[1]])]
     asked = {(key, _numbers(key, value)) for _, key, value in gone}
     names = [(e.turn or 0, value) for e, key, value in gone if key in NAME_KEYS]
     given = set().union(*(new[k] for k in new.keys() & NAME_KEYS))
-    back = [(e, key, value) for e, key, value in entries if e.speaker != "user" and (
-        any((e.turn or 0) >= at and _same_name(value, n) for at, n in names)
-        and normalize(value) not in given if key in NAME_KEYS
-        else key in new and (e.turn or 0) >= since[key] and normalize(value) not in new[key]
-        and (key, _numbers(key, value)) in asked)]
+
+    def read_back(e: IndexEntry, key: str, value: str) -> bool:
+        """The assistant's reading back of the attempt (13:45 said back as 1:45 PM; a
+        name in any role, in more or fewer words), not what it offered elsewhere ("Zuni
+        Cafe has tables at 6 pm and 9 pm", "How about San Francisco Marriott Marquis?")."""
+        if key in NAME_KEYS:
+            return normalize(value) not in given and any(
+                (e.turn or 0) >= at and _same_name(value, n) for at, n in names)
+        return key in new and (e.turn or 0) >= since[key] \
+            and normalize(value) not in new[key] and (key, _numbers(key, value)) in asked
+
+    back = [x for x in entries if x[0].speaker != "user" and read_back(*x)]
     return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, _, _ in gone + back]
 
 
@@ -721,7 +716,7 @@ def switched_away(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Inde
     away = C.switch_away.search(text) if turn.role == "assistant" and turn.content else None
     if away is None:
         return []
-    start, end = _sentence_start(text, away.start()), _sentence_end(text, away.end())
+    start, end = _Bounds(text).sentence(*away.span())
     if C.condition.search(text, start, away.start()) or not any(
             a.key in NAME_KEYS and 0 <= text.find(a.value, away.end()) < end for a in anchors):
         return []
@@ -767,6 +762,10 @@ class _Bounds:
         """Where the clause holding ``text[start:end]`` starts and ends."""
         return self._around(self.clauses, start, end, closed=False)
 
+    def sentence(self, start: int, end: int) -> tuple[int, int]:
+        """Where the sentence holding ``text[start:end]`` starts and ends."""
+        return self._around(self.sentences, start, end, closed=False)
+
     def asks(self, start: int, end: int) -> bool:
         """Whether the sentence holding ``text[start:end]`` asks (read once a sentence)."""
         span = self._around(self.sentences, start, end, closed=True)
@@ -782,7 +781,7 @@ class _Bounds:
         if not self.asks(start, end):
             return False
         first, last = self.clause(start, end)
-        sentence_end = self._around(self.sentences, start, end, closed=False)[1]
+        sentence_end = self.sentence(start, end)[1]
         rest = self.text[last:sentence_end]
         return not rest.strip(_TRAILING_MARKS) or C.tag_question.match(rest) is not None \
             or question(self.text[first:last], in_question=True)

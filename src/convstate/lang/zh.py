@@ -127,7 +127,6 @@ PACK = LanguagePack(
         "dislike": r"不喜欢|讨厌|不爱",
         "weighs": r"最好|倾向",
         "not_after": r"\s*(?:不|别)",  # (最好不要, 倾向于不)
-        "own_name": r"(?:我叫|我的名字(?:是|叫))$",
         "goal": r"我想要?|我要|我希望|希望|我需要|想要|请帮我|帮我",
         "goal_stop": r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)",
         # the assistant asking the user for a piece of their information (您的身份证后四位是
