@@ -1076,6 +1076,25 @@ def test_a_later_value_with_the_same_numbers_is_no_read_back() -> None:
     assert "7 pm" in active(mem, "time") and "8 pm" in active(mem, "time")
 
 
+@pytest.mark.parametrize("change, key, now", [
+    ("I will need the car until the 14th.", "until", ["the 14th"]),
+    ("I will need it from March 7th now.", "date", ["March 7th"]),
+    ("Make it 1:30 pm, please.", "time", ["1:30 pm"]),
+])
+def test_a_sum_up_read_back_goes_with_the_value_the_user_changes(change, key, now) -> None:
+    """The assistant's sum-up of the request (two or more of the user's values said
+    back, whatever place it ties them to) reads those values back: when the user changes
+    one, even a turn later, the reading back goes with it."""
+    mem = said(("user", "I want an SUV from Fresno Station on March 9th at 11 am."),
+               ("assistant", "Until when do you need it?"),
+               ("user", "I need the car until March 13th."),
+               ("assistant", "Would you like insurance?"), ("user", "Yes, please."),
+               ("assistant", "Booking an SUV from Fresno station on march 9th at 11 am "
+                             "until march 13th."),
+               ("user", change))
+    assert active(mem, key) == now
+
+
 @pytest.mark.parametrize("retry, times", [
     # a retry's value replaces the attempt's, whatever place it was about
     ("Can you try it again? SFO Airport is fine too for pick up at 2:45 PM.", ["2:45 PM"]),

@@ -12,7 +12,7 @@ Treat a state as a value: copy an item before changing it in place.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Set as AbstractSet
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ from .sections import (
     field_of,
     grouped,
     read_first,
+    slot_of,
     text_of,
     users_own,
 )
@@ -516,16 +517,22 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
     slots = keys & (SLOT_KEYS | COUNT_KEYS)
     mine = grouped((a for a in draft.state.anchors if a.key in slots and a.status == "active"),
                    lambda a: a.key) if slots else {}
+    sums = _SumsUp(draft.state.anchors)
     for new in fresh:
         if new.status != "active":
             continue
         olds = mine.get(new.key, ())
         asked = max((o for o in olds if o.speaker == "user" and o.last_turn < new.last_turn),
                     key=lambda o: o.last_turn, default=None) if new.speaker == "user" else None
-        for old in olds:
+        replaced = [old for old in olds if old.status == "active"
+                    and old.last_turn < new.last_turn
+                    and (_replaces(new, old) or _read_back(new, old, asked))]
+        if new.speaker == "user":  # a sum-up's reading back of the user's goes with it
+            replaced += [e for old in replaced if old.speaker == "user"
+                         for e in sums.echoes(old, olds, new.last_turn) if e not in replaced]
+        for old in replaced:
             old = draft.own("anchors", old)
-            if old.status == "active" and old.last_turn < new.last_turn \
-                    and (_replaces(new, old) or _read_back(new, old, asked)):
+            if old.status == "active":
                 old.status, old.superseded_by = "superseded", new.id
                 old.superseded_turn = new.last_turn
                 stats.superseded += 1
@@ -553,6 +560,49 @@ def _read_back(new: Anchor, old: Anchor, asked: Anchor | None) -> bool:
     return asked is not None and not new.subject and old.speaker == "assistant" \
         and old.turns[0] == asked.last_turn + 1 \
         and bool(numbers := _numbers(asked.value)) and _numbers(old.value) == numbers
+
+
+class _SumsUp:
+    """The assistant's turns that sum up the user's request: each says back at least
+    two values the user gave before it ("Booking an SUV from Fresno Station on March
+    9th at 11 am until March 13th"). A value read back there is the user's, whatever
+    named thing the sum-up ties it to, and goes with it when the user changes it, in the
+    next turn or later. One value said back alone may be another thing's ("Your taxi
+    is booked at 7 pm as well" is no reading back of the dinner's 7 pm)."""
+
+    def __init__(self, anchors: list[Anchor]):
+        self._anchors = anchors
+        self._by_turn: dict[int, list[Anchor]] | None = None  # built once a fold asks
+        self._users: dict[str, list[Anchor]] = {}
+        self._sums: dict[int, bool] = {}
+
+    def _sums_up(self, turn: int) -> bool:
+        if self._by_turn is None:
+            self._by_turn = grouped(self._anchors, lambda a: a.turns[0])
+            self._users = grouped((a for a in self._anchors if a.speaker == "user"),
+                                  lambda u: slot_of(u.key))
+        if turn not in self._sums:
+            self._sums[turn] = sum(
+                a.speaker == "assistant" and any(
+                    u.first_turn < turn and _alike(u, a) for u in self._users.get(
+                        slot_of(a.key), ())) for a in self._by_turn.get(turn, ())) >= 2
+        return self._sums[turn]
+
+    def echoes(self, old: Anchor, olds: Iterable[Anchor], before: int) -> list[Anchor]:
+        """The active values of ``olds`` read back from ``old`` in a sum-up after it and
+        before turn ``before``."""
+        return [e for e in olds if e.status == "active" and e.speaker == "assistant"
+                and old.first_turn < e.turns[0] < before and _alike(old, e)
+                and self._sums_up(e.turns[0])]
+
+
+def _alike(a: Anchor, b: Anchor) -> bool:
+    """Whether two values of a slot say the same: the same numbers ("9th of March",
+    "march 9th"), or, with none, the same words."""
+    if slot_of(a.key) != slot_of(b.key):
+        return False
+    numbers = _numbers(a.value)
+    return numbers == _numbers(b.value) if numbers else normalize(a.value) == normalize(b.value)
 
 
 def _numbers(value: str) -> list[str]:
