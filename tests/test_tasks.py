@@ -149,6 +149,10 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会帮您重置端口。", "已为您重置端口。"),
     ("我会帮您激活账户。", "已经为您激活账户了。"),
     ("我会为您重置密码。", "密码已重置，请查收短信。"),  # done to a thing of the customer's
+    # reserving is booking, 预定 and 订 are 预订
+    ("I'll reserve a table for two at 7 pm for you.", "Your table has been booked."),
+    ("I'll book the car for you now.", "The car is reserved."),
+    ("好的，我会帮您预定如家酒店。", "酒店已经订好了。"),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:

@@ -545,7 +545,7 @@ PACK = LanguagePack(
             " call ring phone contact reach reach_out get_back call_back follow_up respond"
             " reply touch;"
             " refund reimburse repay credit;"
-            " arrange schedule book reschedule set_up;"
+            " arrange schedule book reserve reschedule set_up;"
             " submit file lodge raise log request ask_for apply_for escalate;"
             " cancel void;"
             " replace exchange swap;"
