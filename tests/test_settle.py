@@ -820,6 +820,46 @@ def test_someone_elses_contact_replaces_none_of_the_users(turns, key, mine) -> N
                 if a.kind in ("phone", "email")] == [None], text
 
 
+@pytest.mark.parametrize("second, about", [
+    ("You can also try my work phone, 415-555-0177.", "work"),
+    ("My backup number is 415-555-0177.", "backup"),
+    ("If I do not pick up, call my alternate number 415-555-0177.", "alternate"),
+    ("You can also reach me at 415-555-0177.", "also"),
+    ("Or try my home line: 415-555-0177.", "home"),
+    ("我的备用手机是13922223333。", "备用"),
+    ("打不通的话可以打我另一个号码13922223333。", "另一个"),
+    ("我家里座机是021-64381234。", "座机"),
+    ("也可以打13922223333。", "也"),
+])
+def test_another_contact_of_the_users_stands_beside_the_first(second, about) -> None:
+    """A second contact the user gives as another of theirs (a work, home, backup or
+    alternate one, one they can "also" be reached at) stands beside the first, about what
+    the qualifier says: the first stays the one code reads."""
+    first = "My number is 415-555-0142." if second.isascii() else "我的手机是13811112222。"
+    mem = said(("user", first), ("assistant", "OK."), ("user", second))
+    assert len(active(mem, "phone")) == 2
+    assert mem.state.anchor("phone").value in first
+    assert [a.subject for a in mem.state.active_anchors() if a.key == "phone"] == [None, about]
+
+
+@pytest.mark.parametrize("change", [
+    "Please use 415-555-0177 from now on.", "My new number is 415-555-0177.",
+    "Actually, it's 415-555-0177.", "My cell is 415-555-0177.",
+    "我换号了，新号码是13922223333。", "不对，是13922223333。",
+])
+def test_a_new_number_of_the_users_replaces_the_old(change) -> None:
+    first = "My number is 415-555-0142." if change.isascii() else "我的手机是13811112222。"
+    mem = said(("user", first), ("assistant", "OK."), ("user", change))
+    assert active(mem, "phone") == [v for v in ("415-555-0177", "13922223333") if v in change]
+
+
+def test_another_email_cc_d_stands_beside_the_users() -> None:
+    mem = said(("user", "My email is ann@x.com."), ("assistant", "OK."),
+               ("user", "Please also cc my work email a.b@acme.com."))
+    assert sorted(active(mem, "email")) == ["a.b@acme.com", "ann@x.com"]
+    assert mem.state.anchor("email").value == "ann@x.com"
+
+
 @pytest.mark.parametrize("turns, kept", [
     ([("user", "I'm on the Unlimited Starter plan with the Gold membership."),
       ("user", "Please move me to the Unlimited Elite plan instead.")],

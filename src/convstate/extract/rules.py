@@ -762,6 +762,9 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             elif pronoun := C.third_owner.search(text, first, start):  # "Her phone is"
                 relations = list(C.relation.finditer(text, 0, pronoun.start()))
                 anchor.subject = (relations[-1] if relations else pronoun).group(0)
+            elif anchor.kind in CONTACT_KEYS and (  # "also try my work phone": work
+                    alts := list(C.alt_contact.finditer(text, first, start))):
+                anchor.subject = alts[-1].group(0)
     for start, end in products:
         found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
                                        turns=[turn.index])))

@@ -320,6 +320,15 @@ PACK = LanguagePack(
         # "cc my boss, his email is"): about that one (``relation``), else the pronoun
         "third_owner": r"\b(?:his|her|their)(?=(?:\s+[a-z]+){0,2}\s+(?:is|at)\s*:?\s*$)",
         "relation": _RELATION,
+        # another contact of the user's beside the one they gave ("my work phone", "my
+        # backup number", "call my alternate number", "you can also reach me at"): it
+        # stands beside the first, about what the qualifier says; matched in the clause
+        # before the value (not "my new number", "my cell": the one number, changed)
+        "alt_contact": r"\b(?:(?:work|office|business|home|house|landline|backup|back-up"
+                       r"|spare|alternate|alternative|other|another|second|secondary|personal)"
+                       r"(?=\s+(?:phone|number|line|cell|mobile|e-?mail|address)\b)"
+                       r"|also(?=\s+(?:reach|call|try|text|ring|use|contact|cc|email|e-mail"
+                       r"|write|send|copy)\b))",
         # a reply that takes note of what was said, not one that takes it ("OK, 9 pm, got
         # it"), and a value said as a bound of another act ("I'll be out well before 6 pm")
         # a tag that makes the clause before it a question ("..., isn't it?", "..., right?")

@@ -194,6 +194,12 @@ PACK = LanguagePack(
         # (``relation``), else the pronoun
         "third_owner": rf"(?<![其吉])(?:他们|她们|他|她)(?={_CONTACT_IS})",
         "relation": _RELATION,
+        # another contact of the user's beside the one they gave (我的备用手机, 另一个号码,
+        # 家里座机, 公司邮箱, 也可以打…): it stands beside the first, about what the
+        # qualifier says (not 我的新号码: the one number, changed)
+        "alt_contact": r"(?:备用|另一个|另外一个|另外的|其他的?|第二个|家里的?|家庭|公司的?|单位的?"
+                       r"|办公室的?|工作)(?=(?:手机号?|电话|号码|座机|邮箱|地址))|座机"
+                       r"|也(?=可以(?:打|拨打|联系|发到|发送到))",
         # a reply that takes note of what was said (好的，晚上8点，知道了), and a value said
         # as a bound of another act (晚上8点前)
         # a tag that makes the clause before it a question (…，是吗？ …，对吧？)
