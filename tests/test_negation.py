@@ -77,6 +77,15 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("I'd prefer you to refund it.", "refund"),
     ("我宁愿退款也不要换货。", "refund"),
     ("我宁可退款，也不换货。", "refund"),
+    # an imperative of giving asks for what it names; "let's" and "asking for" ask too
+    ("Just give me a refund.", "refund"),
+    ("Honestly I don't want an exchange, just give me a refund.", "refund"),
+    ("Send me an exchange, not a refund.", "exchange"),
+    ("Let's just refund it.", "refund"),
+    ("Actually, never mind the refund, let's do an exchange.", "exchange"),
+    ("I'm asking for a refund.", "refund"),
+    ("I'm not asking for an exchange, I'm asking for a refund.", "refund"),
+    ("No need for an exchange, a refund is fine.", "refund"),
 ])
 def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
                                                                   method: str) -> None:
@@ -102,6 +111,8 @@ def test_a_noun_or_a_report_before_an_object_is_no_imperative(text: str) -> None
     "不换了",
     "我不想要换货了",
     "换货不行",
+    "No need for an exchange.",
+    "There's no need for an exchange.",
 ])
 def test_a_negated_option_is_not_chosen(text: str) -> None:
     assert case_after(text).refund_method is None
@@ -174,6 +185,12 @@ def test_a_later_refusal_lets_go_of_the_option_an_earlier_fold_chose() -> None:
     assert isinstance(state, Case) and state.refund_method is None
     assert [(h.value, h.turn) for h in state.history("refund_method")] == [
         ("exchange", 0), (None, 2)]
+    # letting go of it: holding off, changing one's mind, 先不办了
+    for later in ("Hold off on the exchange for now.", "I changed my mind about the exchange.",
+                  "换货先不办了。", "换货暂时不弄了，我再想想。", "Let's call off the exchange."):
+        state = fold_batches((("user", "我要换货"), ("assistant", "好的。")),
+                             (("user", later),))
+        assert isinstance(state, Case) and state.refund_method is None, later
     # refusing another option, or only mentioning one, leaves the choice alone
     state = fold_batches((("user", "I'd like an exchange."),),
                          (("user", "I don't want a refund."),),
@@ -283,6 +300,13 @@ def test_a_negated_want_is_a_refusal_not_a_goal_or_a_decision() -> None:
     "我还想去别家尝尝特色。",  # 别家: another place, not "don't"
     "我很纠结要不要送",  # a question that offers both answers
     "No, make it a shared ride.",
+    # a pleasantry; a condition is no constraint of its own
+    "不要紧的，你们慢慢查。", "没关系，不要紧。",
+    "If I do not pick up, call my other number.", "If you can't reach me, text me.",
+    "In case I don't answer, leave a message.", "不在家的话，放门口就行。",
+    "如果我不接电话，请发短信。",
+    # picking up is no choosing
+    "I will not pick it up before Monday, I'm away.",
 ])
 def test_a_statement_is_not_a_negative_constraint(text: str) -> None:
     assert not built_in(text)["negative_constraint"]
@@ -409,7 +433,7 @@ def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore())
     for role, text in [("user", "我要退款。"), ("assistant", "好的。"), ("user", later)]:
         mem.add(role, text)
-    assert [g.status for g in mem.state.goals] == [goal]
+    assert mem.state.goals[0].text == "我要退款" and mem.state.goals[0].status == goal
 
 
 @pytest.mark.parametrize("rule, later, lifted", [
@@ -460,3 +484,17 @@ def test_a_hedge_leaves_what_its_clause_asks(text: str, kind: str) -> None:
 @pytest.mark.parametrize("text", ["我已经等了一周了我希望今天能发货", "我已经受够了我要投诉"])
 def test_a_wait_told_before_a_want_leaves_the_goal(text: str) -> None:
     assert built_in(text)["goals"] == [text]
+
+
+@pytest.mark.parametrize("text", [
+    "I just want to pause my subscription for a month.", "I really need a new charger.",
+    "I'd really like to upgrade my plan.", "只是想暂停一个月。", "我只想暂停一个月。",
+    "我就想换个套餐。",
+])
+def test_a_want_with_an_adverb_is_a_goal(text: str) -> None:
+    """"just", "really", 只是, 只, 就 between the speaker and the want leave it a goal."""
+    assert built_in(text)["goals"] == [text.rstrip("。.")]
+
+
+def test_a_past_want_is_no_goal() -> None:
+    assert built_in("I just wanted to say thanks.")["goals"] == []

@@ -119,7 +119,7 @@ def latest_choice(turns: Sequence[tuple[int, str]],
 
 def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     """What ``clause`` does with its mention at ``start:end`` (see the module's rule)."""
-    if asks and not C.request.search(clause):
+    if asks and not C.request.search(clause) and not C.imperative.search(clause):
         return None  # a question asks; it does not choose
     if quoted(clause, start):
         return None  # someone else's words
@@ -190,7 +190,10 @@ def negated(clause: str, at: int) -> bool:
 
 def refusal(clause: str) -> bool:
     """A negative constraint: a prohibition ("Don't call after 8pm", 别换货, 不用换货) not
-    inside a quote, or the speaker's own negated want ("I never want", 我不希望, 我不同意)."""
+    inside a quote, or the speaker's own negated want ("I never want", 我不希望, 我不同意);
+    not a condition ("If I do not pick up, ...", "If you can't reach me", 不在家的话)."""
+    if _conditional(clause):
+        return False
     for m in C.negative.finditer(clause):
         if not quoted(clause, m.start()):
             return True
@@ -198,6 +201,15 @@ def refusal(clause: str) -> bool:
         verb = _governs(clause[:m.start()], m, speaker=True)
         if verb is not None and verb[1] and not quoted(clause, m.start()) \
                 and not C.not_yet.search(clause[max(0, m.start() - REACH):m.end()]):
+            return True
+    return False
+
+
+def _conditional(clause: str) -> bool:
+    """Whether ``clause`` is a condition: it opens with one (past discourse words: "So if
+    ...", 如果…) or ends with one (…的话)."""
+    for m in C.condition.finditer(clause):
+        if _rx("opening").fullmatch(clause[:m.start()]) or not clause[m.end():].strip(" ，,。."):
             return True
     return False
 

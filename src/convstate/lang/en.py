@@ -30,7 +30,10 @@ SCOPE = {
     # not "no", which negates a noun ("no exchange": neg_det) or answers ("No, I want");
     # "forget" lets go of what it governs, unless negated ("don't forget the refund")
     "negator": r"\b(?:not(?!\s+forget\b)|never\s+mind|never|no\s+longer|without|rather\s+than"
-               r"|instead\s+of|other\s+than|except|cancel|skip|avoid)\b|\b\w+n['’]t\b(?!\s+forget\b)"
+               r"|instead\s+of|other\s+than|except|cancel|skip|avoid|no\s+need"
+               # letting go of it ("hold off on the refund", "I changed my mind about it")
+               r"|hold(?:ing)?\s+off(?:\s+on)?|chang(?:e|ed|ing)\s+my\s+mind\s+(?:about|on)"
+               r"|call\s+off|pass\s+on)\b|\b\w+n['’]t\b(?!\s+forget\b)"
                r"|\bcannot\b|(?<!n['’]t\s)(?<!not\s)\bforget(?:\s+about)?\b"
                r"|(?<!more )(?<!less )(?<!later )(?<!earlier )(?<!sooner )(?<!fewer )\bthan\b",
     "neg_det": r"\bno\b",
@@ -38,9 +41,11 @@ SCOPE = {
     "not_yet": r"\b(?:didn['’]t|did\s+not|haven['’]t|hasn['’]t|have\s+not|has\s+not"
                r"|wasn['’]t|weren['’]t|not\s+yet)\b",
     # a verb of wanting, choosing or requiring, which governs what follows it
-    "want": r"\b(?:want|need|needs|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|prefer|rather)"
-            r"|prefer|choose|chose|pick(?:ed)?|opt(?:ed)?\s+for|go\s+(?:with|for)"
-            r"|going\s+with|went\s+with|(?:go\s+ahead|proceed)\s+with|request(?:ed)?|ask(?:ed)?\s+for"
+    "want": r"\b(?:want|no\s+need|need|needs"
+            r"|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|prefer|rather)"
+            r"|prefer|choose|chose|pick(?:ed)?(?!\s+(?:it\s+|them\s+)?up\b)|opt(?:ed)?\s+for"
+            r"|go\s+(?:with|for)|going\s+with|went\s+with|(?:go\s+ahead|proceed)\s+with"
+            r"|request(?:ed|ing)?|ask(?:ed|ing)?\s+for"
             r"|appl(?:y|ied)\s+for"
             r"|looking\s+for|insist\s+on|(?:['’]ll|will|won['’]t)\s+(?:\w+\s+)?(?:take|have|get"
             r"|go\s+with)|let['’]?s\s+(?:do|get|have|go\s+with|make\s+it)|make\s+it"
@@ -54,7 +59,11 @@ SCOPE = {
     # have to be direct") rather than refuses
     "require": r"\b(?:must|ha(?:ve|s)\s+to|should|need\s+to|needs\s+to)\b",
     # a request by itself, in a question too ("Could you please ...")
-    "request": r"\b(?:please|kindly|pls|plz)\b",
+    "request": r"\b(?:please|kindly|pls|plz|let['’]?s)\b",
+    # a request said as an imperative of giving ("Just give me my money back"): it asks
+    # for what it names, it is no question
+    "imperative": r"^\W*(?:(?:just|please|so|ok(?:ay)?|then|now|and|honestly|actually)\W+)*"
+                  r"(?:give|get|send|bring)\s+(?:me|us)\b",
     # who may be the subject of a governing verb: the speaker, the listener, the thing
     "subject": r"\b(?:I|we|you|it|this|that)\b",
     # what may stand between that subject and its verb
@@ -206,7 +215,9 @@ PACK = LanguagePack(
         # ("I'd rather not get a replacement", "I'd prefer not to wait")
         "weighs": r"rather|prefer",
         "not_after": r"\s+not\b",
-        "goal": r"\b(?:I want|I need|I'?d like|I would like|I'?m looking (?:for|to)|I wish to"
+        "goal": r"\b(?:I (?:(?:just|really|only|also|still|actually|simply)\s+)?(?:want|need)"
+                r"|I'?d (?:(?:just|really|also)\s+)?like|I would (?:(?:just|really|also)\s+)?like"
+                r"|I'?m looking (?:for|to)|I wish to"
                 r"|help me)\b",
         # the assistant asking the user for a piece of their information ("What's your date
         # of birth?", "Could you tell me the last four digits of the card?"): any answer

@@ -28,7 +28,7 @@ SCOPE = {
     "not_yet": r"没有?|未|还没",
     # a verb of wanting, choosing or requiring, which governs what follows it
     "want": r"想要|需要|希望|要求|打算|决定|选择|选|改成|改为|换成|改用|申请|办理|宁愿|宁可"
-            r"|(?<![主重需想必总])要(?![是么不求])|想(?![法到起象念想])|不如",
+            r"|(?<![主重需想必总])要(?![是么不求紧])|想(?![法到起象念想])|不如",
     # a verb of requiring: governs what follows it too, but negated it relaxes (不必)
     "require": r"必须|一定要|务必|得要",
     # a request by itself, in a question too (能帮我退款吗)
@@ -54,6 +54,8 @@ SCOPE = {
     "reject": r"^\s*(?:我|我们)?(?:就|也|都|真的)?"
               r"(?:没空|没时间|不方便|有事|去不了|来不了|不合适|算了|(?:家里|家)没人|没人在家"
               r"|没人(?=\s*(?:[，。,.!！?？;；]|$))"
+              # let go of (退款先不办了, 换货暂时不弄了)
+              r"|(?:先|暂时|还是|就)?不(?:办|弄|做|搞)了"
               r"|太(?:早|晚|贵|远|久)了?)",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"因为|由于|如果|要是|假如|的话|的时候|问|了解|咨询|知道|告诉|说|觉得|以为|查|听说"
@@ -127,7 +129,8 @@ PACK = LanguagePack(
         "dislike": r"不喜欢|讨厌|不爱",
         "weighs": r"最好|倾向",
         "not_after": r"\s*(?:不|别)",  # (最好不要, 倾向于不)
-        "goal": r"我想要?|我要|我希望|希望|我需要|想要|请帮我|帮我",
+        "goal": r"我(?:只|就|只是|就是|还|也)?想要?|我(?:只|就|还|也)?要|我希望|希望|我需要|想要"
+                r"|请帮我|帮我|^(?:只是|只|就|就是)想",
         "goal_stop": r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)",
         # the assistant asking the user for a piece of their information (您的身份证后四位是
         # 多少？): any answer that says something gives it
