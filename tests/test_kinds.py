@@ -63,6 +63,12 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     # Chinese joins no word to an id: 是 right before it, 吧 right after
     ("请问您的订单号是多少？", "是DD20240601123吧", "order_id", "DD20240601123"),
     ("请问您的账号是多少？", "是zhangsan_2024", "account", "zhangsan_2024"),
+    # a booking reference is its order's; a member's card or a customer's number, an account
+    ("What is your booking reference?", "QX7PLM", "order_id", "QX7PLM"),
+    ("What is your booking reference?", "Sure, it is 7781203.", "order_id", "7781203"),
+    ("请问您的会员卡号是多少？", "88120394", "account", "88120394"),
+    ("请问您的会员卡号是多少？", "是VIP8812", "account", "VIP8812"),
+    ("Could I have your customer number?", "It's 4471209.", "account", "4471209"),
 ])
 def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
         batch: int, question: str, answer: str, key: str, value: str) -> None:
@@ -155,6 +161,16 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
     ("My return authorization number is RMA-55120.", "ticket_id", "RMA-55120"),
     ("The order was placed under booking reference QX7PLM.", "order_id", "QX7PLM"),
     ("Sorry, the order number is actually SR-20240315-898.", "order_id", "SR-20240315-898"),
+    # a reference names a ticket as a number does; a relative clause may stand between
+    ("My complaint reference is CMP-77812.", "ticket_id", "CMP-77812"),
+    ("Your case ref is CS-55102.", "ticket_id", "CS-55102"),
+    ("The case number you gave me was CS-0048812.", "ticket_id", "CS-0048812"),
+    ("报修单号BX20240611。", "ticket_id", "BX20240611"),
+    # a customer's or a member's number is their account
+    ("My customer number is 4471209.", "account", "4471209"),
+    ("My customer ID is CU-339201.", "account", "CU-339201"),
+    ("我的客户编号是KH009981。", "account", "KH009981"),
+    ("My loyalty card number is 6012345678.", "account", "6012345678"),
 ])
 def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> None:
     found = [(a.kind, a.key, a.value) for a in find_anchors(Turn(index=0, role="user",

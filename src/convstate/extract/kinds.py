@@ -19,16 +19,17 @@ _I = re.IGNORECASE
 
 # the cue of a ticket: a complaint, a case, a return or a service request
 TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服务单号|受理单号|受理编号|售后单号"
-              r"|退款单号|退货单号|维修单号|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
+              r"|退款单号|退货单号|维修单号|报修单号|报修编号|报修单"
+              r"|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
               r"|return(?:\s+authori[sz]ation)?|(?:service\s+)?request|reference|ref)"
-              r"\s*(?:number|no\.?|id|#)"
+              r"\s*(?:number|no\.?|id|#|reference|ref\b\.?)"
               # a case or a claim named by its number alone, with letters or "#" ("case
               # CS-2024-0042", "case #4471"; not "claim 25000 points"), and an RMA's
               # number, which says what it is ("RMA-55120")
               r"|(?<![A-Za-z])(?:case|claim|incident)(?=\s*(?:#\s*|[A-Z]{1,4}-?)\d)"
               r"|(?<![A-Za-z])(?=RMA-?\d)")
 # a word every ticket's cue holds (lower case), looked for before the pattern
-TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编号", "售后", "维修",
+TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编号", "售后", "维修", "报修",
                 "退款单号", "退货单号", "ticket", "case", "complaint", "claim",
                 "incident", "rma",
                 "return", "request", "ref")
@@ -41,6 +42,9 @@ TICKET_ID = re.compile(
     r"|(?:(?:投诉|工单|售后|维修)[^。！？!?\n]{0,12}?(?:受理|提交|登记|生成|创建)"
     r"|(?:受理|提交|登记|生成|创建)[^。！？!?\n]{0,6}?(?:投诉|工单|售后|维修))[^。！？!?\n]{0,8}?"
     r"(?<![订运])单号)"
+    # ... a relative clause between ("the case number you gave me was CS-0048812")
+    r"(?:\s+(?:that\s+)?(?:you|they|we|your\s+\w+|the\s+\w+)\s+(?:gave|sent|provided|issued"
+    r"|emailed|texted|told)(?:\s+(?:me|us))?)?"
     r"(?:\s|是|为|:|：|#|\bis\b|\bwas\b)*"
     r"((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{4,})(?![A-Za-z0-9])", _I)
 
@@ -53,9 +57,12 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
     ("tracking_number", r"快递单号|运单号|物流单号|包裹单号|tracking\s*(?:number|no\.?|id|code|#)?"
                         r"|waybill"),
     ("order_id", r"订单号|订单编号|预订号|预约号|确认号|order\s*(?:number|no\.?|id|#)"
-                 r"|(?:booking|confirmation|reservation)\s*(?:number|no\.?|code|id|#)"),
-    ("account", r"账号|帐号|账户|帐户|会员号|用户名|account\s*(?:number|no\.?|id|name)"
-                r"|user\s?name|user\s?id|log\s?in\s+(?:id|name)|member(?:ship)?\s+(?:number|id)"),
+                 r"|(?:booking|confirmation|reservation)\s*(?:number|no\.?|code|id|#"
+                 r"|reference|ref\b)"),
+    ("account", r"账号|帐号|账户|帐户|会员号|会员卡号|客户编号|客户号|用户名"
+                r"|account\s*(?:number|no\.?|id|name)|user\s?name|user\s?id"
+                r"|log\s?in\s+(?:id|name)|customer\s*(?:number|no\.?|id|#)"
+                r"|(?:member(?:ship)?|loyalty|rewards?)\s+(?:card\s+)?(?:number|no\.?|id)"),
     ("email", r"邮箱|电子邮件|邮件地址|e-?mail(?:\s+address)?"),
     ("phone", r"手机号码?|电话号码?|手机|电话|联系方式"
               r"|(?:phone|mobile|cell|contact|callback)\s*(?:number|no\.?|#)"
@@ -66,7 +73,8 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
 _ASKED = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), _I)
 # A word every cue above holds (lower case), looked for before the patterns: most turns
 # name no such value, and a substring test costs a fraction of the patterns' scan.
-CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员号",
+CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员", "编号",
+             "customer", "loyalty", "reward",
              "ticket", "case", "complaint", "claim", "incident", "rma", "return", "request",
              "ref", "track", "waybill", "order", "booking", "confirmation", "reservation",
              "预订", "预约", "确认号", "account", "user", "log", "member", "mail",

@@ -182,11 +182,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|reference|ref\.?))"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b|\bactually\b)*"
         rf"({_ORDER_ID})", _I)), 1),
-    ("account", "account", _needs(("账号", "账户", "会员号", "用户名", "account", "user"),
-                                  re.compile(
-        r"(?:账号|账户|会员号|用户名)\s*+(?:是|为|:|：|#|\s)*+([A-Za-z0-9_.-]{4,})"
-        r"|\b(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?\s*+(?:is|:|#|(?<=\s))\s*+"
-        r"((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I)), -1),
+    ("account", "account", _needs(("账号", "账户", "会员", "客户", "用户名", "account", "user",
+                                   "customer", "member", "loyalty", "reward"), re.compile(
+        r"(?:账号|账户|会员号|会员卡号|客户编号|客户号|用户名)\s*+(?:是|为|:|：|#|\s)*+"
+        r"([A-Za-z0-9_.-]{4,})"
+        r"|\b(?:(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?"
+        r"|(?:customer|(?:member(?:ship)?|loyalty|rewards?)\s+(?:card\s+)?)\s*+(?:number|no\.?|id|#))"
+        r"\s*+(?:is|:|#|(?<=\s))\s*+((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I)), -1),
     ("phone", "phone", _numeric(re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         # North American: (312) 555-0186, 312-555-0186, 773.555.0143, 773 555 0143,
