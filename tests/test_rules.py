@@ -54,7 +54,13 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("地址改一下，改成：上海市浦东新区世纪大道100号。", ("address", "上海市浦东新区世纪大道100号")),
     ("地址已更新为北京市朝阳区建国路88号1502室，对吗？",
      ("address", "北京市朝阳区建国路88号1502室")),
-    ("好的，已为您更新为北京市海淀区中关村大街1号。", ("names", "北京市海淀区中关村大街")),
+    ("好的，已为您更新为北京市海淀区中关村大街1号。", ("address", "北京市海淀区中关村大街1号")),
+    # a Chinese address by its shape alone: a city or a district, a road and its number
+    ("不对，是杭州市滨江区江南大道2号。", ("address", "杭州市滨江区江南大道2号")),
+    ("地址写错了，应该是杭州市滨江区江南大道2号。", ("address", "杭州市滨江区江南大道2号")),
+    ("改成杭州市滨江区江南大道2号3栋1202室。", ("address", "杭州市滨江区江南大道2号3栋1202室")),
+    ("广东省深圳市南山区科技园路1号", ("address", "广东省深圳市南山区科技园路1号")),
+    ("送到杭州市滨江区江南大道2号吧。", ("address", "杭州市滨江区江南大道2号")),  # (吧 ends it)
     ("the shipping address is 88 Market Street, San Francisco.",
      ("address", "88 Market Street, San Francisco")),
     ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),
@@ -669,3 +675,18 @@ def test_a_hold_or_an_apology_answers_no_question(reply: str, status: str) -> No
                                   "积分扣了五点，请退回。", "原因是两点，第一物流慢。"])
 def test_a_number_of_points_is_no_time(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] == "time"]
+
+
+@pytest.mark.parametrize("text", ["你们北京市朝阳区的门店几点关门？", "我在杭州市出差",
+                                  "北京市海淀区天气怎么样", "上海市浦东新区的那家店"])
+def test_a_city_or_a_district_with_no_road_and_number_is_no_address(text: str) -> None:
+    assert not [a for a in anchors_of(text) if a[0] == "address"]
+
+
+def test_a_correction_to_a_chinese_address_replaces_it() -> None:
+    mem = ConversationMemory("addr", store=InMemoryStore())
+    for role, text in [("user", "收货地址是杭州市西湖区文三路1号。"), ("assistant", "好的。"),
+                       ("user", "不对，是杭州市滨江区江南大道2号。")]:
+        mem.add(role, text)
+    assert [a.value for a in mem.state.active_anchors() if a.key == "address"] == [
+        "杭州市滨江区江南大道2号"]

@@ -129,8 +129,8 @@ PACK = LanguagePack(
         "dislike": r"不喜欢|讨厌|不爱",
         "weighs": r"最好|倾向",
         "not_after": r"\s*(?:不|别)",  # (最好不要, 倾向于不)
-        "goal": r"我(?:只|就|只是|就是|还|也)?想要?|我(?:只|就|还|也)?要|我希望|希望|我需要|想要"
-                r"|请帮我|帮我|^(?:只是|只|就|就是)想",
+        # (只 / 只是: "just"; not 还 / 也 / 就, which chit-chat says of any wish: 我也想去)
+        "goal": r"我(?:只|只是)?想要?|我要|我希望|希望|我需要|想要|请帮我|帮我|^(?:只是|只)想",
         "goal_stop": r"^(?:我想|我要|想要|希望)?(?:问一下|问问|咨询|了解一下|知道)",
         # the assistant asking the user for a piece of their information (您的身份证后四位是
         # 多少？): any answer that says something gives it
