@@ -1094,6 +1094,15 @@ def test_an_end_date_replaces_the_end_and_a_start_the_start(turns, dates, ends) 
     assert active(mem, "date") == dates and active(mem, "until") == ends
 
 
+@pytest.mark.parametrize("change", [
+    "Please use 628-555-0177 from now on, and move the delivery to Monday.",
+    "From now on, move the delivery to Monday.",
+])
+def test_from_now_on_starts_no_range(change) -> None:
+    mem = said(("user", "Delivery on Friday please."), ("assistant", "OK."), ("user", change))
+    assert active(mem, "date") == ["Monday"] and active(mem, "until") == []
+
+
 def test_an_end_date_is_a_date_to_a_refusal_and_a_proposal() -> None:
     mem = said(("user", "I need the car until Friday."), ("assistant", "Sure, until Friday."),
                ("user", "Actually Friday is bad for me."))

@@ -429,7 +429,8 @@ PACK = LanguagePack(
                     r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
                     r"|\b(?:com(?:e|ing)|fl(?:y|ying)|head(?:ing)?) back(?: on| by)?"
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
-                    r"|\bfrom\b[^.;!?]{1,40}?\s(?:to|-|–)"
+                    # (not "from now on": no start of a range)
+                    r"|\bfrom\b(?!\s+(?:now|then|here|today)\s+on\b)[^.;!?]{1,40}?\s(?:to|-|–)"
                     # a stay or a rental made longer ends later ("extend it to the 7th")
                     r"|\bextend(?:ed|ing|s)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))?"
                     r"(?: by (?:a|an|one|two|\d+) \w+)? to)"
