@@ -56,6 +56,14 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "Billing will call you within 48 hours."),  # a party owing "you"
     ("assistant", "A prepaid return label will be emailed to you shortly."),  # passive
     ("assistant", "客服专员将于明天上午联系您。"),
+    # an engineer, a rider, a driver owe acts as a courier does
+    ("assistant", "工程师稍后会给您回电。"), ("assistant", "稍后会有工程师给您回电。"),
+    ("assistant", "维修工程师会在两小时内上门。"),
+    # a thing of the customer's, or sent to them, as the subject of a future (zh)
+    ("assistant", "您的退款将在3个工作日内到账。"), ("assistant", "新卡将在一周内寄给您。"),
+    ("assistant", "您的投诉会在24小时内处理。"),
+    ("assistant", "I'll have a courier collect it tomorrow."),
+    ("assistant", "Our courier will pick up the parcel tomorrow."),
     ("user", "I'll send you the photo."),
     ("user", "I will call you back this afternoon."),
     ("user", "照片我等下拍给你。"),
@@ -98,6 +106,9 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "Nothing will be sent to you until you confirm."),
     ("assistant", "Could you give me a moment while I check?"),  # asks for no information
     ("assistant", "Hello! What is your question today?"),
+    # a thing's future that is no act owed, even of the customer's (zh)
+    ("assistant", "您的快递明天会到。"), ("assistant", "您的账户会被冻结。"),
+    ("assistant", "退款凭证会发送到原支付账户。"),
 ])
 def test_what_is_done_now_offered_or_planned_opens_nothing(role: str, text: str) -> None:
     assert run([(role, text)]).open_tasks == [], text
@@ -153,6 +164,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("I'll reserve a table for two at 7 pm for you.", "Your table has been booked."),
     ("I'll book the car for you now.", "The car is reserved."),
     ("好的，我会帮您预定如家酒店。", "酒店已经订好了。"),
+    ("您的退款将在3个工作日内到账。", "退款已经到账了。"),
+    ("新卡将在一周内寄给您。", "新卡已经寄出了。"),
+    ("I'll have a courier collect it tomorrow.", "The courier collected it this morning."),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:

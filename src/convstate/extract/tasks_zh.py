@@ -163,6 +163,7 @@ class Chinese:
             if (who := self.who(text[:m.start()])[0]) in self.first
             or team and who in self.team)], key=lambda m: m.start())
         for n, m in enumerate(markers):
+            owed_thing = False
             if m.start() > 0 and text[m.start() - 1] in "不机社学" \
                     or text[m.end():m.end() + 1] in ("员", "议", "计"):
                 continue  # 不会, 机会, 社会; 会员, 会议, 会计: no "will"
@@ -179,8 +180,13 @@ class Chinese:
                 agent = None
             elif subject in self.third and self.second_re.search(rest):
                 agent = None  # 他们会联系您
+            elif not subject and (self.second_re.match(topic.strip(" ，,"))
+                                  or self.second_re.search(rest)):
+                # a thing of the customer's, or sent to them, whose future is an act the
+                # service owes (您的退款将在3个工作日内到账, 新卡将在一周内寄给您)
+                agent, owed_thing = None, True
             else:
-                continue  # 退款凭证会发送到...: a thing's future, owed by no one
+                continue  # 退款凭证会发送到原账户: a thing's future, owed by no one
             if self.negation.match(self.strip(rest)):
                 continue  # 我们将不再...
             # the user's promise, or 将 (also 把: 将原诗转化为...), needs a verb it knows
@@ -188,6 +194,8 @@ class Chinese:
             if phrase is None:
                 continue
             verbs, _, obj = phrase
+            if owed_thing and not verbs & (self.named | self.generic):
+                continue  # 您的包裹明天会到: an act of no one's (not a sending, a refund...)
             if not team and not (verbs & self.named
                                  or verbs & self.generic and self.terms(topic, obj)):
                 continue  # 我们一定会去的: the user's plan, owed to no one

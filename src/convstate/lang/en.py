@@ -572,6 +572,7 @@ PACK = LanguagePack(
             " replace exchange swap;"
             " fix repair;"
             " come arrive visit stop_by drop_by;"
+            " collect pick_up fetch retrieve;"
             " receive;"
             " tell inform notify update know",
         # the class whose act, seen from the other party, is the first one's

@@ -335,8 +335,8 @@ PACK = LanguagePack(
                        " 拍 交 付 还 取 转 说明 评估 优先 补",
         # who may owe a task: the speaker, or on the assistant's side a team
         "first_person": "我 我们 我这边 我们这边 我方 本人 咱们 咱",
-        "team_nouns": "公司 客服 专员 同事 师傅 快递员 快递小哥 工作人员 售后 技术人员 技术 主管"
-                      " 经理 财务 仓库 部门 专人 人员",
+        "team_nouns": "公司 客服 专员 同事 师傅 工程师 技师 快递员 快递小哥 骑手 司机 工作人员 售后"
+                      " 技术人员 技术 主管 经理 财务 仓库 部门 专人 人员",
         "third_persons": "他们 她们 他 她",
         "second_person": "您 你 你们",
         # a future: 会, 将, 保证, 马上... then the act
