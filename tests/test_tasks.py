@@ -167,6 +167,10 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("您的退款将在3个工作日内到账。", "退款已经到账了。"),
     ("新卡将在一周内寄给您。", "新卡已经寄出了。"),
     ("I'll have a courier collect it tomorrow.", "The courier collected it this morning."),
+    # a verb that modifies the object (多收的) is not the act; 去 before the act leads to it
+    ("我会把多收的运费退给您。", "多收的运费已经退给您了。"),
+    ("我会把多收的安装费退给您。", "已经把多收的安装费退给您了。"),
+    ("我这就去帮您催快递。", "已经帮您催了快递。"),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:
@@ -189,6 +193,21 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
                   ("assistant", "收到照片了，谢谢。")]):
         assert [(t.owner, t.status) for t in run(rows, mode).open_tasks] == \
             [("user", "done")], rows
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_report_of_two_acts_closes_the_promise_of_each(mode: str) -> None:
+    state = run([("assistant", "I'll reset your password and text you a code."),
+                 ("user", "OK."),
+                 ("assistant", "I've reset your password and texted you the code.")], mode)
+    assert [(t.text, t.status) for t in state.open_tasks] == [
+        ("I'll reset your password", "done"), ("text you a code", "done")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_request_to_take_and_send_a_photo_closes_by_the_users_report(mode: str) -> None:
+    state = run([("assistant", "麻烦您拍一张照片发给我们。"), ("user", "照片已经发过去了。")], mode)
+    assert [(t.owner, t.status) for t in state.open_tasks] == [("user", "done")]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -275,6 +294,22 @@ def test_answered_questions_close_across_batches(mode: str) -> None:
                  ("user", "What's the tracking number?"),
                  ("assistant", "It's SF1234567890.")], mode)
     assert [r.status for r in state.requests] == ["answered"] * 5
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("asked, reply, still_open", [
+    ("What is the fee for early termination? And can I keep my number?",
+     "The early termination fee is $50.", ["And can I keep my number?"]),
+    ("提前解约要交违约金吗？号码能保留吗？", "违约金是50元。", ["号码能保留吗？"]),
+    # a reply that speaks of both answers both; one that speaks of neither, any
+    ("提前解约要交违约金吗？号码能保留吗？", "违约金是50元，号码可以保留。", []),
+    ("What is the fee for early termination? And can I keep my number?",
+     "The early termination fee is $50, and yes, you can keep your number.", []),
+    ("Can you help me? Where is my package?", "It is out for delivery today.", []),
+])
+def test_a_reply_answers_the_questions_it_speaks_of(asked, reply, still_open, mode) -> None:
+    state = run([("user", asked), ("assistant", reply)], mode)
+    assert [r.text for r in state.requests if r.status == "open"] == still_open
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -76,7 +76,7 @@ from .settle import (
     took_stated,
 )
 from .takeback import given_up, lifted
-from .tasks import JOINED_ZH, act_of, closes, read, withdrawn
+from .tasks import JOINED_ZH, act_of, closes, read, terms, withdrawn
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -1192,8 +1192,14 @@ def _answer_requests(turn: Turn, keys: set[str], delta: StateDelta, index: list[
     typed = [bool(wants & given) for wants in asks]
     full = _substantive(text)
     polar = bool(C.polar_answer.search(text.strip()))
-    for (question, _, answered), wants, by_value in zip(pending, asks, typed, strict=True):
-        if by_value or (full and not (wants and any(typed))) or (
+    # Of several questions, a reply that gives one its value, or speaks of what some ask,
+    # answers those only ("The termination fee is $50" leaves "can I keep my number?"
+    # open); one that speaks of none answers any, as a lone question's reply does.
+    said = terms(text) if full and len(pending) > 1 else frozenset()
+    about = [bool(said and said & terms(question)) for question, _, _ in pending]
+    narrow = any(typed) or any(about)
+    for (question, _, answered), by_value, spoken in zip(pending, typed, about, strict=True):
+        if by_value or full and (spoken or not narrow) or (
                 polar and C.polar_question.search(question)):
             answered("answered")
 

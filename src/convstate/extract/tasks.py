@@ -179,6 +179,18 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
     return strong or weak[-1:]
 
 
+def terms(text: str) -> frozenset[str]:
+    """The content terms of ``text`` (English: content words' lemmas; Chinese: character
+    pairs), as an act's objects are compared: what two sentences share is what they are
+    both about."""
+    grammar = _grammar_for(text)
+    if grammar is None:
+        return frozenset()
+    if isinstance(grammar, English):
+        return grammar.content(grammar.tokens(text))
+    return grammar.terms(text)
+
+
 def withdrawn(done: Act, tasks: Sequence[tuple[str, str | None]]) -> list[int]:
     """Positions in ``tasks`` (text, owner) of the open tasks that the cancelling ``done``
     withdraws: an act of another verb on a thing it cancels ("I've cancelled the

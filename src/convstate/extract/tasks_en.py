@@ -178,7 +178,12 @@ class English(EnglishWords):
         phrase = self.verb_phrase(toks, p)
         if phrase is None:
             return None
-        verbs, obj, _ = phrase
+        verbs, obj, end = phrase
+        # what the acts after "and" are done to ("reset your password and texted you the
+        # code": the code too), as verb_phrase takes their verbs
+        for k in range(end, len(toks) - 1):
+            if toks[k] == "and" and (later := self.verb_phrase(toks, self.skip(toks, k + 1))):
+                obj = [*obj, *later[1]]
         subject = list(toks[:a])
         while subject and subject[-1] in self.adverbs:
             subject.pop()

@@ -118,6 +118,8 @@ class Chinese:
         moved = ""
         if text[:1] in ("把", "将"):  # 把退货标签发给您
             m = self.verb.search(text, 2)
+            while m is not None and text.startswith("的", m.end()):
+                m = self.verb.search(text, m.end())  # 把多收的运费退给您: 收 modifies
             if m is None:
                 return None
             moved, text = text[1:m.start()], self.strip(text[m.start():])
@@ -139,8 +141,9 @@ class Chinese:
             tail = tail[2 if tail.startswith("一下") else len(verb):]  # 催一下: a softener
         tail = self.ASPECT.sub("", tail)  # 联系过您了: aspect
         verbs = {self.classes.get(verb, verb)}
-        if self.to_you.match(tail) and verb not in self.classes:
-            verbs.add(self.transfer)  # 拍给你: the photo goes to you, a sending
+        if self.to_you.search(tail) and verb not in self.classes:
+            # 拍给你, 拍一张照片发给我们: the photo goes to you, a sending
+            verbs.add(self.transfer)
         for later in self.long_verb.findall(tail):
             verbs.add(self.classes.get(later, later))
         end = self.ends.search(tail)
