@@ -338,6 +338,16 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("I'm on the Unlimited Plus plan and want the Gold membership.",
      ["Unlimited Plus plan", "Gold membership"]),
     ("Does the 5GB plan include a Disney+ subscription?", ["5GB plan", "Disney+ subscription"]),
+    # a service got or dropped by name (业务 after a verb of getting or dropping it); a
+    # head's own modifiers (定向流量包, 漫游日包)
+    ("我要开通来电显示业务", ["来电显示业务"]), ("帮我取消亲情号码业务", ["亲情号码业务"]),
+    ("好的，我想办10GB定向流量包", ["10GB定向流量包"]), ("我想办国际漫游日包", ["国际漫游日包"]),
+    # words of what it is between the name and its head
+    ("I want the 20GB data add-on.", ["20GB data add-on"]),
+    ("I need the 20GB data pack.", ["20GB data pack"]),
+    ("Add the Travel Pass roaming package, please.", ["Travel Pass roaming package"]),
+    ("I bought the AppleCare+ protection plan.", ["AppleCare+ protection plan"]),
+    ("I have the Fibre 500 broadband.", ["Fibre 500 broadband"]),
     # a head alone, or after a word saying which one or what for, names no product
     ("这个套餐太贵了，有没有便宜点的套餐？流量套餐也行。", []),
     ("酒店提供宽带吗？有叫醒服务和宽带", []),
@@ -347,6 +357,8 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("2011年卡塔尔亚洲杯", []),
     ("The plan is fine. Basic plans cost less, and my credit card works.", []),
     ("Actually I plan to pass on that card.", []),
+    # a verb acting on the product is no part of its name; 业务 alone names a line of work
+    ("我想暂停会员。", []), ("银行业务很多，排队很久。", []), ("我想了解彩铃业务怎么收费", []),
 ])
 def test_product_and_plan_names_by_their_head(text: str, names: list[str]) -> None:
     found = find_anchors(Turn(index=0, role="user", content=text))

@@ -1,9 +1,9 @@
 """Product, plan and service names, verbatim, by the grammar of such names (zh + en).
 
 No list of products: a product name is a naming part followed by a head that says
-what kind of product it is — 套餐, 流量包, 会员, 宽带, 月卡 ("畅享套餐", "5G流量包",
-"黄金会员"); plan, package, subscription, membership, card, pass, tier ("the Unlimited
-Plus plan", "Gold membership"). The naming part is what tells one product from another,
+what kind of product it is — 套餐, 流量包, 会员, 宽带, 月卡, 业务 ("畅享套餐", "5G流量包",
+"黄金会员", 开通"来电显示业务"); plan, package, pack, subscription, membership, card, pass,
+tier, broadband ("the Unlimited Plus plan", "Gold membership", "the 20GB data add-on"). The naming part is what tells one product from another,
 so a head alone, or one after a word that only says which one or what for (这个套餐,
 流量套餐, my plan, a new plan), is no name:
 
@@ -37,12 +37,14 @@ from .names import _NOT_NAMES, WORD, _opens_sentence
 # -- English ---------------------------------------------------------------------------
 
 # count nouns of what is sold by name (a mass noun, "insurance", names a kind of thing)
-_EN_HEADS = r"plan|package|subscription|membership|card|pass|tier|bundle|add-on"
+_EN_HEADS = r"plan|package|pack|subscription|membership|card|pass|tier|bundle|add-on|broadband"
 # a word of the name: capitalized, an acronym, or one holding a digit (5GB, 24-month)
 _EN_WORD = r"(?:[A-Z][A-Za-z'’&+]*|[A-Za-z]*\d[\w+-]*)(?:\+)?"
+# ... and up to two words of what it is between the name and its head ("20GB data
+# add-on", "the Travel Pass roaming package", "AppleCare+ protection plan")
 EN_PRODUCT = re.compile(
-    rf"(?<![\w'’@.-])({_EN_WORD}(?:[ \t]+(?:&[ \t]+)?{_EN_WORD}){{0,3}})[ \t]+(?i:{_EN_HEADS})"
-    r"(?![\w-])")
+    rf"(?<![\w'’@.-])({_EN_WORD}(?:[ \t]+(?:&[ \t]+)?{_EN_WORD}){{0,3}})"
+    rf"(?:[ \t]+[a-z]{{3,}}){{0,2}}?[ \t]+(?i:{_EN_HEADS})(?![\w-])")
 # Words before a head that say which, not what: "a New plan", "the Same card" (a tier
 # such as Basic, Standard or Free is a name: "the Basic plan").
 _EN_NOT_NAMING = frozenset("""
@@ -53,8 +55,12 @@ whole entire
 # -- Chinese ---------------------------------------------------------------------------
 
 _ZH_HEADS = re.compile(
-    r"套餐|(?:流量|语音|短信|通话|视频|定向|加油|漫游)包|会员(?![号费价日卡大权制等级中心账期])|宽带"
-    r"|(?:会员|储值|礼品|流量|电话|上网|年|季|月|周|次)卡|套票|通票|联票|礼包|增值业务")
+    # (定向 is part of its head, 定向流量包: its 向 is no preposition; 漫游日包 a head too)
+    r"套餐|(?:定向)?(?:流量|语音|短信|通话|视频|定向|加油|漫游)(?:日|月|周)?包"
+    r"|会员(?![号费价日卡大权制等级中心账期])|宽带"
+    r"|(?:会员|储值|礼品|流量|电话|上网|年|季|月|周|次)卡|套票|通票|联票|礼包"
+    # a service sold by name, a feature of one (来电显示业务, 延长保修服务, 来电显示功能)
+    r"|业务(?![员量])")
 # a letter of a Chinese product name: Han, Latin, digits and the joiners names carry
 _ZH_LETTER = re.compile(r"[\u4e00-\u9fffA-Za-z0-9+·]")
 _LATIN = re.compile(r"[A-Za-z0-9+]+$")
@@ -64,21 +70,27 @@ MAX_ZH_NAME = 6  # Han characters of a name before its head (a Latin run may be 
 # particles and prepositions, pronouns, measure words, adverbs and conjunctions, verbs
 # of having, choosing and changing (办理畅享套餐, 一个5G流量包, 可以买联票: no name).
 _ZH_BEFORE = re.compile(
-    r"[的是了在和与或及把被给让从向对为以将跟同到吗呢吧啊呀就也还都又再才只很最更太]"
+    r"[的是在和与或及把被给让从向对为以将跟同到吗呢吧啊呀就也还都又再才只很最更太]|了(?!解)"
     r"|[您你我他她它咱]们?|[一两几这那哪每某该此][个种款条张份项类档级]?|[个种款条张份项类档级]"
     r"|办理|开通|订购|购买|买|选择|选|使用|用|换成|换到|换|改成|改为|变成|升级到|升级成|升级"
     r"|降级到|降级成|降级"
     r"|加入|参加|成为|申请|领取|享受|办|开|订|续费|充值|取消|退订|退掉|关闭|注册|推荐|介绍"
+    r"|暂停|恢复|冻结|解冻|停用|启用|激活|注销|保留|变更|续订|查询|转接|转到|转"
     r"|了解|咨询|想要|想|需要|要|没有|有|提供|配备|配有|带有|支持|包含|包括|含|可能|可以|已经|正在|首先|然后|如果|自己"
     # verbs of installing, repairing or moving a service, and of coming to do it (来装宽带;
     # two characters: 装 and 来 alone are in names, 精装宽带, 悦享来电套餐)
     r"|安装|维修|报修|移机|迁移|来装|来修|去装|上门装|上门修"
     r"|一下|其他|其它|别的|什么|任何|当前|现在|目前|原来|之前|新的|旧的|非常")
+# Verbs of getting, changing or dropping a service: 业务 ("business", "a service") is a
+# product's head only after one (开通来电显示业务; not 银行业务, 他们的业务)
+_ZH_ACQUIRE = re.compile(r"(?:办理|开通|订购|购买|取消|退订|关闭|续订|暂停|恢复|申请|开|办|订|退)$")
 # Words that only say what a product is for, who it serves or how it is: with the head
 # alone they name a kind of product (流量套餐, 家庭宽带, 高速宽带), not one.
 _ZH_GENERIC = re.compile(
     r"(?:流量|话费|通话|语音|短信|宽带|手机|电话|包月|包年|月租|优惠|合约|家庭|个人|企业|学生"
-    r"|高速|免费|无线|有线|光纤|便宜|划算|普通|新|老|原|旧|同款)+")
+    r"|高速|免费|无线|有线|光纤|便宜|划算|普通|新|老|原|旧|同款"
+    # ... and what any service is (售后服务, 人工服务, 上门服务, 增值业务)
+    r"|售后|客户|客服|人工|在线|上门|增值|优质|贴心|基础|相关|全部|所有|各项|各种|更多)+")
 
 
 # A dish named before "this dish" (有杏仁豆腐这道菜, 炒饭和火焰冰淇淋这两道菜): the
@@ -123,6 +135,8 @@ def chinese_products(text: str) -> Iterator[tuple[int, int]]:
         elif cut:
             continue  # a long run with no word to start after: where the name starts is unknown
         name = text[run:at]
+        if head.group(0) == "业务" and not _ZH_ACQUIRE.search(text, max(0, run - 4), run):
+            continue  # 银行业务: 业务 names a service sold only as what one gets or drops
         if name.isdigit() or _ZH_GENERIC.fullmatch(name) or not (
                 2 <= len(name) and len(_HAN.findall(name)) <= MAX_ZH_NAME
                 or _LATIN.match(name)):  # (5G畅享199元套餐: three Han characters)
@@ -152,8 +166,8 @@ def chinese_apposed(text: str) -> Iterator[tuple[int, int]]:
 
 # A word every head holds (lower case), looked for before the patterns: most turns name
 # no product, and a substring test costs a fraction of the patterns' scan.
-HEAD_WORDS = ("plan", "package", "subscription", "membership", "card", "pass", "tier",
-              "bundle", "add-on", "套", "包", "会员", "宽带", "卡", "票", "增值业务")
+HEAD_WORDS = ("plan", "pack", "broadband", "subscription", "membership", "card", "pass", "tier",
+              "bundle", "add-on", "套", "包", "会员", "宽带", "卡", "票", "业务", "服务", "功能")
 
 
 _EN_HEAD_AT_END = re.compile(rf"(?i:{_EN_HEADS})$")
