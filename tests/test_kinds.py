@@ -69,6 +69,13 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("请问您的会员卡号是多少？", "88120394", "account", "88120394"),
     ("请问您的会员卡号是多少？", "是VIP8812", "account", "VIP8812"),
     ("Could I have your customer number?", "It's 4471209.", "account", "4471209"),
+    # a person's name asked for is the one name
+    ("What name is the booking under?", "Alvarez", "name", "Alvarez"),
+    ("What name is the booking under?", "Sure, it's under Ann Lee.", "name", "Ann Lee"),
+    ("Could I have your full name, please?", "Maria Gonzalez", "name", "Maria Gonzalez"),
+    ("预约人姓名是？", "王丽", "name", "王丽"),
+    ("预约人姓名是？", "叫王丽", "name", "王丽"),
+    ("请问您贵姓？", "姓张。", "name", "张"),
 ])
 def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
         batch: int, question: str, answer: str, key: str, value: str) -> None:
@@ -112,6 +119,19 @@ def test_a_value_the_user_names_keeps_its_own_kind_and_the_question_stays_open(
                     ("user", "My phone is 312-555-0186, I don't have the order here.")], batch)
     assert values(state, "order_id", "phone") == [("phone", "312-555-0186", "user")]
     assert [t.status for t in state.open_tasks] == ["open"]
+
+
+@pytest.mark.parametrize("question, answer", [("How much were you charged?", "89.99"),
+                                              ("扣了您多少钱？", "299")])
+def test_how_much_the_user_was_charged_is_an_amount_of_theirs(question, answer) -> None:
+    """(an amount of this case, not of the user: the profile keeps none)"""
+    state = folded([("assistant", question), ("user", answer)], 1)
+    assert state.anchor("amount").value == answer and state.anchor("amount").speaker == "user"
+
+
+def test_a_name_of_a_thing_asked_for_is_no_persons_name() -> None:
+    state = folded([("assistant", "What's the name of the hotel?"), ("user", "Hilton")], 1)
+    assert not [a for a in state.anchors if a.key == "name"]
 
 
 @BATCHES

@@ -55,6 +55,17 @@ SHAPES: dict[str, re.Pattern[str]] = {
                           rf"(?<![.-]){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
                         r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
+    # a person's name: capitalized words (not a reply's opener: "Sure", "It's"); two to
+    # four Han characters said alone or after 叫, 是, 姓
+    "name": re.compile(
+        r"(?<![\w'’])(?!(?:Sure|Yes|Yeah|Yep|No|Ok|Okay|It|Its|My|The|Hi|Hello|Thanks|Thank"
+        r"|Please|Name|Under|This|That|Oh|Well|Of|For|Just|Mr|Mrs|Ms|Dr)\b)"
+        r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}(?![\w'’])"
+        r"|(?:^|(?<=[，,\s]))我?姓([\u4e00-\u9fff])(?=\s*(?:[。.,，!！~～]|$))"
+        r"|(?:^|(?<=[，,\s]))(?:我?(?:叫|是))?(?!好的|是的|对的|没有|不是|不用|谢谢)"
+        r"([\u4e00-\u9fff]{2,4})(?=\s*(?:[。.,，!！~～]|$))"),
+    # an amount with no cue: a number, maybe with cents
+    "amount": re.compile(r"(?<![\w.$¥￥-])\d{1,7}(?:\.\d{1,2})?(?![\w.%])"),
     "address": re.compile(
         # en: a street number and capitalized words, to the end of the sentence
         r"\b\d{1,6}[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?(?=[.;!?\n]|$)"
@@ -131,6 +142,10 @@ class Asks:
             return anchors
         out = list(anchors)
         for k, a in enumerate(out):
+            if a.key == "names" and any("name" in ask.wanted() for ask in live):
+                # the name a name was asked for ("What name is the booking under?"):
+                # the person's, the one the state keeps (not one of the names talked of)
+                out[k] = a = a.model_copy(update={"key": "name"})
             for ask in live:
                 if ask.role is not None and a.kind in ask.wanted():
                     if a.key == a.kind and not _starts(turn.text, a.value):

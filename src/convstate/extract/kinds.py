@@ -69,12 +69,19 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
               r"|(?:(?<=your\s)|(?<=the\s)|(?<=and\s)|(?<=\bor\s)|(?<=,\s))"
               r"(?:phone|mobile|cell)(?![A-Za-z])"),
     ("address", r"收货地址|收件地址|地址|住址|(?:shipping\s+|mailing\s+|home\s+)?address"),
+    # a person's name: the user's own, or the one a booking is under
+    ("name", r"(?:your|the\s+guest's|the\s+customer's)\s+(?:full\s+|last\s+|first\s+)?name"
+             r"|(?:under|in)\s+(?:what|which|whose)\s+name|name\s+(?:is|was)\s+(?:the|your|it|this)"
+             r"(?:\s+\w+)?\s+(?:under|in)\b|您的姓名|您贵姓|怎么称呼|(?:预约|预订|订)人(?:的)?姓名"),
+    # how much the user paid or was charged (not a price the assistant tells)
+    ("amount", r"how\s+much\s+(?:were|was|did|have|are)\s+(?:you|it)\s+(?:charged|billed|pay|paid"
+               r"|spend|spent|deducted)|(?:扣|收|付|花|交)了(?:您|你)?多少钱?"),
 )
 _ASKED = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), _I)
 # A word every cue above holds (lower case), looked for before the patterns: most turns
 # name no such value, and a substring test costs a fraction of the patterns' scan.
 CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员", "编号",
-             "customer", "loyalty", "reward",
+             "customer", "loyalty", "reward", "name", "姓", "称呼", "how much", "多少",
              "ticket", "case", "complaint", "claim", "incident", "rma", "return", "request",
              "ref", "track", "waybill", "order", "booking", "confirmation", "reservation",
              "预订", "预约", "确认号", "account", "user", "log", "member", "mail",

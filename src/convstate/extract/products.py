@@ -3,9 +3,10 @@
 No list of products: a product name is a naming part followed by a head that says
 what kind of product it is — 套餐, 流量包, 会员, 宽带, 月卡, 业务 ("畅享套餐", "5G流量包",
 "黄金会员", 开通"来电显示业务"); plan, package, pack, subscription, membership, card, pass,
-tier, broadband ("the Unlimited Plus plan", "Gold membership", "the 20GB data add-on"). The naming part is what tells one product from another,
-so a head alone, or one after a word that only says which one or what for (这个套餐,
-流量套餐, my plan, a new plan), is no name:
+tier, broadband ("the Unlimited Plus plan", "Gold membership", "the 20GB data add-on").
+The naming part is what tells one product from another, so a head alone, or one after
+a word that only says which one or what for (这个套餐, 流量套餐, my plan, a new plan), is
+no name:
 
 - English: one to four words, each capitalized or holding a digit ("Unlimited Plus",
   "5GB", "Disney+"), on one line, after the last word that opens sentences or stands
