@@ -470,7 +470,12 @@ PACK = LanguagePack(
         # "No, address is Heathrow"): matched at the end of the text before the name; not
         # "the address of X", which asks where X is
         "address_role": r"\b(?:address|location)\b(?:\s+[a-z]+){0,3}\s+(?:is|would be"
-                        r"|should be)\s+(?:the\s+)?$|\b(?:address|location)\s*:\s*$",
+                        r"|should be)\s+(?:the\s+)?$|\b(?:address|location)\s*:\s*$"
+                        # ... or what a share, a sending or a pick-up uses ("share the
+                        # address of Heathrow International Airport")
+                        r"|\b(?:share|send|use|give|text|deliver|ship)\s+(?!me\b|us\b)"
+                        r"(?:\w+\s+){0,2}?"
+                        r"(?:address|location)\s+of\s+(?:the\s+)?$",
         # a name in the category role: what a request seeks, an indefinite name that
         # heads its phrase ("I need a Psychiatrist in Pittsburg", "is there another SUV?";
         # not "a GUI library", "my car is a Toyota"), unless the request adds one more
