@@ -39,6 +39,9 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     # values of one key, each compared with the next for a correction between them
     "plans switched to, over and over": lambda n: "move me to the Gold 5 plan, " * (n // 28),
     "phones corrected, over and over": lambda n: "415-555-0100, sorry, " * (n // 21),
+    # a phone's digit groups, each a place an international or a national number starts
+    "digit groups after a country code": lambda n: "+44 (0)20 " + "12 " * (n // 3),
+    "trunk zeros": lambda n: "+1 0 " * (n // 5),
 }
 ASKED = "What is your address?"  # the assistant's turn before every text
 SLOWEST = 6.0  # 4x the text, linear: ~4x the time; quadratic: ~16x

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import make_turns
 
-from convstate import Anchor, ConversationMemory, ConversationState
+from convstate import Anchor, ConversationMemory, ConversationState, InMemoryStore
 from convstate.lookup import Found, Matcher, locate
 
 
@@ -56,6 +56,62 @@ def test_where_finds_a_value_as_an_agent_types_it(tmp_path: Path, typed: str, sa
 def test_a_near_miss_is_nowhere(tmp_path: Path, typed: str) -> None:
     found = session(tmp_path).where(typed)
     assert found == "nowhere" and (found.item, found.turn, found.value) == (None, None, None)
+
+
+@pytest.mark.parametrize("typed, said", [
+    # a country code typed without "+" or 00, before the national number said
+    ("12125550199", "212-555-0199"),
+    ("1 212 555 0199", "212-555-0199"),
+    ("8613922223333", "13922223333"),
+    # the international form of a number said with its trunk 0, and back
+    ("+86 21 6438 1234", "021-64381234"),
+    ("+44 20 7946 0958", "020 7946 0958"),
+    ("442079460958", "020 7946 0958"),
+    ("0044 (0)20 7946 0958", "020 7946 0958"),
+    ("+44 020 7946 0958", "020 7946 0958"),
+    ("020 7946 0958", "+44 (0)20 7946 0958"),
+    ("07700900123", "+44 7700 900123"),
+    ("+44 20 7946 0958", "(+44) 20 7946 0958"),
+    ("13922223333", "8613922223333"),  # said with a country code and no "+"
+    ("+65 6123 4567", "6123 4567"),  # a country code typed: its number said alone
+    ("+39 06 1234 5678", "06 1234 5678"),  # (Italy keeps its 0 after the code)
+    # as before: "+" or 00 and a country code, North America's trunk 1
+    ("+1 212 555 0199", "212-555-0199"),
+    ("008613922223333", "13922223333"),
+    ("8005550199", "1-800-555-0199"),
+])
+def test_where_finds_a_phone_with_or_without_its_country_code(typed: str, said: str) -> None:
+    mem = ConversationMemory("intl", store=InMemoryStore())
+    mem.add("user", f"Please call me on {said} after six.")
+    found = mem.where(typed)
+    assert found == "raw" and found.value == said and found.turn == 0
+    assert Matcher(typed).find(f"Tel: {said}.") == said
+
+
+@pytest.mark.parametrize("typed, said", [
+    # a local number is not a longer one that ends with it
+    ("5550186", "+1 312 555 0186"),
+    ("5550186", "312 555 0186"),
+    ("5550186", "(312) 555-0186"),
+    ("25550186", "+1 312 555 0186"),
+    ("79460958", "+44 20 7946 0958"),
+    ("+86 10 8820 4686", "联系电话是88204686"),
+    ("+13125550186", "2555-0186"),  # 1 is a whole country code, 131 none
+    ("+4420 7946 0958", "7946 0958"),
+    ("13125550186", "2555 0186"),
+    ("3125550186", "555-0186"),
+    # a country code said without "+" is read before a whole national number only
+    ("6561234567", "6123 4567"),
+    # another country's number with the same national digits
+    ("+1 312 555 0186", "+44 312 555 0186"),
+    ("+1 312 555 0186", "+44(312)555-0186"),
+    ("12125550199", "+44 2125550199"),
+    ("+12125550199", "0044 212 555 0199"),
+    ("3125550186", "+3125550186"),  # a Dutch number, +31 25550186
+])
+def test_a_phone_is_not_another_that_ends_alike(typed: str, said: str) -> None:
+    assert Matcher(typed).find(f"Tel: {said}.") is None
+    assert Matcher(typed).find(f"Tel: {said} or {typed}.") is not None  # (it finds at all)
 
 
 def test_the_answer_is_still_the_place_it_always_was(tmp_path: Path) -> None:

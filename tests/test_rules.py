@@ -19,6 +19,7 @@ from convstate import (
 )
 from convstate.extract import rules
 from convstate.extract.rules import MAX_ANCHORS_PER_TURN, detect_language, find_anchors
+from convstate.redact import mask_phones
 
 
 def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
@@ -102,6 +103,34 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("call 312-555-0186x123", ("phone", "312-555-0186")),  # an extension after it
     ("Phone is 7735550143", ("phone", "7735550143")),
     ("my number is 7735550143", ("phone", "7735550143")),
+    # international (E.164): "+" or 00 and a country code, the national number in groups,
+    # its trunk 0 left out or in brackets; national, after the trunk 0
+    ("My number is 07700 900123.", ("phone", "07700 900123")),
+    ("+44 7700 900123", ("phone", "+44 7700 900123")),
+    ("You can reach our repair desk on 0800 123 4567", ("phone", "0800 123 4567")),
+    ("+49 151 23456789", ("phone", "+49 151 23456789")),  # the country code kept
+    ("call 0044 20 7946 0958 now", ("phone", "0044 20 7946 0958")),
+    ("It's +44 (0)20 7946 0958.", ("phone", "+44 (0)20 7946 0958")),
+    ("Moscow office: +7 (495) 123-45-67", ("phone", "+7 (495) 123-45-67")),
+    ("(+44) 20 7946 0958", ("phone", "(+44) 20 7946 0958")),
+    ("Paris: +33 6 12 34 56 78", ("phone", "+33 6 12 34 56 78")),
+    ("+61 412 345 678", ("phone", "+61 412 345 678")),
+    ("+39 06 1234 5678", ("phone", "+39 06 1234 5678")),  # Italy's 0 stays after its code
+    ("text +447700900123", ("phone", "+447700900123")),
+    ("电话 +86 21 6438 1234", ("phone", "+86 21 6438 1234")),
+    ("电话 0086 138 0013 8000", ("phone", "0086 138 0013 8000")),
+    ("座机 021 6438 1234", ("phone", "021 6438 1234")),
+    ("tel (020) 7946 0958", ("phone", "(020) 7946 0958")),
+    ("Berlin: 030 12345678, mobile 0151 23456789", ("phone", "0151 23456789")),
+    ("appelez le 01 23 45 67 89", ("phone", "01 23 45 67 89")),
+    ("call 020 7946 0958x12", ("phone", "020 7946 0958")),
+    ("Call +44 20 7946 0958 (24h)", ("phone", "+44 20 7946 0958")),
+    ("Tel:+44 20 7946 0958", ("phone", "+44 20 7946 0958")),
+    # the run of digit groups ends before an hour or a count said after it
+    ("Call 0800 123 4567 24/7.", ("phone", "0800 123 4567")),
+    ("Call +44 20 7946 0958 9am-5pm", ("phone", "+44 20 7946 0958")),
+    ("+44 20 7946 0958 2 days ago", ("phone", "+44 20 7946 0958")),
+    ("Phone:07700 900123", ("phone", "07700 900123")),
     # Chinese weekdays and times in Chinese numerals
     ("能改到下周三下午两点吗", ("date", "下周三")),
     ("能改到下周三下午两点吗", ("time", "下午两点")),
@@ -214,6 +243,37 @@ def test_a_bit_more_is_no_time_and_every_monday_no_date() -> None:
     for text in ("你们上周一直不接电话", "一周一次", "本周五折", "早上一点消息都没有",
                  "我有一点半信半疑"):
         assert anchors_of(text) == [], text
+
+
+@pytest.mark.parametrize("text", [
+    # a date and a time, a date, a time, prices, an order id, a ZIP code, a year, a
+    # quantity, a version, a verification code: no phone
+    "on 05.06.2024 10.30", "by 2024-03-15", "at 14:30", "€0.99 0.50", "$1,299.50",
+    "order #A1234567", "ZIP 02139", "since 2024", "20GB of data", "version 0.12.3",
+    "the code is 482913", "SSN 123-45-6789", "10:00 1234 5678",
+    # a count with a sign is no international number, nor is a run of digits too long
+    # for one (a card's, an IBAN's last groups, 00 and 13 digits in a row)
+    "+10 000 000 users", "+1 000 000 000", "+5 000 000", "up +20 30", "5+ years",
+    "card 4111 1111 1111 1111", "0123 4567 8901 2345 678", "IBAN DE89 3704 0044 0532 0130 00",
+    "GTIN 00012345678905", "00447700900123", "ISBN 0-306-40615-2",
+    "身份证号码是11010119900307123X", "银行卡号是6222021234567890123",
+])
+def test_numbers_of_other_kinds_are_no_international_phone(text: str) -> None:
+    assert [v for k, v in anchors_of(text) if k == "phone"] == []
+    assert mask_phones(text) == text  # nor masked as one
+
+
+def test_international_phones_are_the_users_and_the_desks_its_own() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
+    mem.add("user", "My number is 07700 900123.")
+    mem.add("user", "+44 7700 900123")
+    mem.add("assistant", "You can reach our repair desk on 0800 123 4567")
+    mem.add("user", "+49 151 23456789")
+    assert [(h.value, h.speaker, h.status) for h in mem.state.history("phone")] == [
+        ("07700 900123", "user", "superseded"), ("+44 7700 900123", "user", "superseded"),
+        ("0800 123 4567", "assistant", "active"), ("+49 151 23456789", "user", "active")]
+    desk = next(a for a in mem.state.anchors if a.value == "0800 123 4567")
+    assert desk.subject == "our repair desk"  # the assistant's own, never the user's
 
 
 def test_digits_inside_an_id_are_no_phone() -> None:

@@ -190,6 +190,8 @@ def test_5000_turns_keep_the_block_bounded_with_every_active_anchor() -> None:
 
 def test_redaction_masks_the_block_and_the_store_keeps_the_original() -> None:
     assert mask_phones("打 139-8765-4321 或 13812345678") == "打 ***-****-4321 或 *******5678"
+    assert mask_phones("call +44 (0)20 7946 0958 or 07700 900123") == \
+        "call +** (*)** **** 0958 or ***** **0123"
     mem = ConversationMemory("r", store=InMemoryStore(), context_window=1000,
                              redact=mask_contacts)
     mem.add("user", "我的手机号是 13812345678，邮箱 zhang.wei@example.com")

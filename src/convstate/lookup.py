@@ -8,9 +8,12 @@ of the state item that holds the value (``item``), the latest turn that said it
 What matches (``Matcher``): a phone number or an id whatever its separators and case,
 as a whole value ("3125550186" finds "312-555-0186" and "+1 (312) 555-0186", "+1 312 555
 0186" finds "312-555-0186", "bx77412290" finds "BX-7741-2290"; "77412290" and
-"DD2024031588", a part of DD20240315889, do not); any other text as typed, anywhere, in
-any case ("ZHANG.WEI@X.COM" finds zhang.wei@x.com, and any part of a turn is found, as
-where() always found it).
+"DD2024031588", a part of DD20240315889, do not); a phone number with or without its
+country code and trunk prefix, by E.164 ("+44 20 7946 0958" finds "020 7946 0958",
+"8613922223333" finds "13922223333"; "5550186" is not the end of "+1 312 555 0186", nor
+"+44 312 555 0186" "+1 312 555 0186"); any other text as typed, anywhere, in any case
+("ZHANG.WEI@X.COM" finds zhang.wei@x.com, and any part of a turn is found, as where()
+always found it).
 """
 
 from __future__ import annotations
@@ -28,12 +31,31 @@ from .turns import Turn
 Where = Literal["raw", "block", "state", "pending", "store", "nowhere"]
 
 # A phone number or an id as typed: letters, digits and the marks that separate them.
-_VALUE = re.compile(r"[+(]?[A-Za-z0-9][A-Za-z0-9 +().\-/#_]*")
+_VALUE = re.compile(r"(?:\(?\+|\()?[A-Za-z0-9][A-Za-z0-9 +().\-/#_]*")
 _SEP = r"[\s().\-/#_（）]{0,3}"  # between two characters of a value: "312) 555-0186"
 # a whole value, not a part of a longer one ("77412290" is not BX-7741-2290)
 _EDGE = r"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./])", r"(?![0-9A-Za-z])(?![-./][0-9A-Za-z])"
+# ... and a whole phone number, not the last groups of a longer one ("555 0186" of "+1 312
+# 555 0186" or "(312) 555-0186", "312)555-0186" of "+44(312)555-0186"), nor one after a
+# "+" (+3125550186 is a Dutch number)
+_PHONE_EDGE = _EDGE[0] + r"(?<!\+)(?<!\d[\s()（）])(?<!\d[()（）]\s)"
 MIN_VALUE_CHARS = 4  # letters and digits: shorter is a word or a number, not an id
 MIN_PHONE_DIGITS = 7
+# E.164: a phone number in its international form is a country code of 1 to 3 digits and
+# the national (significant) number, after "+" or the international prefix 00; in its
+# national form it is the national number, often after a trunk prefix 0 ("020 7946 0958"
+# is +44 20 7946 0958, "021-64381234" +86 21 6438 1234) or, in North America, 1. Country
+# codes are a prefix code (no code begins another): 1 and 7 alone, two digits where
+# their zone gives them out (44, 49, 86...), three digits elsewhere (353, 852...), so the
+# digits after "+" say where the code ends.
+_TWO_DIGIT_CODES = r"20|27|3[0-469]|4[013-9]|5[1-8]|6[0-6]|8[1246]|9[0-58]"
+_COUNTRY_CODE = rf"(?:[17]|{_TWO_DIGIT_CODES}|(?!{_TWO_DIGIT_CODES})[2-689]\d\d)"
+# A country code typed or said without "+" or 00 ("12125550199", "8613922223333") is read
+# only before a whole national number, 9 digits or more (most countries' are 9 to 11): a
+# number of 7 or 8 digits may be a local one, what is before it its area code (312 of
+# 312 555-0186), not a country.
+MIN_NATIONAL_AFTER_BARE_CODE = 9
+MAX_PHONE_DIGITS = 15  # a country code and a national number together, by E.164
 
 
 class Found(str):
@@ -89,17 +111,69 @@ class Matcher:
 def _value_patterns(typed: str, alnum: str) -> list[str]:
     """Patterns of a typed id or phone number: its letters and digits in order, any
     separators between them. A phone number (digits only) may be written with a country
-    code or without one, whichever way it was typed."""
+    code or without one, whichever way it was typed (``_phone_patterns``)."""
     if not (alnum.isdigit() and len(alnum) >= MIN_PHONE_DIGITS):
         return [_EDGE[0] + _SEP.join(map(re.escape, alnum)) + _EDGE[1]]
-    cores = [alnum]
-    if typed.startswith(("+", "00")):  # typed with a country code: said without one
-        digits = alnum[2:] if typed.startswith("00") else alnum
-        cores += [digits[k:] for k in (1, 2, 3) if len(digits) - k >= MIN_PHONE_DIGITS]
-    # typed without one: said with one (+1, +86, 0086), or a North American ten-digit
-    # number with its trunk 1 (1-312-...)
-    return [_EDGE[0] + rf"\+?(?:(?:\+|00)\d{{1,3}}{_SEP}" + (f"|1{_SEP}" if len(c) == 10 else "")
-            + ")?" + _SEP.join(c) + _EDGE[1] for c in cores]
+    return _phone_patterns(typed)
+
+
+def _country_code(digits: str) -> str | None:
+    """The country code ``digits`` begin with, read as an international number."""
+    m = re.match(_COUNTRY_CODE, digits)
+    return m.group(0) if m else None
+
+
+def _phone_readings(typed: str) -> list[tuple[str | None, str]]:
+    """The (country code, national number) a typed phone number may be, the country
+    code None where the number says none: "+44 20 7946 0958" and "0044 (0)20 7946 0958"
+    are ("44", "2079460958"); "020 7946 0958" is (None, "2079460958") after its trunk 0
+    (and (None, "02079460958"), its digits as they are); "12125550199" is (None,
+    "12125550199") and ("1", "2125550199"), a country code typed without "+"."""
+    digits = re.sub(r"\D", "", re.sub(r"\(0\)", "", typed))  # "(0)": the trunk 0, left out
+    readings: list[tuple[str | None, str]] = []
+    if re.match(r"\(?\+|00", typed.strip()):
+        number = digits[2:] if typed.strip().startswith("00") else digits
+        code = _country_code(number)
+        if code is not None:
+            national = number[len(code):]
+            readings = [(code, national)]
+            if national.startswith("0"):  # a trunk 0 kept after the code: +44 020 ...
+                readings.append((code, national[1:]))
+    if not readings:
+        readings = [(None, digits)]
+        if digits.startswith("0"):
+            readings.append((None, digits[1:]))
+        elif (code := _country_code(digits)) is not None and len(digits) <= MAX_PHONE_DIGITS \
+                and len(digits) - len(code) >= MIN_NATIONAL_AFTER_BARE_CODE:
+            readings.append((code, digits[len(code):]))
+    return [(code, national) for code, national in readings
+            if len(national) >= MIN_PHONE_DIGITS]
+
+
+def _phone_patterns(typed: str) -> list[str]:
+    """Patterns of a typed phone number: the same number said in any of its forms, its
+    national numbers (``_phone_readings``) alike once a country code and a trunk prefix
+    are put aside: after "+" or 00 and a country code (the typed one, any one if none was
+    typed, with or without a trunk 0 after it: "+44 (0)20 ..."), after a trunk prefix
+    (0; 1 before ten digits, North America's), or alone; a country code said without
+    "+" (any one if none was typed) last, and only before a whole national number. Never
+    the last digit groups of a longer number: "5550186" is not "+1 312 555 0186" nor
+    "(312) 555-0186" (a local number is not a longer one that ends with it), "+1 312 555
+    0186" not "+44 312 555 0186"."""
+    trunk = f"0{_SEP}"
+    first, last = [], []
+    for code, national in _phone_readings(typed):
+        core = _SEP.join(national) + _EDGE[1]
+        if code is not None:
+            said = [rf"(?:\+|00){code}{_SEP}(?:{trunk})?", f"{code}{_SEP}", trunk]
+        else:
+            said = [rf"(?:\+|00){_COUNTRY_CODE}{_SEP}(?:{trunk})?", trunk]
+            if len(national) == 10:
+                said.append(f"1{_SEP}")
+            if len(national) >= MIN_NATIONAL_AFTER_BARE_CODE:
+                last.append(_PHONE_EDGE + _COUNTRY_CODE + _SEP + core)
+        first.append(_PHONE_EDGE + "(?:" + "|".join(said) + ")?" + core)
+    return first + last
 
 
 def locate(text: str, raw: Iterable[str], block: str, state: ConversationState,

@@ -53,7 +53,7 @@ SHAPES: dict[str, re.Pattern[str]] = {
     "tracking_number": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
     "account": re.compile(rf"{_OPEN}(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{{2,39}}"
                           rf"(?<![.-]){_CLOSE}"),
-    "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
+    "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(0\)\s?)?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
                         r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
     # a person's name: capitalized words (not a reply's opener: "Sure", "It's"); two to
     # four Han characters said alone or after 叫, 是, 姓

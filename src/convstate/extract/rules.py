@@ -155,6 +155,24 @@ def _numeric(pattern: re.Pattern[str]) -> re.Pattern[str]:
     return pattern
 
 
+# A phone's international prefix: "+" (or the international prefix 00, then a break
+# after the country code: 00 and 13 digits in a row may be any number) and a country
+# code of 1 to 3 digits, never 0 first (E.164), "(+44)" too; then the trunk 0 in brackets
+# ("+44 (0)20 ...") and the area code in brackets ("+7 (495) ...") if written. The
+# national number's first digit is 0 only after a break and before another digit (+39 06
+# ...): "+10 000 000" and "+1 000 000 000" are counts.
+_CC_TO_NATIONAL = (r"(?:\(\+[1-9]\d{0,2}\)|\+[1-9]\d{0,2}|00(?=[1-9]\d{0,2}[-.\s(])[1-9]\d{0,2})"
+                   r"(?:[-.\s]?\(0\))?(?:[-.\s]|(?=[(（1-9]))(?:[(（]\d{1,5}[)）][-.\s]?)?"
+                   r"(?!0[-.\s]?0)")
+# A separator that begins another group of a phone's digits: two digits or more, and
+# not an hour after a space ("24" of "24/7", "9:00", "10am"); a phone's run of groups
+# ends where none begins, not before a digit or a letter (an extension may follow:
+# "x12"). "_RUN_DIGIT{n,m}" counts the run's digits one by one.
+_NEW_GROUP = r"[-.\s](?!(?<=\s)\d{1,2}[/:A-Za-z])(?=\d\d)"
+_RUN_DIGIT = rf"(?:\d|{_NEW_GROUP}\d)"
+_RUN_END = rf"(?!\d|{_NEW_GROUP})(?![A-Za-wyz_])"
+
+
 # (kind, key, pattern, group): the value is the group's text, verbatim. Order matters:
 # each match is masked so that a later, looser pattern cannot claim its characters.
 ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
@@ -200,6 +218,23 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # Chinese landlines: 010-66667777, (010) 6666-7777, （010）66667777
         r"|(?<![0-9A-Za-z_-])0\d{2,3}-?\d{7,8}(?![\d-])"
         r"|(?<![0-9A-Za-z_-])[(（]0\d{2,3}[)）]\s?\d{3,4}-?\d{4}(?![\d-])"
+        # international (E.164): a country code, then the national number in groups of
+        # digits split any way, 7 to 13 of them, its trunk 0 left out (or in brackets):
+        # +44 7700 900123, +49 151 23456789, 0044 20 7946 0958, +44 (0)20 7946 0958,
+        # +7 (495) 123-45-67; the whole run of digit groups or nothing (no run of 20 is
+        # a phone's first 15)
+        r"|(?<![0-9A-Za-z_+$€£¥￥])(?<![0-9A-Za-z_][-/])(?<!\d[.,:\s])"
+        rf"(?={_CC_TO_NATIONAL}\d{_RUN_DIGIT}{{6,12}}{_RUN_END})"
+        rf"{_CC_TO_NATIONAL}\d+(?:{_NEW_GROUP}\d+)*{_RUN_END}"
+        # national, after the trunk prefix 0: 10 to 12 digits in groups split the same
+        # way throughout (not a date and a time, 05.06.2024 10.30): 07700 900123,
+        # 020 7946 0958, 0800 123 4567, 0151 23456789, 01 23 45 67 89, 021 6438 1234
+        r"|(?<![0-9A-Za-z_+$€£¥￥])(?<![0-9A-Za-z_][-/])(?<!\d[.,:\s])"
+        rf"(?=0\d{_RUN_DIGIT}{{8,10}}{_RUN_END})"
+        rf"0\d{{1,4}}(?=(?P<tsep>[-.\s]))(?:(?=(?P=tsep)){_NEW_GROUP}\d+)+{_RUN_END}"
+        # ... or its area code in brackets: (020) 7946 0958, (0151) 23456789
+        rf"|(?<![0-9A-Za-z_])[(（](?=0\d{{1,4}}[)）]\s?\d{_RUN_DIGIT}{{5,9}}{_RUN_END})"
+        rf"0\d{{1,4}}[)）]\s?\d+(?:{_NEW_GROUP}\d+)*{_RUN_END}"
         # a local number with no area code, named as a phone number by its cue
         r"|(?<=电话是)\d{7,8}(?![\d-])|(?<=电话为)\d{7,8}(?![\d-])|(?<=电话：)\d{7,8}(?![\d-])"
         r"|(?<=电话:)\d{7,8}(?![\d-])|(?<=号码是)\d{7,8}(?![\d-])")), 0),

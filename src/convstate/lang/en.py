@@ -395,11 +395,11 @@ PACK = LanguagePack(
                           r"|\b(?:right|correct)\s*\?|\bconfirm\b",
         "noted": r"\b(?:got\s+it|noted|I\s+see|understood|good\s+to\s+know|makes\s+sense)\b",
         "bound_before": r"\b(?:before|after|until|till|by|past|from)\s+(?:well\s+)?$",
-        # the assistant's own contact ("Our hotline is", "call us at", "our email:"): about
-        # that (its subject), never the user's value said back
+        # the assistant's own contact ("Our hotline is", "call us at", "our email:", "reach
+        # our repair desk on"): about that (its subject), never the user's value said back
         "own_contact": r"\b(?:our|my)(?:\s+(?!your\b)\w+){0,2}?\s+(?:hotline|helpline|number"
-                       r"|phone|line|email|e-mail|address)\b|\b(?:hotline|helpline)\b"
-                       r"|\bus\b",
+                       r"|phone|line|email|e-mail|address|desk|team|office|department"
+                       r"|cent(?:er|re)|service|support)\b|\b(?:hotline|helpline)\b|\bus\b",
         # ... "us" only as the object of a verb of reaching ("call us at", not "the number
         # you gave us is"); matched at the end of the text before it
         "reach_us": r"\b(?:call|reach|text|ring|email|contact|write\s+to)\s+$",
