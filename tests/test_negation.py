@@ -350,6 +350,19 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "I don't want to be rude, but this is the third time I'm calling.",
     "No offense, I don't mean to be pushy.",
     "不是我说，这已经是第三次了。",
+    # a feeling with a time after it, or qualifying a noun; who is made to feel it; a
+    # judgement of the service; an acknowledgment
+    "I'm so angry right now, this is the worst experience ever.",
+    "This is the most useless company I've ever dealt with.",
+    "What a waste of time.",
+    "我很生气，你们太不负责了。",
+    "太气人了，我真的很失望。",
+    "太让人失望了！",
+    "这是最差的服务",
+    "我现在很生气。",
+    "The app keeps crashing.",
+    "I understand.",
+    "Okay, I see what you mean.",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)
@@ -374,6 +387,29 @@ def test_what_a_complaint_asks_for_stays() -> None:
     assert built_in("You have to send it today.")["constraint"]
     assert built_in("说实话，我必须今天拿到退款。")["constraint"]
     assert built_in("My internet has been slow since Monday.")["facts"]
+
+
+@pytest.mark.parametrize("text, facts, negative", [
+    # how the user is or lives, said short (不 and a verb: a habit), is a fact
+    ("我不吃猪肉。", ["我不吃猪肉"], []),
+    ("我是素食者。", ["我是素食者"], []),
+    ("我吃素", ["我吃素"], []),
+    # ... also beside a request another section takes
+    ("我对花生过敏，别放花生。", ["我对花生过敏"], ["别放花生"]),
+    ("I'm allergic to peanuts, please don't put any in.", ["I'm allergic to peanuts"],
+     ["please don't put any in"]),
+    # a short sentence that says no trait is still nothing (没 and a verb: an event)
+    ("我知道了", [], []),
+    ("我没吃猪肉", [], []),
+    # a clause that frames a rule for every time is the rule's words
+    ("From now on, don't call me with promotions.", [],
+     ["From now on, don't call me with promotions"]),
+    ("以后，别给我打电话。", [], ["以后，别给我打电话"]),
+])
+def test_a_trait_is_a_fact_however_short_and_a_rule_keeps_its_frame(
+        text: str, facts: list[str], negative: list[str]) -> None:
+    got = built_in(text)
+    assert (got["facts"], got["negative_constraint"]) == (facts, negative), got
 
 
 def test_a_complaint_about_the_service_is_read_as_negative_sentiment() -> None:

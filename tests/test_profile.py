@@ -9,9 +9,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import make_turns
 
-from convstate import ConfigError, ConversationMemory, SQLiteStore
-from convstate.profile import ONE_OFF, Profile, ProfileItem, fade, promote, weight
+from convstate import ConfigError, ConversationMemory, InMemoryStore, RuleExtractor, SQLiteStore
+from convstate.lang.acts import event, expressive, standing
+from convstate.profile import (
+    IMPORTANCE,
+    ONE_OFF,
+    Profile,
+    ProfileItem,
+    fade,
+    promote,
+    stable,
+    weight,
+)
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
 
@@ -246,3 +257,195 @@ def test_a_one_off_said_again_in_a_later_session_becomes_stable(tmp_path: Path) 
     assert item.confirmations == 2 and item.importance > ONE_OFF
     later = datetime.now(UTC) + timedelta(days=3650)
     assert weight(item, later) == item.importance  # a hard constraint said twice stays
+
+
+# What a user's long-term profile takes: only what is stable and the user's, read by
+# grammar in both languages (lang/acts.py), never the session's feelings or events.
+
+def _live(*texts: str) -> dict[str, ProfileItem]:
+    """The live profile items, by value, of a session in which the user says ``texts``
+    (the rule extractor, default settings; a fold of every turn)."""
+    mem = ConversationMemory("x1", store=InMemoryStore(), user_id="u1")
+    for text in texts:
+        mem.add("user", text)
+        mem.add("assistant", "OK.")
+    mem.compact(keep_recent_turns=0)
+    assert mem.profile is not None
+    return {i.value: i for i in mem.profile.live()}
+
+
+FACT = IMPORTANCE["fact"]
+
+
+@pytest.mark.parametrize("text", [
+    "I'm so angry right now, this is the worst experience ever.",
+    "我很生气，你们太不负责了。",
+    "太气人了，我真的很失望。",
+    # variants: a time after the feeling, a noun it qualifies, who is made to feel it
+    "I'm furious right now, this is the worst service ever.",
+    "I am extremely angry at the moment!",
+    "This is the most useless company I've ever dealt with.",
+    "What a waste of time.",
+    "Your service is a joke.",
+    "我现在很生气。",
+    "我真的很失望，你们太过分了。",
+    "太让人失望了！",
+    "气死我了，你们太不专业了",
+    "这是最差的服务",
+    "我很生气，你们太不负责任了！",
+    # a grievance of waiting
+    "I can't wait any longer.",
+    "我不能再等了",
+    # pleasantries, acknowledgments
+    "I understand.",
+    "Okay, I see what you mean.",
+])
+def test_a_feeling_is_the_sentiments_never_the_profiles(text: str) -> None:
+    assert _live(text) == {}
+    assert expressive(text)
+
+
+@pytest.mark.parametrize("text", [
+    "I placed an order yesterday but lost the confirmation.",
+    "I never added those",
+    "I never ordered this.",
+    "I paid twice for the same order.",
+    "My parcel came broken.",
+    "I returned the item three days ago.",
+    "We bought it last month.",
+    "我昨天下了一个订单，但是找不到确认邮件了。",
+    "我从来没加过这些东西",  # 从来 + 没 and a verb: it did not happen, no habit
+    "我上周买了一台洗衣机",
+    "我刚才付了钱",
+    "我没有收到验证码",
+    "我前天打过电话",
+])
+def test_what_happened_once_is_no_trait_and_is_not_promoted(text: str) -> None:
+    live = _live(text, "I don't eat pork.", "我对花生过敏。")
+    assert {v: i.importance for v, i in live.items() if i.kind == "fact"} == {
+        "I don't eat pork": FACT, "我对花生过敏": FACT}, sorted(live)
+    assert event(text) and not standing(text)
+
+
+@pytest.mark.parametrize("zh, en", [
+    ("我不吃猪肉。", "I don't eat pork."),
+    ("我对海鲜过敏。", "I'm allergic to seafood."),
+    ("我是素食者。", "I'm vegetarian."),
+    ("我是素食主义者。", "I'm a vegetarian."),
+    ("我吃素。", "I'm vegan."),
+    ("本人不喝酒。", "I don't drink alcohol."),
+    ("我从来不吃辣。", "I never eat spicy food."),
+    ("我花生过敏", "I'm allergic to peanuts."),
+    ("我们家不吃香菜", "We don't eat coriander."),
+    ("我信佛，不吃肉。", "I don't eat meat at all."),
+])
+def test_a_stable_chinese_fact_is_promoted_like_its_english_twin(zh: str, en: str) -> None:
+    for text in (zh, en):
+        live = _live(text)
+        value = text.rstrip("。.")
+        assert value in live, (text, sorted(live))
+        item = live[value]
+        assert (item.kind, item.importance) == ("fact", FACT) and stable(item)
+
+
+def test_not_and_a_verb_is_a_habit_and_mei_and_a_verb_an_event() -> None:
+    assert standing("我不吃猪肉") and not event("我不吃猪肉")
+    assert event("我没吃猪肉") and not standing("我没吃猪肉")
+    assert event("我没吃过猪肉") and not standing("我从来没吃过猪肉")
+    assert standing("I never eat pork") and not standing("I never ate the pork")
+    assert _live("我没吃猪肉。") == {}
+
+
+@pytest.mark.parametrize("text, fact, rule", [
+    ("我对花生过敏，别放花生。", "我对花生过敏", "别放花生"),
+    ("我对海鲜过敏，请不要放虾。", "我对海鲜过敏", "请不要放虾"),
+    ("I'm allergic to peanuts, please don't put any in.", "I'm allergic to peanuts",
+     "please don't put any in"),
+])
+def test_an_allergy_said_beside_a_request_is_kept_with_it(text: str, fact: str,
+                                                          rule: str) -> None:
+    live = _live(text)
+    assert (live[fact].kind, live[fact].importance) == ("fact", FACT)
+    assert live[rule].kind == "negative_constraint"
+    assert live[rule].importance <= ONE_OFF  # "leave them out" of this order: a one-off
+    later = datetime.now(UTC) + timedelta(days=365)
+    assert weight(live[fact], later) < FACT  # a fact fades slowly, the allergy is kept
+
+
+@pytest.mark.parametrize("text", [
+    "Also please don't call me with promotions anymore.",
+    "以后不要给我打营销电话",
+    "Please don't send me promotional emails anymore.",
+    "And don't text me anymore.",
+    "Don't ever call me again.",
+    "Never call me before 9am.",
+    "From now on, don't call me with promotions.",
+    "Going forward, never leave the parcel at the door.",
+    "Never call me after 8pm like you did yesterday.",  # a rule, whatever it recalls
+    "以后别给我发短信。",
+    "以后，别给我打电话。",
+    "再也不要给我打电话了。",
+    "不要再给我打营销电话了",
+    "今后，不要再给我发广告短信了",
+])
+def test_a_standing_rule_weighs_the_same_in_every_language(text: str) -> None:
+    live = _live(text)
+    rules = [i for i in live.values() if i.kind in ("constraint", "negative_constraint")]
+    assert len(rules) == 1, sorted(live)
+    assert rules[0].importance == IMPORTANCE["negative_constraint"] == 0.85
+    assert weight(rules[0], datetime.now(UTC) + timedelta(days=3650)) == 0.85
+
+
+@pytest.mark.parametrize("text", [
+    "I don't need it anymore.",  # takes back a want of this session
+    "I don't want the blue one anymore.",
+    "I don't want an exchange.",
+    "这次不要加急",
+    "It must arrive by Friday.",
+])
+def test_a_request_of_this_session_stays_a_one_off(text: str) -> None:
+    (item,) = _live(text).values()
+    assert item.importance <= ONE_OFF and not stable(item)
+
+
+@pytest.mark.parametrize("text, name, owner", [
+    ("你们的APP老是闪退，烦死了。", "APP", None),  # APP: a common noun, no name
+    ("你们的Chrome插件老是崩溃，烦死了", "Chrome", "你们"),
+    ("Your SmartHome app keeps crashing.", "SmartHome", "Your"),
+    ("Is your Downtown branch open on Sundays?", "Downtown", "your"),
+])
+def test_a_name_the_user_gives_as_the_services_is_not_theirs(text: str, name: str,
+                                                             owner: str | None) -> None:
+    mem = ConversationMemory("x1", store=InMemoryStore(), user_id="u1")
+    mem.add("user", text)
+    mem.add("assistant", "OK.")
+    mem.compact(keep_recent_turns=0)
+    assert mem.profile is not None and mem.profile.live() == []
+    names = {a.value: a.subject for a in mem.state.active_anchors() if a.kind == "name"}
+    assert names.get(name) == owner  # the service's: about the service, or no name at all
+
+
+def test_english_complaints_and_pleasantries_still_give_nothing() -> None:
+    texts = ["This is the second time I have to chase you.", "你们这服务太差了",
+             "Thanks, have a nice day!", "好的，谢谢", "I have to say, you guys are slow.",
+             "I'm so frustrated.", "我已经等了三天了，我很生气。"]
+    assert _live(*texts) == {}
+    for text in texts:
+        delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
+        assert not delta.anchors and not delta.facts, text
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("I'm allergic to peanuts, I'm so angry.", "I'm allergic to peanuts"),
+    ("我对花生过敏，气死我了", "我对花生过敏"),
+    ("Thanks, I'm vegetarian.", "I'm vegetarian"),
+])
+def test_a_trait_said_with_a_feeling_is_promoted_without_it(text: str, fact: str) -> None:
+    live = _live(text)
+    assert list(live) == [fact] and live[fact].importance == FACT
+
+
+def test_a_feeling_beside_a_request_makes_it_no_rule() -> None:
+    (item,) = _live("我等不了了，你们必须今天发货").values()
+    assert item.value == "你们必须今天发货" and item.importance <= ONE_OFF
+    assert not standing("我等不了了，你们必须今天发货")

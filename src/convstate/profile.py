@@ -4,18 +4,23 @@ After each fold of a session that has a ``user_id``, what the user said is promo
 the user's profile (``promote``, a pure function): the user's own contact details, ids,
 names, budget and least rating, preferences, hard or negative constraints and more
 important stated facts (not those that only restate a promoted value), each verbatim with
-its provenance (session, turn). Never what an assistant or a tool said, and never an
+its provenance (session, turn). Never what an assistant or a tool said, never an
 expressive clause — a complaint about the service, a feeling, a pleasantry
-(``lang/acts.py``): those are the session's sentiment, not facts about the user.
+(``lang/acts.py``): those are the session's sentiment, not facts about the user — never a
+name the user gives as the service's ("your app", 你们的APP: its subject is the service),
+and never a fact that only reports an event of the session ("I placed an order
+yesterday", "I never added those", 我没点这个: ``event``): what happened once is no trait.
 
 **Stable** is what holds beyond the session it was said in: an exact value of the user's
 (contact details, ids, names, a budget); and, of what the user says in words (a
 constraint, a negative constraint, a preference, a fact), one stated as standing — a rule
-for every time ("never call me after 8pm", "always", "from now on", 以后, 每次) or how the
-user is or lives ("I'm vegetarian", "I don't eat pork", 我对花生过敏) — or one the user
-says again in a later session. The rest is a one-off request of that session ("I need it
-today", "I don't want an exchange", 这次不要加急): promoted at ``ONE_OFF`` importance at
-most, and it fades like any other item.
+for every time ("never call me after 8pm", "always", "from now on", 以后, 每次), an end for
+good ("don't call me anymore", 再也别打) or how the user is or lives ("I'm vegetarian",
+"I don't eat pork", 我对花生过敏, 我不吃猪肉) — or one the user says again in a later
+session; a rule weighs the same in every language (``lang/acts.py`` reads them all).
+The rest is a one-off request of that session ("I need it today", "I don't want an
+exchange", 这次不要加急): promoted at ``ONE_OFF`` importance at most, and it fades like any
+other item.
 
 A single-valued kind (one phone, one email, one address) is superseded when a later value
 differs, with its history kept (and facts quoting the old value are archived); a repeated
@@ -44,7 +49,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from .lang.acts import expressive, standing
+from .lang.acts import event, expressive, standing
 from .normalize import normalize as norm
 from .sections import CONTACT_KEYS
 from .state import ConversationState
@@ -161,7 +166,10 @@ def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
     for f in state.facts:  # what the user told about themselves ("my dog is called Max")
         if f.speaker == "user" and f.status == "active" and f.importance >= FACT_AT_LEAST \
                 and not any(v in f.text for v in values) \
-                and not expressive(f.text):  # not a value said again, not a mood
+                and not expressive(f.text) \
+                and (standing(f.text) or not event(f.text)):
+            # not a value said again, not a mood, not what happened this once ("I placed
+            # an order yesterday", 我没点这个)
             yield "fact", f.text, f.last_turn
 
 

@@ -1,13 +1,17 @@
 """Facts: the statements of open conversation worth keeping, verbatim (zh + en).
 
-A fact is a whole declarative sentence that fits no other section, is not only
-expressive (a pleasantry, a feeling, a complaint: lang/acts.py), and either states
-something about the speaker — the user's first-person statements ("I adopted a dog
-named Max last week", "我在北京做采购") — or holds an exact value (a name, a number, a
-date) in words around it. Questions, requests, commitments and the like are other
-sections' business. Each fact gets an importance: the user's own facts and sentences
-around an exact value weigh most, a sentence that only mentions a name least; the block
-shows the important and recent ones first and the state lets the rest fade.
+A fact is a whole declarative sentence that fits no other section (or, when another
+section took some of its clauses, each run of the rest: 我对花生过敏，别放花生 — the
+allergy is a fact, the negative constraint is not), is not only expressive (a
+pleasantry, a feeling, a complaint: lang/acts.py), and either states something about the
+speaker — the user's first-person statements ("I adopted a dog named Max last week",
+"我在北京做采购") — or holds an exact value (a name, a number, a date) in words around
+it. A sentence too short to say much is one only when it says how the speaker is or
+lives (我不吃猪肉, 我是素食者: the ``trait`` cue). Questions, requests, commitments and
+the like are other sections' business. Each fact gets an importance: the user's own
+facts and sentences around an exact value weigh most, a sentence that only mentions a
+name least; the block shows the important and recent ones first and the state lets the
+rest fade.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ _LIST_HEAD = re.compile(r"(?:(?:^|(?<=\s))\d{1,2}[.)、]|^[ \t]*[-*•])[ \t]*\*
 _ITEM_NUMBER = re.compile(r"(?<!\s)\s*\d{1,2}[.)、]?$")  # tried once per run of spaces
 OUTLINE_IMPORTANCE = 0.25  # below what people state about themselves and exact values
 _ZH_LETTER = re.compile(ZH.letters)
+_CLAUSE = re.compile(r"[^，,；;]+[，,；;]?")  # a clause of a sentence, with its comma
 
 
 def expository(turn: Turn) -> bool:
@@ -86,6 +91,36 @@ def _joined(heads: list[str]) -> str:
     return out[:MAX_TEXT - 1].rsplit(" · ", 1)[0] + "…"
 
 
+def _untaken(sentence: str, taken: Sequence[str], values: Sequence[str]) -> list[str]:
+    """``sentence``, or, when it holds what another section took or a clause that only
+    voices a feeling (holding none of ``values``), each run of its other clauses,
+    verbatim (我对花生过敏，别放花生: the negative constraint is taken, the allergy is a
+    fact; "I'm allergic to peanuts, I'm so angry": the feeling is the sentiment's). A
+    sentence too long to be a fact is not looked into."""
+    if len(sentence) > MAX_CHARS:
+        return [sentence]
+    spans = [(m.start(), m.start() + len(t)) for t in set(taken) if t and t in sentence
+             for m in re.finditer(re.escape(t), sentence)]
+    clauses = list(_CLAUSE.finditer(sentence))
+    if len(clauses) < 2 and not spans:
+        return [sentence]
+    runs: list[str] = []
+    start = end = None
+    for m in clauses:
+        clause = m.group(0)
+        if any(a < m.end() and m.start() < b for a, b in spans) or len(clauses) > 1 \
+                and not any(v in clause for v in values) and expressive(clause):
+            if start is not None:
+                runs.append(sentence[start:end])
+            start = end = None
+        else:
+            start = m.start() if start is None else start
+            end = m.end()
+    if start is not None:
+        runs.append(sentence[start:end])
+    return [r.strip() for r in runs if r.strip()]
+
+
 def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
                ) -> list[NewFact]:
     """The facts of one turn. ``anchors`` are the turn's exact values; ``taken`` the
@@ -96,11 +131,14 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
     if expository(turn):
         return outline(turn)
     out: list[NewFact] = []
-    for s in sentences(turn.content):
-        core = s.rstrip("。.!！;； ")
-        if not MIN_CHARS <= len(core) <= MAX_CHARS or C.question.search(s) \
-                or C.question_start.search(s) \
-                or _NOT_PROSE.search(s) or any(t and t in s for t in taken):
+    held = [a.value for a in anchors]
+    for s in (part for whole in sentences(turn.content)
+              for part in _untaken(whole, taken, held)):
+        core = s.rstrip("。.!！;；,， ")
+        trait = C.trait.search(core) is not None  # (how the user is: said short, 我吃素)
+        if not (MIN_CHARS <= len(core) or trait) or len(core) > MAX_CHARS \
+                or C.question.search(s) or C.question_start.search(s) \
+                or _NOT_PROSE.search(s):
             continue
         values = [a for a in anchors if a.value in s and a.kind not in
                   ("constraint", "negative_constraint")]
@@ -110,7 +148,7 @@ def find_facts(turn: Turn, anchors: Sequence[NewAnchor], taken: Sequence[str]
             continue  # says nothing of the user's; or a pleasantry, a feeling, a complaint
         exact = any(a.kind != "name" for a in values)
         around = len(normalize(s)) - sum(len(normalize(a.value)) for a in values)
-        if around < MIN_AROUND:
+        if around < MIN_AROUND and not trait:
             continue
         importance = 0.2 + 0.3 * personal + (0.3 if exact else 0.15 if values else 0.0) \
             + 0.1 * (turn.role == "user")

@@ -56,7 +56,8 @@ then let let's there here just any anything something nothing all some alright w
 perfect excellent awesome absolutely certainly definitely of in on at for to from with by
 as into about after before today tomorrow yesterday tonight morning evening afternoon night
 am pm usd rmb id faq tv vs etc ps mon tue wed thu fri sat sun monday tuesday wednesday
-thursday friday saturday sunday january february march april may june july august september
+thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays
+sundays weekends app apps january february march april may june july august september
 october november december would've i'm sounds glad happy welcome bye goodbye really yeah
 yep nope hmm wow maybe one two three four five six seven eight nine ten first second next
 last every each both either neither another other such same own more most very too

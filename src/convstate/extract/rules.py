@@ -536,6 +536,12 @@ class _Clause:
     question: bool  # its sentence asks something
     sentence: int = 0  # which sentence of the turn it is in
     start: int = 0  # where it starts in the turn's content
+    # the clause with the frame of time before it, verbatim ("From now on, don't call
+    # me": a rule for every time, 以后，别打电话), or the clause alone
+    framed: str = ""
+
+    def __post_init__(self) -> None:
+        self.framed = self.framed or self.text
 
 
 class RuleExtractor(BaseExtractor):
@@ -660,11 +666,12 @@ class RuleExtractor(BaseExtractor):
                 pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
             elif refusal(text) and not _objectless(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
-                                               key="negative_constraint", value=text, turns=at))
+                                               key="negative_constraint", value=c.framed,
+                                               turns=at))
             elif (m := C.constraint.search(text)) and not quoted(text, m.start()) \
                     and not _budget_amount(c.turn, text, delta):
-                delta.anchors.append(NewAnchor(kind="constraint", key="constraint", value=text,
-                                               turns=at))
+                delta.anchors.append(NewAnchor(kind="constraint", key="constraint",
+                                               value=c.framed, turns=at))
             elif m := C.preference.search(text):
                 cue = m.group(0).lower()
                 # ("I'd rather not": a weighing cue negated after it; not "我喜欢不辣的菜")
@@ -838,9 +845,14 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     GUI library", "my car is a Toyota") or a type of place (经济型酒店: about 酒店, so one
     for a hotel and one for a restaurant stand together), unless the request adds one
     more ("a Sprite too", 另外…); a grade said of a named place (高档型的北京贵都大酒店),
-    about its kind; or a name (which one: "Dr. Lee", 如家)."""
+    about its kind; a name the user says is the listener's (你们的APP, "your SmartHome
+    app"), about the listener: the service's thing, not the user's; or a name (which one:
+    "Dr. Lee", 如家)."""
     if C.address_role.search(text, max(0, start - _SEEK_REACH), start):
         return "address", None
+    if speaker == "user" and (owner := C.listeners.search(text, max(0, start - _ROLE_REACH),
+                                                           start)):
+        return "names", owner.group(0).rstrip("的 ")  # the service's (你们的APP, your app)
     if speaker == "user" and C.own_name.search(text, max(0, start - _SEEK_REACH), start):
         return "name", None
     before = text[max(0, start - _ROLE_REACH):start]
@@ -1001,11 +1013,15 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
         at = 0  # (each clause is found after the one before: where it is, not its twin's)
         for k, sentence in enumerate(sentences):
             question = bool(C.question.search(sentence))
+            frame = None  # where a clause that only says "for every time" starts
             for m in _CLAUSE.finditer(sentence):
                 text = m.group(0).strip().rstrip(_TRAILING)
                 if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
                     at = max(turn.content.find(text, at), at)
-                    yield _Clause(turn, text, question, k, at)
+                    framed = turn.content[frame:at + len(text)] if frame is not None else ""
+                    yield _Clause(turn, text, question, k, at,
+                                  framed if framed.endswith(text) else "")
+                    frame = at if C.time_frame.fullmatch(text) else None
                     at += len(text)
 
 

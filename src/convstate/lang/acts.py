@@ -13,11 +13,20 @@ Read from every language pack's cues at once (zh + en built in):
   sentiment's to read, never a constraint, a goal or a decision.
 - **directive** — an imperative ("please ...", "don't ...", 请, 别), a demand on the
   listener ("you must", 你们必须), or the speaker's own want ("I want", 我要).
+- **event** — what happened, this once: a time past ("yesterday", "a week ago", "last
+  time", 昨天, 上周, 刚才), a verb in the past after its subject ("I placed an order", "I
+  never added those", "my parcel came broken"), 没 and a verb (没收到, 从来没加过 — where 不
+  and a verb is a habit: 我不吃猪肉), a transaction done (我下了单, 付了钱).
 - **standing** — holds beyond this conversation: said as a rule for every time ("never",
-  "always", "from now on", 以后, 每次, 从不), or a statement of how the speaker is or
-  lives ("I'm vegetarian", "I don't eat pork", 我对花生过敏) — not a directive and not
-  asked of this occasion (a want or a must, a plan, a time that is now: "I need it
-  today", "I don't want an exchange", 这次不要). Expressive clauses are never standing.
+  "always", "from now on", "don't ever", 以后, 每次, 从不), or as an end for good
+  ("anymore", "no longer", "ever again", 再也, 不再, 别再) unless it takes back a want of
+  this occasion ("I don't need it anymore"), or a statement of how the speaker is or
+  lives ("I'm vegetarian", "I don't eat pork", 我对花生过敏, 我是素食者) — not a directive,
+  not asked of this occasion (a want or a must, a plan, a time that is now: "I need it
+  today", "I don't want an exchange", 这次不要), and not an event. Read clause by clause:
+  a text is standing when one of its clauses is ("I'm allergic to peanuts, I told you
+  yesterday"). A rule directed at every time stands whatever event it recalls ("Never
+  call me after 8pm like yesterday"). Expressive clauses are never standing.
 """
 
 from __future__ import annotations
@@ -76,8 +85,14 @@ def feeling(text: str) -> bool:
     judged (and adverbs), before nothing but what it is about and particles."""
     negative, masked = masked_out(C.sentiment_neg, text, keep_length=True)
     for m in [*negative, *C.sentiment_pos.finditer(masked)]:
-        if C.feeling_head.search(text[max(0, m.start() - REACH):m.start()]) \
-                and C.feeling_tail.search(text[m.end():]):
+        head = C.feeling_head.search(text[max(0, m.start() - REACH):m.start()])
+        if head is None:
+            continue
+        rest = text[m.end():]
+        # a sentiment word that qualifies a noun ("this is the worst experience ever",
+        # 这是最差的服务): what is judged is that noun
+        if C.feeling_tail.search(rest) or C.feeling_determiner.search(head.group(0)) \
+                and C.feeling_noun.search(rest):
             return True
     return False
 
@@ -97,11 +112,30 @@ def masked_out(pattern: re.Pattern[str], text: str, keep_length: bool = False
 
 
 def standing(text: str) -> bool:
-    """Holds beyond this conversation (see the module's rule)."""
+    """Holds beyond this conversation (see the module's rule): one of its clauses that
+    is not expressive does."""
     if expressive(text):
         return False
-    if C.habitual.search(text):
-        return True
-    if directive(text):
+    return any(_standing(clause) and not expressive(clause)
+               for clause in (m.group(0).strip() for m in _CLAUSE.finditer(text)))
+
+
+def _standing(clause: str) -> bool:
+    directs = directive(clause)
+    if C.habitual.search(clause) and directs:
+        return True  # a rule for every time, whatever it recalls
+    if event(clause):
         return False
-    return bool(C.first_person.search(text)) and not C.occasion.search(text)
+    if C.habitual.search(clause):
+        return True
+    mine = bool(C.first_person.search(clause))
+    if C.cessation.search(clause) and (directs or mine) \
+            and not C.this_occasion.search(clause):
+        return True  # for good ("don't call me anymore"; not "I don't need it anymore")
+    return not directs and mine and not C.occasion.search(clause)
+
+
+def event(text: str) -> bool:
+    """What happened, this once (see the module's rule): a past time, a verb in the
+    past, 没 and a verb, a transaction done."""
+    return bool(C.event.search(text))

@@ -99,6 +99,24 @@ SCOPE = {
                r"|\b(?:I|he|she|they|we)\s+(?!to\b)(?:\w+ed|got|went|came|bought|had|was|were)\b",
 }
 
+# what a sentiment word may qualify, as a noun after a determiner ("the worst ...")
+_JUDGED = r"(?:a|an|the|such(?:\s+an?)?|one\s+of\s+the)"
+# when a feeling is had: now, again ("I'm so angry right now")
+_FEELING_WHEN = (r"(?:right\s+now|now|today|at\s+the\s+moment|at\s+this\s+point|already"
+                 r"|again|too|as\s+well|honestly|to\s+be\s+honest)")
+# a want of this occasion, or a time that is now
+_THIS_OCCASION = (r"\b(?:want|need|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|prefer|rather)"
+                  r"|today|tonight|tomorrow|right\s+now|at\s+the\s+(?:current\s+)?moment"
+                  r"|currently|this\s+(?:time|order|one|week|weekend|month|morning|afternoon"
+                  r"|evening|trip)|next\s+\w+)\b")
+# a verb in the past: a regular one (not a verb that ends in -ed: "need", "proceed"; nor
+# a participle naming a thing: "a dog named Max"), or an irregular one
+_PAST = (r"(?!(?:need|feed|seed|speed|proceed|exceed|succeed|bleed|breed|heed|shed|named"
+         r"|called|based|located)\b)[a-z]+ed|got|went|came|bought|had|paid|sent|lost|made"
+         r"|took|gave|saw|left|found|told|said|spent|broke|forgot|wrote|ate|drank|ran|sold"
+         r"|brought|heard|chose|fell|kept|knew|met|sat|spoke|stood|stole|threw|tore|woke|wore"
+         r"|lent|began|became|did")
+
 # What a clause does beside its words (lang/acts.py): expressive clauses (pleasantries,
 # feelings, complaints) ask for nothing; directives do; standing rules outlive the chat.
 ACTS = {
@@ -107,7 +125,11 @@ ACTS = {
         r"|thx|cheers|bye|good\s*bye|see\s+you|take\s+care|have\s+a\s+(?:\w+\s+)?(?:day"
         r"|one|evening|weekend|night|trip|time|holiday|flight)|enjoy\s+(?:your|the)\b"
         r"|good\s+(?:morning|afternoon|evening|night)|hi\b|hello|hey\b|you['’]?re\s+welcome"
-        r"|no\s+(?:problem|worries)|sorry|(?:my\s+)?apologies|nice\s+(?:to|talking))"
+        r"|no\s+(?:problem|worries)|sorry|(?:my\s+)?apologies|nice\s+(?:to|talking)"
+        # an acknowledgment, all the clause says ("I see", "I understand", "got it")
+        r"|(?:I\s+(?:see|understand|get\s+it)|got\s+it|understood|noted|fair\s+enough"
+        r"|(?:that\s+)?makes\s+sense)(?:\s+(?:now|that|what\s+you\s+mean"
+        r"|your\s+(?:point|concern)))?(?=\W*$))"
         # a closing: nothing more is wanted
         r"|\b(?:that['’]?s|that\s+is|that\s+will\s+be|that\s+would\s+be)\s+(?:all|it"
         r"|everything)\b|\b(?:nothing|not\s+anything)\s+(?:else|more)\b"
@@ -116,11 +138,24 @@ ACTS = {
     "feeling_head":
         r"(?:^|\b(?:I|we|this|that|it|you|you\s+guys|they|everything|(?:your|the|this)"
         r"\s+(?:service|support|company|process))\s*(?:['’]m|am|are|['’]re|['’]s|is|was|were"
-        r"|feel|felt|get|got|getting|['’]ve\s+been|have\s+been|has\s+been|seems?)?)"
+        r"|feel|felt|get|got|getting|['’]ve\s+been|have\s+been|has\s+been|seems?)?"
+        # ... or what is judged, as a noun the sentiment word qualifies ("this is the
+        # worst experience ever", "what a waste of time"): see feeling_noun
+        rf"(?:\s+{_JUDGED})?|\bwhat\s+an?)"
         r"\s*(?:(?:so|very|really|quite|pretty|too|extremely|completely|totally|absolutely"
-        r"|just|a\s+bit|kind\s+of|getting|becoming|\w+ly|\w+,?\s+(?:and|or))\s+)*$",
-    # after it: nothing, or what the feeling is about
-    "feeling_tail": r"^\s*(?:(?:with|about|at|by|of|over|for|that|to)\b.*)?[\s.!…]*$",
+        r"|just|a\s+bit|kind\s+of|getting|becoming|most|least|\w+ly|\w+,?\s+(?:and|or))"
+        r"\s+)*$",
+    # after it: nothing, or what the feeling is about; and when (it is now, again)
+    "feeling_tail": r"^\s*(?:(?:with|about|at|by|of|over|for|that|to)\b.*?)?"
+                    rf"(?:\s*\b{_FEELING_WHEN}\b)*[\s.!…]*$",
+    # ... after a sentiment word that qualifies a noun (after a determiner, feeling_head):
+    # the noun, and how far it goes ("ever", "of my life", "I have ever had")
+    "feeling_noun": r"^\s*(?:[\w'’-]+\s+)?[\w'’-]+(?:\s+(?:ever|of\s+(?:my|all)\s+\w+"
+                    r"|in\s+(?:years|ages|my\s+life)|(?:I|we)\s*(?:['’]ve|have)?\s+(?:ever"
+                    r"\s+)?\w+(?:\s+(?:with|from|at|in|to|by))?))?"
+                    rf"(?:\s*\b{_FEELING_WHEN}\b)*[\s.!…]*$",
+    # a determiner in what stands before the sentiment word: it qualifies a noun
+    "feeling_determiner": r"\b(?:an?|the|such)\b(?!\s+bit\b)",
     # a hedge: politeness about how the speaker sounds, not what they want ("I don't want
     # to be rude", "don't get me wrong", "no offense", "with all due respect")
     "hedge": r"^\W*(?:(?:I\s+)?(?:don['’]t|do\s+not)\s+(?:want|mean)\s+to\s+(?:be|sound|seem)"
@@ -134,8 +169,11 @@ ACTS = {
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
         r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
-        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing"
+        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing|\bkeeps\s+\w+ing"
         r"|still\s+(?:haven['’]t|hasn['’]t|have\s+not|has\s+not|not|no|waiting|nothing)"
+        r"|(?:can['’]?t|cannot)\s+wait\s+any\s*(?:longer|more)"
+        r"|been\s+waiting\s+(?:for\s+)?(?:ages|forever|so\s+long|(?:\w+\s+)?(?:days|weeks"
+        r"|hours|months))"
         r"|(?:you(?:['’]re|\s+are|\s+must\s+be|\s+have\s+to\s+be|['’]ve\s+got\s+to\s+be)"
         r"|are\s+you)\s+(?:kidding|joking|serious)"
         r"|how\s+many\s+times|every\s+single\s+time|no\s+one|nobody|never\s+(?:got|received"
@@ -148,7 +186,7 @@ ACTS = {
         rf"|you(?:\s+guys)?\s+(?:must|might|may)\s+have\s+{_PARTICIPLE})\b",
     # a request or an order: an imperative, a demand on the listener, the speaker's want
     "directive":
-        r"^(?:(?:so|and|but|then|ok(?:ay)?|now|just)\s+)*(?:please|kindly|don['’]?t|do\s+not"
+        r"^(?:(?:so|and|but|then|ok(?:ay)?|now|just|also)\s+)*(?:please|kindly|don['’]?t|do\s+not"
         r"|never|let['’]?s)\b|\b(?:and|but|so)\s+(?:please|don['’]?t|never)\b"
         r"|\byou\s+(?:must|need\s+to|have\s+to|should|can['’]?t|cannot|mustn['’]?t)\b"
         r"(?!\s+be\s+\w+ing\b)"  # "you must be joking" supposes, it does not demand
@@ -156,15 +194,38 @@ ACTS = {
         r"|\b(?:I|we)\s+(?:really\s+|just\s+|only\s+)?(?:want|need|(?:would|['’]d)\s+like"
         r"|insist|demand|expect)\b",
     # said as a rule for every time, not for this conversation
-    "habitual": r"\b(?:always|never|ever|whenever|every\s+time|any\s*time|anytime"
+    "habitual": r"\b(?:always|never|whenever|every\s+time|any\s*time|anytime"
                 r"|from\s+now\s+on|in\s+(?:the\s+)?future|going\s+forward|at\s+all\s+times"
-                r"|usually|generally|in\s+general|all\s+my|each\s+time)\b",
+                r"|usually|generally|in\s+general|all\s+my|each\s+time)\b"
+                # "ever" of a rule ("don't ever call", "if you ever"), not of a superlative
+                # ("the worst experience ever", "the best I've ever had")
+                r"|(?<!['’]ve\s)(?<!\bhave\s)(?<!\bhas\s)\bever\b"
+                r"(?=\s+(?!in\b|since\b|before\b|again\b)[a-z])",
+    # a clause that only says "for every time", before the rule it frames ("From now on,
+    # don't call me"): the rule's words
+    "time_frame": r"(?:and\s+|also\s+)?(?:from\s+now\s+on|from\s+here\s+on(?:\s+out)?"
+                  r"|in\s+(?:the\s+)?future|going\s+forward|henceforth|always|every\s+time"
+                  r"|each\s+time|at\s+all\s+times|in\s+general)",
+    # an end for good ("don't call me anymore", "no longer", "ever again"): a rule for
+    # every time after, unless it takes back a want of this occasion ("I don't need it
+    # anymore": this_occasion)
+    "cessation": r"\b(?:any\s*more|no\s+longer|ever\s+again)\b"
+                 r"|\b(?:don['’]t|do\s+not|never)\b[^.!?,;]*\bagain\b",
     # asked of this conversation: a want, a must, a plan, a time that is now
-    "occasion": r"\b(?:want|need|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|prefer|rather)"
-                r"|must|have\s+to|has\s+to|please|looking\s+for|going\s+to|gonna|today"
-                r"|tonight|tomorrow|now|right\s+now|at\s+the\s+(?:current\s+)?moment"
-                r"|currently|this\s+(?:time|order|one|week|weekend|month|morning|afternoon"
-                r"|evening|trip)|next\s+\w+|yet|anymore)\b|['’]ll\b|\bwill\b",
+    "occasion": r"\b(?:must|have\s+to|has\s+to|please|looking\s+for|going\s+to|gonna|now"
+                rf"|yet)\b|['’]ll\b|\bwill\b|{_THIS_OCCASION}"
+                # what the speaker is doing now or about to ("I'm flying to Paris")
+                r"|\b(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:\w+ly\s+)?\w+ing\b",
+    "this_occasion": _THIS_OCCASION,
+    # what happened: a time past ("yesterday", "a week ago", "last time"), or a verb in
+    # the past after its subject ("I placed an order", "I never added those", "my parcel
+    # came broken"): an event of this occasion, not how the speaker is or lives
+    "event": r"\b(?:yesterday|ago|earlier|the\s+other\s+day|last\s+(?:night|week|weekend"
+             r"|month|year|time|\w+day))\b"
+             r"|\b(?:I|we|you|he|she|they|it|(?:my|our|your|the|this|that)\s+\w+)\s+"
+             r"(?:(?:never|already|just|also|only|even|accidentally|actually|first|then"
+             r"|finally|mistakenly|recently|still|really)\s+)*"
+             rf"(?:{_PAST}|was|were|did|didn['’]t|wasn['’]t|weren['’]t)\b",
 }
 
 PACK = LanguagePack(
@@ -259,7 +320,11 @@ PACK = LanguagePack(
             r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible"
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
-            r"|sick of|tired of|(?:so|too|very|really|super|extremely|painfully)\s+slow)\b",
+            r"|sick of|tired of|(?:so|too|very|really|super|extremely|painfully)\s+slow"
+            r"|irresponsible|outrag\w*|disgust\w*|unbelievable|livid|fuming|pissed|mad|unhappy"
+            r"|miserable|sad|appall\w*|shock(?:ed|ing)|nightmare|joke|disaster|mess|unreliable"
+            r"|careless|lousy|disgrace\w*|shameful|absurd|insane|crap|garbage|trash|sucks"
+            r"|worse)\b",
         "sentiment_pos":
             r"\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome"
             r"|wonderful|satisfied|helpful|love it|impressed|pleased)\b",
@@ -403,6 +468,9 @@ PACK = LanguagePack(
         # ... "us" only as the object of a verb of reaching ("call us at", not "the number
         # you gave us is"); matched at the end of the text before it
         "reach_us": r"\b(?:call|reach|text|ring|email|contact|write\s+to)\s+$",
+        # what the user says is the listener's, right before a name ("your SmartHome app"):
+        # the service's, not the user's
+        "listeners": r"\b(?:your|you\s+guys['’]?)\s+(?:own\s+)?$",
         # what links a contact's name to it ("is", "at", ":")
         "contact_link": r"\s*(?:(?:is|at|on)\b)?\s*:?\s*",
         # a speaker correcting themselves right after a value ("415-555-0100, sorry, I

@@ -64,6 +64,10 @@ SCOPE = {
     "unmarked_question": r"(?P<anot>[\u4e00-\u9fff])[不没](?P=anot)|多久|多长时间|几天",
 }
 
+# a want of this occasion, or a time that is now
+_THIS_OCCASION = (r"想|需要|希望|今天|今晚|明天|后天|现在|目前|这次|这回|这单|这个订单|暂时|下周"
+                  r"|下个月")
+
 # What a clause does beside its words (lang/acts.py): expressive clauses (pleasantries,
 # feelings, complaints) ask for nothing; directives do; standing rules outlive the chat.
 ACTS = {
@@ -74,12 +78,17 @@ ACTS = {
                   r"|就这些|没(?:有)?(?:什么)?问题了",
     # before a sentiment word that is the clause's predicate: who feels or what is judged
     "feeling_head": r"(?:^|我们?|你们?|您|这|这个|服务|态度|效率|速度|客服|质量|真是|简直|实在)"
-                    r"(?:很|好|太|真|真的|特别|非常|有点|有些|超|挺|简直|实在|都|也|快|要|这)*$",
-    # after it: nothing, or particles
-    "feeling_tail": r"^[了啊呀呢吧啦的我！!。…~～\s]*$",
+                    r"(?:很|好|太|真|真的|特别|非常|有点|有些|超|挺|简直|实在|都|也|快|要|这|是"
+                    # who is made to feel it (太让人失望了, 真叫人生气)
+                    r"|让人|令人|叫人|让我|令我|把我|现在)*$",
+    # after it: nothing, or particles, or when (我现在很生气); or what of the service it
+    # qualifies (这是最差的服务, 什么破服务)
+    "feeling_tail": r"^(?:的?(?:服务|体验|态度|客服|公司|平台|商家|产品|东西|质量|效率|经历|售后))?"
+                    r"(?:[了啊呀呢吧啦的我！!。…~～\s]|现在|今天|真的|死了?)*$",
     # a grievance that recurs or drags on: a complaint about the service
     "grievance": r"第[一二三四五六七八九十几两\d]+[次回遍]|又(?:要|得|没|来了|是这样)|老是|每次都"
                  r"|一直(?:都)?(?:没|不|在等)|还(?:是)?没(?:有)?|多少次|几次了|好几次"
+                 r"|(?:不能|没法|无法)再等|等不(?:了|下去|起)"
                  r"|没人(?:管|理|回)|等了?(?:这么久|半天|好久|[一二三四五六七八九十几两\d]+个?(?:天|周"
                  r"|星期|礼拜|月|小时))",
     # a hedge: politeness about how the speaker sounds (不是我说你们, 恕我直言, 我不是故意找茬)
@@ -92,9 +101,31 @@ ACTS = {
                  r"|我们?(?:想要?|要|需要|希望|要求)",
     # said as a rule for every time, not for this conversation
     "habitual": r"以后|今后|永远|从不|从来|一律|每次|总是|一直|任何时候|随时|所有|向来|平时|一般",
+    # a clause that only says "for every time", before the rule it frames (以后，别打电话)
+    "time_frame": r"(?:还有|另外|而且)?(?:以后|今后|从今以后|从今往后|往后|从现在开始|从现在起"
+                  r"|每次|每一次|永远|任何时候)",
+    # an end for good (再也不要…, 不再, 别再…): a rule for every time after, unless it
+    # takes back a want of this occasion (this_occasion)
+    "cessation": r"再也|不再|(?:别|不要|不许|不准)再",
     # asked of this conversation: a want, a must, a plan, a time that is now
-    "occasion": r"要|想|需要|希望|必须|一定|得|请|帮我|麻烦|会|打算|准备|今天|今晚|明天|后天|现在"
-                r"|目前|这次|这回|这单|这个订单|马上|暂时|下周|下个月",
+    "occasion": rf"要|得|请|帮我|麻烦|会|打算|准备|必须|一定|马上|{_THIS_OCCASION}",
+    "this_occasion": _THIS_OCCASION,
+    # what happened: a time past (昨天, 上周, 刚才), 没 and a verb (没收到, 从来没加过: not
+    # 不 and a verb, 我不吃猪肉, a habit), or a verb of a transaction done (我下了单, 付了钱):
+    # an event of this occasion, not how the speaker is or lives
+    "event": r"昨天|前天|昨晚|上周|上个?(?:星期|礼拜|月)|上次|刚才|刚刚|前几天|那天|当时|去年"
+             r"|(?<![还都也])没(?!有|事|关系|问题|意思|用|必要|办法|空|错|人|什么|想到|准|钱|时间"
+             r"|法|多少|几|完)(?=[\u4e00-\u9fff])"
+             r"|没有(?=(?:加|点|买|下单|订|收到|付|用过|吃过|去过|申请|取消|退|拿到|签收|填|改|换"
+             r"|选|要过|碰))"
+             r"|(?<![不别没])(?:买|下|订|付|点|加|收|寄|发|退|换|打|吃|喝|拿|选|填|交|下单|付款|支付"
+             r"|购买|订购|预订|预定|收到|签收|退货|退款|申请|提交|取消)了(?![吗么])",
+    # how the speaker is or lives, said in a few characters (我不吃猪肉, 我对海鲜过敏,
+    # 我是素食者, 我吃素, 我信佛): a fact however short (extract/facts.py)
+    "trait": r"(?:我|本人)(?:们家|们|家)?(?:从来|从|一直|向来|平时|一般|也|都|根本|完全|本身"
+             r"|其实|就|还|天生|一向|素来)*(?:不(?:吃|喝|抽|碰|沾|能吃|能喝)|对?[^，。！？,!?]{1,10}过敏"
+             r"|是[^，。！？,!?]{0,10}?(?:者|人|徒|员|师|生|林)|吃素|吃斋|吃清真"
+             r"|信(?:佛|道|教|基督|天主|伊斯兰|回教|仰)|有[^，。！？,!?]{0,6}?(?:病|症)|住在|怀孕)",
 }
 
 PACK = LanguagePack(
@@ -149,7 +180,9 @@ PACK = LanguagePack(
         "sentiment_neg":
             r"不满意?|不开心|不高兴|太慢了?|慢死了|失望|生气|气死|愤怒|投诉|差劲|垃圾|烦死|好烦|无语"
             r"|受够|离谱|坑人|骗人|着急|急死|搞什么|什么破|忍无可忍|不靠谱|太低了?"
-            r"|(?:太|很|真|好|特别|非常|极其|超|也太)差(?!不多|价|评|额|异|距)",
+            r"|气人|恼火|火大|窝火|郁闷|闹心|心累|崩溃|难过|伤心|寒心|恶心|糟糕|糟透|可恶|坑爹|过分"
+            r"|不像话|不可理喻|不讲理|不讲信用|不负责任?|不专业|不厚道|不地道"
+            r"|(?:太|很|真|好|特别|非常|极其|超|也太|最)差(?!不多|价|评|额|异|距)",
         "sentiment_pos": r"满意|谢谢|感谢|太好了|不错|开心|很棒|真棒|辛苦了|给力|靠谱",
         "intense": r"非常|特别|真的|太|极其|[!！]{2,}",
         "first_person": r"我|本人|咱",
@@ -247,6 +280,9 @@ PACK = LanguagePack(
         # user's value said back
         "own_contact": r"(?<![给您你])(?:我们|本店|我司|我们公司|公司)的?(?:客服)?"
                        r"(?:热线|电话|邮箱|地址|联系方式)|客服(?:热线|电话|邮箱)|热线",
+        # what the user says is the listener's, right before a name (你们的APP, 贵公司的…):
+        # the service's, not the user's
+        "listeners": r"(?:你们|您们|贵公司|贵店|贵方)(?:公司|家|店|平台)?的?\s*$|您的\s*$",
         # what links a contact's name to it (是, ：)
         "contact_link": r"\s*(?:是|为)?\s*[:：]?\s*",
         # a speaker correcting themselves right after a value (13811112222，不对，是…)
