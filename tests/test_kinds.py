@@ -186,6 +186,7 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
     ("Your case ref is CS-55102.", "ticket_id", "CS-55102"),
     ("The case number you gave me was CS-0048812.", "ticket_id", "CS-0048812"),
     ("报修单号BX20240611。", "ticket_id", "BX20240611"),
+    ("My refund reference is RF-55120.", "ticket_id", "RF-55120"),
     # a customer's or a member's number is their account
     ("My customer number is 4471209.", "account", "4471209"),
     ("My customer ID is CU-339201.", "account", "CU-339201"),

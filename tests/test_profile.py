@@ -53,6 +53,19 @@ def test_the_users_own_values_are_promoted_and_no_one_elses(tmp_path: Path) -> N
     assert item is not None and (item.session_id, item.turn) == ("s1", 0)
 
 
+@pytest.mark.parametrize("said, theirs", [
+    ("收件人是我妈，她的电话是13600002222", "13600002222"),
+    ("Please send the invoice to my boss, his email is Tom.Reed@acme.com.", "Tom.Reed@acme.com"),
+])
+def test_someone_elses_contact_reaches_the_profile_in_no_fact_either(tmp_path: Path, said,
+                                                                       theirs) -> None:
+    mem = ConversationMemory("s", store=SQLiteStore(tmp_path / "p.db"), user_id="u")
+    mem.add("user", said)
+    mem.compact(keep_recent_turns=0)
+    assert mem.profile is not None
+    assert not [i for i in mem.profile.items if theirs in i.value]
+
+
 def test_the_next_session_starts_with_what_the_user_said_and_its_own_values_win(
         tmp_path: Path) -> None:
     db = tmp_path / "p.db"

@@ -62,6 +62,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("改成杭州市滨江区江南大道2号3栋1202室。", ("address", "杭州市滨江区江南大道2号3栋1202室")),
     ("广东省深圳市南山区科技园路1号", ("address", "广东省深圳市南山区科技园路1号")),
     ("送到杭州市滨江区江南大道2号吧。", ("address", "杭州市滨江区江南大道2号")),  # (吧 ends it)
+    ("地址还是北京市海淀区学院路30号。", ("address", "北京市海淀区学院路30号")),  # (还是: no part)
     ("the shipping address is 88 Market Street, San Francisco.",
      ("address", "88 Market Street, San Francisco")),
     ("快递单号 SF1234567890 一直没更新", ("tracking_number", "SF1234567890")),

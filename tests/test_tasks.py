@@ -268,6 +268,22 @@ def test_cancelling_a_thing_withdraws_the_acts_promised_on_it(promise: str, repo
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, failure", [
+    ("A technician will visit you tomorrow morning.",
+     "Unfortunately the technician won't be able to visit tomorrow."),
+    ("维修师傅会在明天上午上门。", "很抱歉，师傅明天上午没法上门了，我们会改约时间。"),
+    ("维修师傅会在明天上午上门。", "很抱歉，师傅明天上午上不了门了。"),  # 上不了门: V不了O
+    ("我会把发票寄给您。", "发票寄不了了，地址不对。"),
+])
+def test_an_act_that_cannot_be_done_cancels_its_promise(promise, failure, mode) -> None:
+    state = run([("assistant", promise), ("user", "OK."), ("assistant", failure)], mode)
+    assert (state.open_tasks[0].text in promise, state.open_tasks[0].status) == \
+        (True, "cancelled")
+    assert not [t for t in state.open_tasks if t.status == "open" and t.text in failure
+                and "改约" not in t.text]  # (a failure is no promise of its own)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_failure_cancels_and_a_renewed_promise_replaces_the_older(mode: str) -> None:
     state = run([("assistant", "I'll book a table for you at 7 pm."),
                  ("assistant", "Sorry, I wasn't able to book the table.")], mode)

@@ -154,6 +154,9 @@ def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
     active values of the promoted kinds, and the user's preferences. Only what the user
     said: an assistant or a tool cannot set a user's contact details."""
     values = []
+    # what a fact quoting one says of someone else: their contact ("收件人是我妈，她的电话是
+    # 136…", "my boss, his email is ...") never reaches the user's profile, in a fact either
+    others = [a.value for a in state.anchors if a.subject and a.kind in CONTACT_KEYS]
     for a in state.active_anchors():
         if a.speaker == "user" and not a.subject \
                 and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS) \
@@ -165,7 +168,7 @@ def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
             yield "preference", p.text, p.last_turn
     for f in state.facts:  # what the user told about themselves ("my dog is called Max")
         if f.speaker == "user" and f.status == "active" and f.importance >= FACT_AT_LEAST \
-                and not any(v in f.text for v in values) \
+                and not any(v in f.text for v in values + others) \
                 and not expressive(f.text) \
                 and (standing(f.text) or not event(f.text)):
             # not a value said again, not a mood, not what happened this once ("I placed

@@ -21,7 +21,7 @@ _I = re.IGNORECASE
 TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服务单号|受理单号|受理编号|售后单号"
               r"|退款单号|退货单号|维修单号|报修单号|报修编号|报修单"
               r"|(?<![A-Za-z])(?:ticket|case|complaint|claim|incident|RMA"
-              r"|return(?:\s+authori[sz]ation)?|(?:service\s+)?request|reference|ref)"
+              r"|return(?:\s+authori[sz]ation)?|refund|(?:service\s+)?request|reference|ref)"
               r"\s*(?:number|no\.?|id|#|reference|ref\b\.?)"
               # a case or a claim named by its number alone, with letters or "#" ("case
               # CS-2024-0042", "case #4471"; not "claim 25000 points"), and an RMA's
@@ -31,7 +31,7 @@ TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服�
 # a word every ticket's cue holds (lower case), looked for before the pattern
 TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编号", "售后", "维修", "报修",
                 "退款单号", "退货单号", "ticket", "case", "complaint", "claim",
-                "incident", "rma",
+                "incident", "rma", "refund",
                 "return", "request", "ref")
 # a ticket number named by its cue ("投诉单号TS20240315001", "case number CS-88213",
 # "ticket TK-20931"), or by a bare 单号 in a sentence about a complaint or a service

@@ -215,7 +215,10 @@ class Chinese:
         m = self.failed.search(text)
         if m is None:
             return None
-        phrase = self.verb_phrase(text[m.end():], known_only=True)
+        rest = text[m.end():]
+        if m.group(0) == "不了" and m.start() > 0:  # 上不了门: the verb is split around it
+            rest = text[m.start() - 1] + rest
+        phrase = self.verb_phrase(rest, known_only=True)
         if phrase is None:
             return None
         verbs, _, obj = phrase

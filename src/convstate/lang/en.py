@@ -688,7 +688,8 @@ PACK = LanguagePack(
                        " be sure to; go ahead and; gone ahead and; went ahead and; be able to;"
                        " have to; need to; get to",
         # an act reported as not done: it cancels the task
-        "failure_markers": "not able to; unable to; failed to; could not; can not",
+        "failure_markers": "not able to; not be able to; unable to; failed to; could not;"
+                           " can not",
         # who may owe a task besides I and we (the assistant's side)
         "team_nouns": "team staff colleague colleagues manager supervisor specialist agent"
                       " representative rep technician engineer courier driver department"

@@ -387,7 +387,8 @@ PACK = LanguagePack(
         "perfective": "了 好了 完了 过了 完成了 完成 成功了 成功 完毕 好啦 啦",
         "negations": "不 没 没有 未 别 尚未 还没 还未",
         # an act reported as not done: it cancels the task
-        "failure_markers": "没能 未能 无法 没办法 没有办法 不能",
+        # (…没法上门了, 上不了门: a potential complement negated, the act cannot be done)
+        "failure_markers": "没能 未能 无法 没法 没办法 没有办法 不能 不了",
         # not a verb when a phrase starts with it: particles, pronouns, prepositions
         "not_verbs": "的 了 吗 呢 吧 啊 哦 呀 是 在 有 这 那 也 都 就 还 和 与 及 或 很 太 真 挺"
                      " 我 你 您 他 她 它 对 给 按 向 从 被 跟",
