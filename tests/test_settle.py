@@ -867,6 +867,19 @@ def test_another_email_cc_d_stands_beside_the_users() -> None:
       ("user", "Please move me to the Unlimited Elite plan instead.")],
      ["Gold membership", "Unlimited Elite plan"]),
     ([("user", "我现在是300M宽带"), ("user", "帮我升级成1000M宽带")], ["1000M宽带"]),
+    # the object moved before the verb, a choice made again, a correction's plan
+    ([("user", "我现在是畅享199元套餐。"), ("user", "我想把套餐换成畅享129元套餐。")],
+     ["畅享129元套餐"]),
+    ([("user", "我想办88元套餐。"), ("user", "算了，还是办128元套餐吧。")], ["128元套餐"]),
+    ([("user", "I'd like the Silver 20GB plan."),
+      ("user", "Actually, the Gold 50GB plan please.")], ["Gold 50GB plan"]),
+    ([("user", "I'm on the Gold plan."), ("user", "Hmm, make it the Silver plan.")],
+     ["Silver plan"]),
+    # asking which, or adding one, switches nothing
+    ([("user", "I'm on the Gold plan."),
+      ("user", "Is the Silver plan cheaper, or the Gold plan?")], ["Gold plan", "Silver plan"]),
+    ([("user", "我办了畅享套餐。"), ("user", "是畅享套餐还是冰激凌套餐便宜？")],
+     ["冰激凌套餐", "畅享套餐"]),
     ([("user", "我办了畅享套餐"), ("user", "5G流量包多少钱？")], ["5G流量包", "畅享套餐"]),
     # in one turn: the one it leaves goes (a name of Latin letters, digits and three Han
     # characters is one)

@@ -283,6 +283,7 @@ _TEMPLATES = {
     "opening": r"(?:{discourse}|{request}|{adverb}|[\W_])*+",
     # ... and before the speaker's own act asked for now
     "own_opening": r"(?:{subject}|{discourse}|{request}|{want}|{require}|{adverb}|{filler}"
+                   r"|{disposal}"
                    r"|[\W_])*+",
 }
 _built: dict[tuple[str, int], re.Pattern[str]] = {}

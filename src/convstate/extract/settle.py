@@ -637,7 +637,8 @@ def _switched_to(turn: Turn, anchors: Sequence[NewAnchor]
     text, bounds = turn.text, _Bounds(turn.text)
     for a, start, end in _placed(text, anchors):
         first, _ = bounds.clause(start, end)
-        verb = C.switch.search(text, max(first, start - 40), start) \
+        # (the sentence's start: "Actually, the Gold plan" has its cue a clause before)
+        verb = C.switch.search(text, max(bounds.sentence(start, end)[0], start - 40), start) \
             if a.key == "product" else None
         if verb is not None and own_act(text[max(first, verb.start() - REACH):verb.start()]) \
                 and not bounds.asks(start, end):

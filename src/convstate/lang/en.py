@@ -533,7 +533,12 @@ PACK = LanguagePack(
         # before the product
         "switch": r"\b(?:switch(?:ing)?|mov(?:e|ing)|upgrad(?:e|ing)|downgrad(?:e|ing)"
                   r"|chang(?:e|ing)|migrat(?:e|ing)|transfer(?:ring)?)\s+(?:\w+\s+){0,3}?"
-                  r"(?:over\s+)?to\s+(?:the\s+|a\s+|an\s+)?$",
+                  r"(?:over\s+)?to\s+(?:the\s+|a\s+|an\s+)?$"
+                  # ... or said as a correction ("make it the Silver plan", "Actually, the
+                  # Gold 50GB plan please")
+                  r"|\bmake\s+it\s+(?:the\s+|a\s+|an\s+)?$"
+                  r"|\b(?:actually|instead)\W+(?:(?:I['’]?d\s+like|I\s+want|give\s+me"
+                  r"|let['’]?s\s+(?:do|go\s+with))\s+)?(?:the\s+|a\s+|an\s+)?$",
         # a name said to be an address ("the location to share is Sky Harbor Airport",
         # "No, address is Heathrow"): matched at the end of the text before the name; not
         # "the address of X", which asks where X is

@@ -295,7 +295,11 @@ PACK = LanguagePack(
         "retry": r"再试一次|再试试|重新(?:预订|预定|订|试|找|查)|再(?:订|预订|预定)一次",
         # a change of product: what follows is taken instead of one of its kind (升级成1000M宽带)
         "switch": r"(?:换成|换到|改成|改为|改办|升级成|升级到|升级为|降级成|降级到|降级为"
-                  r"|变更为|转成|转到|转为)$",
+                  r"|变更为|转成|转到|转为"
+                  # a choice made again (算了，还是办128元套餐吧)
+                  r"|还是(?:办理?|要|选|用|订)?)$",
+        # what a verb's object moved before it says (我想把套餐换成…): the act is the speaker's
+        "disposal": r"把[\u4e00-\u9fff]{1,6}",
         # a date in the end role: the second of a range (3月3日到3月5日, 3号至5号) or
         # how long a stay or a rental lasts (住到5号, 用到3月6日, 延长到7号); matched at the end of
         # the text before the date
