@@ -848,11 +848,25 @@ def test_another_contact_of_the_users_stands_beside_the_first(second, about) -> 
     "Please use 415-555-0177 from now on.", "My new number is 415-555-0177.",
     "Actually, it's 415-555-0177.", "My cell is 415-555-0177.",
     "我换号了，新号码是13922223333。", "不对，是13922223333。",
+    # another one of theirs put in the first one's place
+    "Please use my other number 415-555-0177 instead.",
+    "以后别打这个了，打另一个号码13922223333",
 ])
 def test_a_new_number_of_the_users_replaces_the_old(change) -> None:
     first = "My number is 415-555-0142." if change.isascii() else "我的手机是13811112222。"
     mem = said(("user", first), ("assistant", "OK."), ("user", change))
     assert active(mem, "phone") == [v for v in ("415-555-0177", "13922223333") if v in change]
+
+
+@pytest.mark.parametrize("first, correction", [
+    ("My work phone is 415-555-0100.", "No, it's 415-555-0199."),
+    ("我的座机是021-64381234", "不对，是021-64381235"),
+])
+def test_a_first_contact_with_a_qualifier_is_the_users_and_corrected(first, correction
+                                                                     ) -> None:
+    """"my work phone" given first is the user's contact, no alternate of another."""
+    mem = said(("user", first), ("assistant", "OK."), ("user", correction))
+    assert len(active(mem, "phone")) == 1 and mem.state.anchor("phone").value in correction
 
 
 def test_another_email_cc_d_stands_beside_the_users() -> None:

@@ -575,6 +575,7 @@ class RuleExtractor(BaseExtractor):
                              f"{MAX_ANCHORS_PER_TURN} not taken ({kinds}), from "
                              f"{left[0].value[:40]!r} on")
                 anchors = anchors[:MAX_ANCHORS_PER_TURN]
+            anchors = _alternates(turn, anchors, index)  # "also try my work phone"
             anchors = asks.answer(turn, anchors, delta)
             anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
             anchors, down = ids_alike(turn, anchors, index)  # "It's SR-20240315-898."
@@ -813,9 +814,6 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             elif pronoun := C.third_owner.search(text, first, start):  # "Her phone is"
                 relations = list(C.relation.finditer(text, 0, pronoun.start()))
                 anchor.subject = (relations[-1] if relations else pronoun).group(0)
-            elif anchor.kind in CONTACT_KEYS and (  # "also try my work phone": work
-                    alts := list(C.alt_contact.finditer(text, first, start))):
-                anchor.subject = alts[-1].group(0)
     for start, end in products:
         found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
                                        turns=[turn.index])))
@@ -827,6 +825,40 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
                      f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？\n](?:\s|$)|[。！？]")
+
+
+def _alternates(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
+                ) -> list[NewAnchor]:
+    """The user's contacts given as another of theirs ("you can also try my work phone",
+    我的备用手机是…): about what the qualifier says, so each stands beside the one the user
+    gave before — only when there is one (a first contact, "my work phone is ...", is the
+    user's contact), and not when the turn puts it instead ("use my other number
+    instead", "from now on", 以后打…)."""
+    if turn.role != "user" or not turn.content or not any(
+            a.kind in CONTACT_KEYS and a.subject is None for a in anchors):
+        return anchors
+    text = turn.content
+    had = {key for e in section_entries(index, "anchors") if e.speaker == "user"
+           and not e.subject and e.status == "active"
+           for key, _, _ in [e.text.partition("=")] if key in CONTACT_KEYS}
+    out = []
+    for a in anchors:
+        at = text.find(a.value)
+        if a.kind in CONTACT_KEYS and a.subject is None and a.key in had and at > 0:
+            first, _ = _clause(text, at, at)
+            if first and not text[first:at].strip(" :："):  # "my work phone, 415-..."
+                first, _ = _clause(text, first - 1, first - 1)
+            alts = list(C.alt_contact.finditer(text, first, at))
+            said = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+            end = _SENTENCE_END.search(text, at)
+            if alts and not C.instead_of_contact.search(text, said, end.start() if end
+                                                        else len(text)):
+                a = a.model_copy(update={"subject": alts[-1].group(0)})
+        out.append(a)
+    return out
 
 
 # what someone else may own: a contact, an order, an account ("my friend's order number")

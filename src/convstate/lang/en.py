@@ -405,6 +405,9 @@ PACK = LanguagePack(
                        r"(?=\s+(?:phone|number|line|cell|mobile|e-?mail|address)\b)"
                        r"|also(?=\s+(?:reach|call|try|text|ring|use|contact|cc|email|e-mail"
                        r"|write|send|copy)\b))",
+        # ... unless put in the first one's place ("use my other number instead")
+        "instead_of_contact": r"\b(?:instead|from\s+now\s+on|anymore|any\s+more|only"
+                              r"|now|no\s+longer)\b",
         # a reply that takes note of what was said, not one that takes it ("OK, 9 pm, got
         # it"), and a value said as a bound of another act ("I'll be out well before 6 pm")
         # a tag that makes the clause before it a question ("..., isn't it?", "..., right?")

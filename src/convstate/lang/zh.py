@@ -236,6 +236,8 @@ PACK = LanguagePack(
         "alt_contact": r"(?:备用|另一个|另外一个|另外的|其他的?|第二个|家里的?|家庭|公司的?|单位的?"
                        r"|办公室的?|工作)(?=(?:手机号?|电话|号码|座机|邮箱|地址))|座机"
                        r"|也(?=可以(?:打|拨打|联系|发到|发送到))",
+        # ... unless put in the first one's place (以后打另一个号码, 改用座机, 别打这个了)
+        "instead_of_contact": r"以后|改用|改成|换成|只能|别打|不要打|不用这个|现在",
         # a reply that takes note of what was said (好的，晚上8点，知道了), and a value said
         # as a bound of another act (晚上8点前)
         # a tag that makes the clause before it a question (…，是吗？ …，对吧？)
