@@ -126,6 +126,10 @@ def test_a_negated_option_is_not_chosen(text: str) -> None:
     "可以换货吗？",
     "要不要换货呢",
     "I want to know how an exchange works.",  # an inquiry
+    # what another object is about: an update, a call, a talk about it
+    "Give me an update on the exchange.", "Just give me the status of my exchange.",
+    "Give me a call about the exchange.", "Let's talk about the exchange first.",
+    "I'm asking for an update on my exchange.",
     "我想了解一下换货的流程",
     "I need help because the exchange never arrived.",  # a subordinate clause
 ])
@@ -310,6 +314,11 @@ def test_a_negated_want_is_a_refusal_not_a_goal_or_a_decision() -> None:
 ])
 def test_a_statement_is_not_a_negative_constraint(text: str) -> None:
     assert not built_in(text)["negative_constraint"]
+
+
+@pytest.mark.parametrize("text", ["我不要紧身的款式", "不要紧急处理"])
+def test_what_starts_as_a_pleasantry_may_still_refuse(text: str) -> None:
+    assert built_in(text)["negative_constraint"]
 
 
 def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:

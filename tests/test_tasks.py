@@ -59,6 +59,7 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     # an engineer, a rider, a driver owe acts as a courier does
     ("assistant", "工程师稍后会给您回电。"), ("assistant", "稍后会有工程师给您回电。"),
     ("assistant", "维修工程师会在两小时内上门。"),
+    ("assistant", "快递员明天会去您家取件。"),  # going to a place: 去 is the act's
     # a thing of the customer's, or sent to them, as the subject of a future (zh)
     ("assistant", "您的退款将在3个工作日内到账。"), ("assistant", "新卡将在一周内寄给您。"),
     ("assistant", "您的投诉会在24小时内处理。"),

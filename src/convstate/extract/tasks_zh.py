@@ -80,6 +80,9 @@ class Chinese:
         while True:
             m = self.benefactive.match(text) or self.adverbs.match(text) or \
                 self.TIME.match(text)
+            if m is None and text.startswith("去") and self.benefactive.match(text, 1):
+                text = text[1:]  # 去帮您催快递: going to do it, the act is the verb after
+                continue
             if m is None or not m.group(0):
                 return text
             text = text[m.end():]

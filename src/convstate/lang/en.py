@@ -33,7 +33,7 @@ SCOPE = {
                r"|instead\s+of|other\s+than|except|cancel|skip|avoid|no\s+need"
                # letting go of it ("hold off on the refund", "I changed my mind about it")
                r"|hold(?:ing)?\s+off(?:\s+on)?|chang(?:e|ed|ing)\s+my\s+mind\s+(?:about|on)"
-               r"|call\s+off|pass\s+on)\b|\b\w+n['’]t\b(?!\s+forget\b)"
+               r"|call\s+off)\b|\b\w+n['’]t\b(?!\s+forget\b)"
                r"|\bcannot\b|(?<!n['’]t\s)(?<!not\s)\bforget(?:\s+about)?\b"
                r"|(?<!more )(?<!less )(?<!later )(?<!earlier )(?<!sooner )(?<!fewer )\bthan\b",
     "neg_det": r"\bno\b",
@@ -94,6 +94,9 @@ SCOPE = {
               r"|much))\b",
     # a governing verb does not reach over a subordinate clause, a report or an inquiry
     "breaker": r"\b(?:because|since|when|whenever|if|unless|while|though|although|which|who"
+               # what another object is about ("give me an update on the refund", "a call
+               # about the exchange", "let's talk about the refund")
+               r"|about|regarding|concerning|(?:an?|the|my|your)\s+\w+\s+(?:on|of)"
                r"|whom|whose|where|whether|know|knew|tell|told|say|said|think|thought|wonder"
                r"|ask|asked|find\s+out|check|learn|understand|hear|heard|mean)\b"
                r"|\b(?:I|he|she|they|we)\s+(?!to\b)(?:\w+ed|got|went|came|bought|had|was|were)\b",
@@ -549,8 +552,7 @@ PACK = LanguagePack(
                         r"|should be)\s+(?:the\s+)?$|\b(?:address|location)\s*:\s*$"
                         # ... or what a share, a sending or a pick-up uses ("share the
                         # address of Heathrow International Airport")
-                        r"|\b(?:share|send|use|give|text|deliver|ship)\s+(?!me\b|us\b)"
-                        r"(?:\w+\s+){0,2}?"
+                        r"|\b(?:share|use)\s+(?!me\b|us\b)(?:\w+\s+){0,2}?"
                         r"(?:address|location)\s+of\s+(?:the\s+)?$",
         # a name in the category role: what a request seeks, an indefinite name that
         # heads its phrase ("I need a Psychiatrist in Pittsburg", "is there another SUV?";

@@ -28,7 +28,7 @@ SCOPE = {
     "not_yet": r"没有?|未|还没",
     # a verb of wanting, choosing or requiring, which governs what follows it
     "want": r"想要|需要|希望|要求|打算|决定|选择|选|改成|改为|换成|改用|申请|办理|宁愿|宁可"
-            r"|(?<![主重需想必总])要(?![是么不求紧])|想(?![法到起象念想])|不如",
+            r"|(?<![主重需想必总])要(?![是么不求]|紧(?![身急张]))|想(?![法到起象念想])|不如",
     # a verb of requiring: governs what follows it too, but negated it relaxes (不必)
     "require": r"必须|一定要|务必|得要",
     # a request by itself, in a question too (能帮我退款吗)
@@ -403,8 +403,7 @@ PACK = LanguagePack(
         "adverbs": "一定 尽快 马上 立即 立刻 稍后 随后 及时 再 也 都 就 亲自 优先 第一时间 这边"
                    " 尽力 尽量 尽我所能 尽一切努力 认真 积极"
                    " 那边 还 专门 重新 全部 统一 直接 会 将 原路 全额 按原路 顺利"
-                   # going to do it (我这就去帮您催): the act is the verb after
-                   " 这就 去",
+                   " 这就",
         "benefactives": "为您 给您 帮您 替您 与您 跟您 和您 为你 给你 帮你 替你 与你 跟你 为你们"
                         " 给你们",
         "acknowledgements": "好的 好 嗯 那 那么 OK ok 没问题 是的 对 行",
