@@ -739,9 +739,17 @@ def test_a_number_of_points_is_no_time(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["你们北京市朝阳区的门店几点关门？", "我在杭州市出差",
-                                  "北京市海淀区天气怎么样", "上海市浦东新区的那家店"])
+                                  "北京市海淀区天气怎么样", "上海市浦东新区的那家店",
+                                  # a place said of something else: a store, what is near
+                                  "我之前在杭州市滨江区江南大道2号的门店买过",
+                                  "我是在北京市朝阳区建国路88号那家店买的"])
 def test_a_city_or_a_district_with_no_road_and_number_is_no_address(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] == "address"]
+
+
+def test_a_long_marked_address_keeps_its_first_sixty_characters() -> None:
+    text = "收货地址：" + "广东省深圳市南山区科技园南区高新南七道深圳大学城创新大厦A座十二楼" * 3
+    assert [len(v) for k, v in anchors_of(text) if k == "address"] == [60]
 
 
 def test_a_correction_to_a_chinese_address_replaces_it() -> None:

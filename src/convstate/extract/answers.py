@@ -55,17 +55,17 @@ SHAPES: dict[str, re.Pattern[str]] = {
                           rf"(?<![.-]){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(0\)\s?)?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
                         r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
-    # a person's name: capitalized words (not a reply's opener: "Sure", "It's"); two to
-    # four Han characters said alone or after 叫, 是, 姓
+    # a person's name, the whole reply but for its opener: capitalized words ("Alvarez",
+    # "Sure, it's under Ann Lee."); two to four Han characters, maybe after 叫, 是, 姓 (免贵姓王:
+    # the surname), none of them a word no name holds (稍等一下, 不知道, 我查一下)
     "name": re.compile(
-        r"(?<![\w'’])(?!(?:Sure|Yes|Yeah|Yep|No|Ok|Okay|It|Its|My|The|Hi|Hello|Thanks|Thank"
-        r"|Please|Name|Under|This|That|Oh|Well|Of|For|Just|Mr|Mrs|Ms|Dr)\b)"
-        r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}(?![\w'’])"
-        r"|(?:^|(?<=[，,\s]))我?姓([\u4e00-\u9fff])(?=\s*(?:[。.,，!！~～]|$))"
-        r"|(?:^|(?<=[，,\s]))(?:我?(?:叫|是))?(?!好的|是的|对的|没有|不是|不用|谢谢)"
-        r"([\u4e00-\u9fff]{2,4})(?=\s*(?:[。.,，!！~～]|$))"),
+        r"^\W*(?:(?:sure|yes|yeah|ok(?:ay)?)\W+)?(?:(?:it['’]?s|it\s+is|my\s+name\s+is|the\s+name"
+        r"\s+is)\s+)?(?:under\s+)?([A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})\W*$"
+        r"|^\s*(?:免贵)?我?姓([\u4e00-\u9fff])\s*[。.!！]?\s*$"
+        r"|^\s*(?:我?(?:叫|是))?((?:(?![一不没了吗吧呢啊哦嗯稍等查知道好谢是的])"
+        r"[\u4e00-\u9fff]){2,4})\s*(?:[。.!！]?\s*$|[，,])"),
     # an amount with no cue: a number, maybe with cents
-    "amount": re.compile(r"(?<![\w.$¥￥-])\d{1,7}(?:\.\d{1,2})?(?![\w.%])"),
+    "amount": re.compile(r"(?<![A-Za-z0-9.$¥￥-])\d{1,7}(?:\.\d{1,2})?(?![A-Za-z0-9%]|\.\d)"),
     "address": re.compile(
         # en: a street number and capitalized words, to the end of the sentence
         r"\b\d{1,6}[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?(?=[.;!?\n]|$)"
@@ -77,6 +77,10 @@ SHAPES: dict[str, re.Pattern[str]] = {
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"[\u4e00-\u9fff][^，。,;；!！?？\n\s]{4,59})"),
 }
+# what may open a reply that gives a name ("Sure, it's under ", 我叫)
+_NAME_OPENER = re.compile(r"\W*(?:(?:sure|yes|yeah|ok(?:ay)?)\W+)?(?:(?:it['’]?s|it\s+is"
+                          r"|my\s+name\s+is|the\s+name\s+is)\s+)?(?:under\s+)?|\s*(?:我?(?:叫|是))?",
+                          re.IGNORECASE)
 _ZH_PLACE = re.compile(r"[省市区县镇乡村路街道巷弄号楼室栋座]")
 _DIGITS = re.compile(r"\d")
 _CUE = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), re.IGNORECASE)
@@ -142,7 +146,9 @@ class Asks:
             return anchors
         out = list(anchors)
         for k, a in enumerate(out):
-            if a.key == "names" and any("name" in ask.wanted() for ask in live):
+            opens = turn.text[:turn.text.find(a.value)]
+            if a.key == "names" and _NAME_OPENER.fullmatch(opens) \
+                    and any("name" in ask.wanted() for ask in live):
                 # the name a name was asked for ("What name is the booking under?"):
                 # the person's, the one the state keeps (not one of the names talked of)
                 out[k] = a = a.model_copy(update={"key": "name"})
@@ -153,6 +159,8 @@ class Asks:
                         out[k] = a = a.model_copy(update={"key": ask.role})
                     elif a.key != ask.role:
                         continue  # "I'll pick it up on the 4th": not the end asked for
+                if a.kind == "name" and a.key != "name":
+                    continue  # a place or a thing named: no person's name given
                 ask.given.add(a.kind)
         wanted = list(dict.fromkeys(k for ask in live for k in ask.wanted()))
         for kind, start, end in _bare_values(turn.text, wanted, out):

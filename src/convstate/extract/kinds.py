@@ -80,8 +80,9 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
 _ASKED = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), _I)
 # A word every cue above holds (lower case), looked for before the patterns: most turns
 # name no such value, and a substring test costs a fraction of the patterns' scan.
-CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员", "编号",
-             "customer", "loyalty", "reward", "name", "姓", "称呼", "how much", "多少",
+CUE_WORDS = ("单", "账", "帐", "户", "邮", "电", "手机", "联系", "址", "用户名", "会员",
+             "customer", "loyalty", "reward", "name", "姓", "称呼", "how much", "扣了", "收了",
+             "付了", "花了", "交了",
              "ticket", "case", "complaint", "claim", "incident", "rma", "return", "request",
              "ref", "track", "waybill", "order", "booking", "confirmation", "reservation",
              "预订", "预约", "确认号", "account", "user", "log", "member", "mail",

@@ -41,11 +41,14 @@ from .names import _NOT_NAMES, WORD, _opens_sentence
 _EN_HEADS = r"plan|package|pack|subscription|membership|card|pass|tier|bundle|add-on|broadband"
 # a word of the name: capitalized, an acronym, or one holding a digit (5GB, 24-month)
 _EN_WORD = r"(?:[A-Z][A-Za-z'’&+]*|[A-Za-z]*\d[\w+-]*)(?:\+)?"
+# words that join or point, never a word of what a product is ("John about the plan")
+_EN_FUNCTION = (r"(?:about|and|or|but|for|the|with|from|into|onto|over|under|her|his|its|our"
+                r"|their|your|this|that|these|those|any|some|all|not|new|old|current)")
 # ... and up to two words of what it is between the name and its head ("20GB data
 # add-on", "the Travel Pass roaming package", "AppleCare+ protection plan")
 EN_PRODUCT = re.compile(
     rf"(?<![\w'’@.-])({_EN_WORD}(?:[ \t]+(?:&[ \t]+)?{_EN_WORD}){{0,3}})"
-    rf"(?:[ \t]+[a-z]{{3,}}){{0,2}}?[ \t]+(?i:{_EN_HEADS})(?![\w-])")
+    rf"(?:[ \t]+(?!{_EN_FUNCTION}\b)[a-z]{{3,}}){{0,2}}?[ \t]+(?i:{_EN_HEADS})(?![\w-])")
 # Words before a head that say which, not what: "a New plan", "the Same card" (a tier
 # such as Basic, Standard or Free is a name: "the Basic plan").
 _EN_NOT_NAMING = frozenset("""
@@ -60,7 +63,7 @@ _ZH_HEADS = re.compile(
     r"套餐|(?:定向)?(?:流量|语音|短信|通话|视频|定向|加油|漫游)(?:日|月|周)?包"
     r"|会员(?![号费价日卡大权制等级中心账期])|宽带"
     r"|(?:会员|储值|礼品|流量|电话|上网|年|季|月|周|次)卡|套票|通票|联票|礼包"
-    # a service sold by name, a feature of one (来电显示业务, 延长保修服务, 来电显示功能)
+    # a service got or dropped by name (开通来电显示业务: see _ZH_ACQUIRE)
     r"|业务(?![员量])")
 # a letter of a Chinese product name: Han, Latin, digits and the joiners names carry
 _ZH_LETTER = re.compile(r"[\u4e00-\u9fffA-Za-z0-9+·]")
@@ -72,7 +75,7 @@ MAX_ZH_NAME = 6  # Han characters of a name before its head (a Latin run may be 
 # of having, choosing and changing (办理畅享套餐, 一个5G流量包, 可以买联票: no name).
 _ZH_BEFORE = re.compile(
     r"[的是在和与或及把被给让从向对为以将跟同到吗呢吧啊呀就也还都又再才只很最更太]|了(?!解)"
-    r"|[您你我他她它咱]们?|[一两几这那哪每某该此][个种款条张份项类档级]?|[个种款条张份项类档级]"
+    r"|[您你我他她它咱]们?|(?!一下)[一两几这那哪每某该此][个种款条张份项类档级]?|[个种款条张份项类档级]"
     r"|办理|开通|订购|购买|买|选择|选|使用|用|换成|换到|换|改成|改为|变成|升级到|升级成|升级"
     r"|降级到|降级成|降级"
     r"|加入|参加|成为|申请|领取|享受|办|开|订|续费|充值|取消|退订|退掉|关闭|注册|推荐|介绍"
@@ -84,7 +87,8 @@ _ZH_BEFORE = re.compile(
     r"|一下|其他|其它|别的|什么|任何|当前|现在|目前|原来|之前|新的|旧的|非常")
 # Verbs of getting, changing or dropping a service: 业务 ("business", "a service") is a
 # product's head only after one (开通来电显示业务; not 银行业务, 他们的业务)
-_ZH_ACQUIRE = re.compile(r"(?:办理|开通|订购|购买|取消|退订|关闭|续订|暂停|恢复|申请|开|办|订|退)$")
+_ZH_ACQUIRE = re.compile(r"(?:办理|开通|订购|购买|取消|退订|关闭|续订|暂停|恢复|申请|开|办|订|退)"
+                         r"(?:一下)?$")
 # Words that only say what a product is for, who it serves or how it is: with the head
 # alone they name a kind of product (流量套餐, 家庭宽带, 高速宽带), not one.
 _ZH_GENERIC = re.compile(
@@ -168,7 +172,7 @@ def chinese_apposed(text: str) -> Iterator[tuple[int, int]]:
 # A word every head holds (lower case), looked for before the patterns: most turns name
 # no product, and a substring test costs a fraction of the patterns' scan.
 HEAD_WORDS = ("plan", "pack", "broadband", "subscription", "membership", "card", "pass", "tier",
-              "bundle", "add-on", "套", "包", "会员", "宽带", "卡", "票", "业务", "服务", "功能")
+              "bundle", "add-on", "套", "包", "会员", "宽带", "卡", "票", "业务")
 
 
 _EN_HEAD_AT_END = re.compile(rf"(?i:{_EN_HEADS})$")

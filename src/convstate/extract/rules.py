@@ -359,14 +359,16 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|(?:已经?)?(?:更新|修改|变更)为|:|：|\s)*"
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
-        r"(?![和与跟及或吗呢吧]|还是|还|就是|就|也|都)[^，。,;；!！?？\n\s]{4,60}?)"
-        r"(?=[吧呢啊呀哦嘛了]?(?:[，。,;；!！?？\n\s]|$))"  # (送到…2号吧: a particle ends it)
+        r"(?![和与跟及或吗呢吧]|还是|还|就是|就|也|都)[^，。,;；!！?？\n\s]{4,60}"
+        r"(?<![吧呢啊呀哦嘛了]))"  # (送到…2号吧: a particle ends it)
         # a Chinese address by its shape alone, with no cue (不对，是杭州市滨江区江南大道2号):
         # a city or a district, then a road and its number
         r"|(?:(?<![\u4e00-\u9fff])|(?<=[是到在为成往]))"  # (where a word may start)
         r"((?![是到在为成往改送寄我您你他她])(?:[\u4e00-\u9fff]{2,3}省)?[\u4e00-\u9fff]{2,4}[市区县][\u4e00-\u9fff]{0,8}?"
         r"[\u4e00-\u9fff]{1,8}(?:路|街|大道|大街|巷|弄)\d{1,5}号(?:\d{1,4}(?:栋|幢|楼|号楼)"
         r"|[\u4e00-\u9fff\d]{0,10}?(?:\d{1,5}室|\d{1,3}单元))*)"
+        # (not a place said of something else: …2号的门店, …88号那家店, …附近)
+        r"(?![\d栋幢楼室单元]|的|那|这|附近|旁边|对面)"
         r"|\b(?i:address)\b[^.!?\d\n]{0,40}?(\d+[A-Za-z]?\s+[A-Z][\w .,'#-]{3,60}?)"
         # up to the sentence's end or the words that go on past the address ("… with
         # Nicole", "…, correct?", "… now")
