@@ -69,6 +69,7 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("请问您的会员卡号是多少？", "88120394", "account", "88120394"),
     ("请问您的会员卡号是多少？", "是VIP8812", "account", "VIP8812"),
     ("Could I have your customer number?", "It's 4471209.", "account", "4471209"),
+    ("What is your order number?", "It's 6645 1234 9988.", "order_id", "6645 1234 9988"),
     # a person's name asked for is the one name
     ("What name is the booking under?", "Alvarez", "name", "Alvarez"),
     ("What name is the booking under?", "Sure, it's under Ann Lee.", "name", "Ann Lee"),
@@ -202,6 +203,11 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
     ("My customer ID is CU-339201.", "account", "CU-339201"),
     ("我的客户编号是KH009981。", "account", "KH009981"),
     ("My loyalty card number is 6012345678.", "account", "6012345678"),
+    # an id said in groups of digits after its cue is that id, whole, and no phone
+    ("订单号 0123 4567 8901", "order_id", "0123 4567 8901"),
+    ("Tracking: 0012 3456 7890", "tracking_number", "0012 3456 7890"),
+    ("My loyalty card number is 6012 3456 7890.", "account", "6012 3456 7890"),
+    ("会员卡号是 6222 1234 5678", "account", "6222 1234 5678"),
 ])
 def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> None:
     found = [(a.kind, a.key, a.value) for a in find_anchors(Turn(index=0, role="user",

@@ -47,10 +47,12 @@ _ID = r"(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){5,39}"
 # The shape of a value with no cue, per kind: whole tokens (no Latin letter, digit, "@"
 # or joiner around them: Chinese joins no word to an id, 是DD20240601123吧).
 _OPEN, _CLOSE = r"(?<![A-Za-z0-9_@.+-])", r"(?![A-Za-z0-9_@-])"
+# ... or said in groups of digits ("It's 6645 1234 9988")
+_GROUPED_ID = r"\d{2,6}(?:[ \t]\d{2,6}){1,4}"
 SHAPES: dict[str, re.Pattern[str]] = {
-    "order_id": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
-    "ticket_id": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
-    "tracking_number": re.compile(rf"{_OPEN}{_ID}{_CLOSE}"),
+    "order_id": re.compile(rf"{_OPEN}(?:{_GROUPED_ID}|{_ID}){_CLOSE}"),
+    "ticket_id": re.compile(rf"{_OPEN}(?:{_GROUPED_ID}|{_ID}){_CLOSE}"),
+    "tracking_number": re.compile(rf"{_OPEN}(?:{_GROUPED_ID}|{_ID}){_CLOSE}"),
     "account": re.compile(rf"{_OPEN}(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{{2,39}}"
                           rf"(?<![.-]){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(0\)\s?)?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"

@@ -92,6 +92,9 @@ _ID_LETTERS = 32  # letters an id may have before its first digit ("SR-", "ORDER
 _NUMBER_CHARS = 30  # digits and commas of an amount, past its first and last digit
 _ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{4,}}(?![A-Za-z0-9])"  # 5+
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
+# an id said in groups of digits after its cue (订单号 0123 4567 8901, "my loyalty card
+# number is 6012 3456 7890"): the whole of it, before a phone's pattern can take it
+_GROUPED = r"\d{2,6}(?:[ \t]\d{2,6}){1,4}(?![\dA-Za-z])"
 _REFERENCE = rf"(?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID}"  # an id with a letter before its end
 
 # by id: a compiled pattern's hash reads its whole program, at every lookup (every turn)
@@ -183,7 +186,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("tracking_number", "tracking_number", _needs(("快递单号", "运单号", "物流单号", "tracking"),
         re.compile(r"(?:快递单号|运单号|物流单号|tracking\s*+(?:numbers?|nos?\.?|#)?)\s*+"
                    r"(?:是|为|:|：|#|分别|\s|\bis\b|\bwas\b|\bare\b|\bwere\b)*+"
-                   rf"({_TRACKING})", _I)), 1),
+                   rf"({_GROUPED}|{_TRACKING})", _I)), 1),
     ("other", "quote", _needs(('“', '"', "「", "『", "'"), re.compile(  # words set in
         # quotation marks, kept whole
         r"[“\"「『]([^“”\"「」『』\n]{12,300})[”\"」』]"
@@ -199,14 +202,15 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|(?:booking|confirmation|reservation)\s*+(?:numbers?|nos?\.?|codes?|ids?|#"
         r"|reference|ref\.?))"
         r"(?:\s|是|为|:|：|#|分别|\bis\b|\bwas\b|\bare\b|\bwere\b|\bactually\b)*"
-        rf"({_ORDER_ID})", _I)), 1),
+        rf"({_GROUPED}|{_ORDER_ID})", _I)), 1),
     ("account", "account", _needs(("账号", "账户", "会员", "客户", "用户名", "account", "user",
                                    "customer", "member", "loyalty", "reward"), re.compile(
         r"(?:账号|账户|会员号|会员卡号|客户编号|客户号|用户名)\s*+(?:是|为|:|：|#|\s)*+"
-        r"([A-Za-z0-9_.-]{4,})"
+        rf"({_GROUPED}|[A-Za-z0-9_.-]{{4,}})"
         r"|\b(?:(?:account|user\s?name|user\s?id)\s*+(?:number|no\.?|id|#)?"
         r"|(?:customer|(?:member(?:ship)?|loyalty|rewards?)\s+(?:card\s+)?)\s*+(?:number|no\.?|id|#))"
-        r"\s*+(?:is|:|#|(?<=\s))\s*+((?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{4,})", _I)), -1),
+        rf"\s*+(?:is|:|#|(?<=\s))\s*+({_GROUPED}|(?=[A-Za-z_.-]*\d)[A-Za-z0-9_.-]{{4,}})",
+        _I)), -1),
     ("phone", "phone", _numeric(re.compile(
         r"(?<![\dA-Za-z])(?:\+?86[-\s]?)?1[3-9]\d[-\s]?\d{4}[-\s]?\d{4}(?!\d)"
         # North American: (312) 555-0186, 312-555-0186, 773.555.0143, 773 555 0143,
