@@ -542,3 +542,17 @@ def test_a_want_with_an_adverb_is_a_goal(text: str) -> None:
 
 def test_a_past_want_is_no_goal() -> None:
     assert built_in("I just wanted to say thanks.")["goals"] == []
+
+
+@pytest.mark.parametrize("text", ["APP一直崩溃，怎么办？", "Is the Mad Max DVD in stock?",
+                                  "My screen is getting worse every day.", "吃了以后有点恶心"])
+def test_a_word_of_feeling_said_of_a_thing_sets_no_mood(text: str) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore())
+    mem.add("user", text)
+    assert mem.state.sentiment is None
+
+
+def test_a_thing_that_keeps_failing_is_a_fact_not_a_complaint() -> None:
+    mem = ConversationMemory("s", store=InMemoryStore())
+    mem.add("user", "The app keeps crashing when I upload photos.")
+    assert [f.text for f in mem.state.facts] == ["The app keeps crashing when I upload photos"]

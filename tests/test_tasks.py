@@ -232,6 +232,13 @@ def test_the_report_closes_the_task_of_its_object_only(mode: str) -> None:
     assert [(t.status, t.text) for t in state.open_tasks] == [
         ("done", "I'll send you the invoice today"),
         ("open", "I'll also send you a return label")]
+    # ... nor what a second act after "and" is done to
+    for report in ("I've emailed you the invoice and need to check the return label.",
+                   "I sent the invoice and asked the warehouse about the return label."):
+        state = run([("assistant", "I'll send you the invoice today."),
+                     ("assistant", "I'll also send you a return label."),
+                     ("assistant", report)], mode)
+        assert [t.status for t in state.open_tasks] == ["done", "open"], report
     # a report of two acts closes the promise of each
     state = run([("assistant", "I'll reset your password and text you a code."),
                  ("user", "OK."),

@@ -91,6 +91,8 @@ def read(text: str, role: str) -> Reading:
         done = grammar.report(part)
         if done is not None:
             out.reports.append(done)
+            if isinstance(grammar, English):  # "... and texted you the code": one more
+                out.reports += grammar.joined_reports(part, done)
             if grammar.withdrawing in done.verbs and done.objects:
                 out.withdrawals.append(done)
             continue

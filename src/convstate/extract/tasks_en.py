@@ -155,6 +155,22 @@ class English(EnglishWords):
                 return self.reported(toks, a, a, False)
         return None
 
+    def joined_reports(self, text: str, done: Act) -> list[Act]:
+        """The acts a report goes on to after "and" with a past form of their own and the
+        first one's subject ("I've reset your password and texted you the code": the
+        texting, done to the code), each read as a report of that subject."""
+        toks = self.tokens(text)
+        who = "i" if done.agent == "speaker" else "they"
+        out = []
+        for k, t in enumerate(toks[:-1]):
+            j = self.skip(toks, k + 1) if t == "and" else len(toks)
+            if j < len(toks) and self.is_past(toks[j]) and toks[j] not in ("been", "was",
+                                                                          "were"):
+                later = self.report(" ".join((who, *toks[j:])))
+                if later is not None:
+                    out.append(later)
+        return out
+
     def doer(self, toks: Sequence[str], a: int) -> Agent | Literal[""] | None:
         """Who did the act whose past form is at ``a`` (simple past): "speaker" (I, we),
         "other" (you), "" for anyone else named; None when no subject stands before."""
@@ -178,12 +194,7 @@ class English(EnglishWords):
         phrase = self.verb_phrase(toks, p)
         if phrase is None:
             return None
-        verbs, obj, end = phrase
-        # what the acts after "and" are done to ("reset your password and texted you the
-        # code": the code too), as verb_phrase takes their verbs
-        for k in range(end, len(toks) - 1):
-            if toks[k] == "and" and (later := self.verb_phrase(toks, self.skip(toks, k + 1))):
-                obj = [*obj, *later[1]]
+        verbs, obj, _ = phrase
         subject = list(toks[:a])
         while subject and subject[-1] in self.adverbs:
             subject.pop()

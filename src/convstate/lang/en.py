@@ -172,7 +172,7 @@ ACTS = {
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
         r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
-        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing|\bkeeps\s+\w+ing"
+        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing"
         r"|still\s+(?:haven['’]t|hasn['’]t|have\s+not|has\s+not|not|no|waiting|nothing)"
         r"|(?:can['’]?t|cannot)\s+wait\s+any\s*(?:longer|more)"
         r"|been\s+waiting\s+(?:for\s+)?(?:ages|forever|so\s+long|(?:\w+\s+)?(?:days|weeks"
@@ -324,10 +324,12 @@ PACK = LanguagePack(
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
             r"|sick of|tired of|(?:so|too|very|really|super|extremely|painfully)\s+slow"
-            r"|irresponsible|outrag\w*|disgust\w*|unbelievable|livid|fuming|pissed|mad|unhappy"
+            r"|irresponsible|outrag\w*|disgust\w*|unbelievable|livid|fuming|pissed|unhappy"
             r"|miserable|sad|appall\w*|shock(?:ed|ing)|nightmare|joke|disaster|mess|unreliable"
             r"|careless|lousy|disgrace\w*|shameful|absurd|insane|crap|garbage|trash|sucks"
-            r"|worse)\b",
+            # (mad, worse: only of how one feels or is served, not "Mad Max", "my screen
+            # is getting worse")
+            r"|(?:I['’]m|I\s+am|so)\s+mad|worse\s+(?:service|experience|than\s+ever))\b",
         "sentiment_pos":
             r"\b(?:thanks|thank you|great|perfect|excellent|happy|appreciate\w*|awesome"
             r"|wonderful|satisfied|helpful|love it|impressed|pleased)\b",
