@@ -60,6 +60,9 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "工程师稍后会给您回电。"), ("assistant", "稍后会有工程师给您回电。"),
     ("assistant", "维修工程师会在两小时内上门。"),
     ("assistant", "快递员明天会去您家取件。"),  # going to a place: 去 is the act's
+    # a lead time is when, not a name it calls you by
+    ("assistant", "The technician will call you 30 minutes before arriving."),
+    ("assistant", "We will call you an hour ahead."),
     # a thing of the customer's, or sent to them, as the subject of a future (zh)
     ("assistant", "您的退款将在3个工作日内到账。"), ("assistant", "新卡将在一周内寄给您。"),
     ("assistant", "您的投诉会在24小时内处理。"),

@@ -176,7 +176,9 @@ class EnglishWords:
         elif key in self.stative or key in self.empty and not self.content(obj):
             return None  # "I'll be happy to", "I'll do that"
         if key in self.naming and len(obj) > 1 and obj[1] not in self.particles \
+                and obj[1].isalpha() and obj[1] not in self.time | self.function \
                 and obj[0] in self.PRONOUNS | {"me", "him", "her", "them"}:
+            # (not "call you 30 minutes before", "call you an hour ahead": when, not a name)
             return None  # "I will call you Liam": a name, not a phone call
         verbs = {self.classes.get(key, key)}
         rest = toks[j + len(obj):]
