@@ -671,6 +671,13 @@ def test_values_are_tied_to_the_name_they_describe() -> None:
     assert '- "北京鹏润国际大酒店" → phone (助手): "010-51922288"; amount (助手): "850元"' in block
 
 
+def test_a_full_stop_typed_with_no_space_ends_what_a_value_is_about() -> None:
+    """"…Caltrain Station.I will need it till March 14th": the date is not the station's."""
+    text = "I want to pick it up from Palo Alto Caltrain Station.I will need it till March 14th."
+    found = {a.value: a.subject for a in find_anchors(Turn(index=0, role="user", content=text))}
+    assert found["March 14th"] is None
+
+
 def test_a_subject_not_in_the_turns_is_dropped_not_the_value() -> None:
     from convstate.delta import NewAnchor, StateDelta
 

@@ -962,7 +962,9 @@ def _masked(text: str, spans: list[tuple[int, int]], shown: str | None = None) -
 # them (False: the user's own phone or address is about the user).
 _TIED = {"amount": True, "time": True, "date": True, "other": True, "phone": False,
          "address": False, "email": False}
-_BREAK = re.compile(r"[。！？!?；;\n]|\.\s")
+# (also a full stop typed with no space before the next sentence: "...Caltrain
+# Station.I will need it till March 14th")
+_BREAK = re.compile(r"[。！？!?；;\n]|\.\s|(?<=[a-z])\.(?=[A-Z][a-z]* )")
 _CLAUSE_BREAK = re.compile(rf"[，,]|{_BREAK.pattern}")  # a sentence's, or a comma
 _BREAK_AT = re.compile(f"(?=(?:{_BREAK.pattern}))")  # every place one starts
 
