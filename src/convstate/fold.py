@@ -532,7 +532,7 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
                          for e in sums.echoes(old, olds, new.last_turn) if e not in replaced]
         for old in replaced:
             old = draft.own("anchors", old)
-            if old.status == "active":
+            if old.status == "active":  # (a reading back may echo two of the replaced)
                 old.status, old.superseded_by = "superseded", new.id
                 old.superseded_turn = new.last_turn
                 stats.superseded += 1

@@ -47,12 +47,17 @@ _ID = r"(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){5,39}"
 # The shape of a value with no cue, per kind: whole tokens (no Latin letter, digit, "@"
 # or joiner around them: Chinese joins no word to an id, 是DD20240601123吧).
 _OPEN, _CLOSE = r"(?<![A-Za-z0-9_@.+-])", r"(?![A-Za-z0-9_@-])"
-# ... or said in groups of digits ("It's 6645 1234 9988")
-_GROUPED_ID = r"\d{2,6}(?:[ \t]\d{2,6}){1,4}"
+# what may open a reply that gives a name ("Sure, it's under ", 我叫)
+_NAME_OPENS_EN = (r"\W*(?:(?:sure|yes|yeah|ok(?:ay)?)\W+)?(?:(?:it['’]?s|it\s+is"
+                  r"|my\s+name\s+is|the\s+name\s+is)\s+)?(?:under\s+)?")
+_NAME_OPENS_ZH = r"\s*(?:我?(?:叫|是))?"
+# ... or said in groups of digits ("It's 6645 1234 9988"; rules.py takes one after its
+# cue the same way, 订单号 0123 4567 8901)
+GROUPED_ID = r"\d{2,6}(?:[ \t]\d{2,6}){1,4}"
 SHAPES: dict[str, re.Pattern[str]] = {
-    "order_id": re.compile(rf"{_OPEN}(?:{_GROUPED_ID}|{_ID}){_CLOSE}"),
-    "ticket_id": re.compile(rf"{_OPEN}(?:{_GROUPED_ID}|{_ID}){_CLOSE}"),
-    "tracking_number": re.compile(rf"{_OPEN}(?:{_GROUPED_ID}|{_ID}){_CLOSE}"),
+    "order_id": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|{_ID}){_CLOSE}"),
+    "ticket_id": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|{_ID}){_CLOSE}"),
+    "tracking_number": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|{_ID}){_CLOSE}"),
     "account": re.compile(rf"{_OPEN}(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{{2,39}}"
                           rf"(?<![.-]){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(0\)\s?)?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
@@ -61,10 +66,9 @@ SHAPES: dict[str, re.Pattern[str]] = {
     # "Sure, it's under Ann Lee."); two to four Han characters, maybe after 叫, 是, 姓 (免贵姓王:
     # the surname), none of them a word no name holds (稍等一下, 不知道, 我查一下)
     "name": re.compile(
-        r"^\W*(?:(?:sure|yes|yeah|ok(?:ay)?)\W+)?(?:(?:it['’]?s|it\s+is|my\s+name\s+is|the\s+name"
-        r"\s+is)\s+)?(?:under\s+)?([A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})\W*$"
+        rf"^{_NAME_OPENS_EN}([A-Z][a-z]+(?:[ -][A-Z][a-z]+){{0,2}})\W*$"
         r"|^\s*(?:免贵)?我?姓([\u4e00-\u9fff])\s*[。.!！]?\s*$"
-        r"|^\s*(?:我?(?:叫|是))?((?:(?![一不没了吗吧呢啊哦嗯稍等查知道好谢是的])"
+        rf"|^{_NAME_OPENS_ZH}((?:(?![一不没了吗吧呢啊哦嗯稍等查知道好谢是的])"
         r"[\u4e00-\u9fff]){2,4})\s*(?:[。.!！]?\s*$|[，,])"),
     # an amount with no cue: a number, maybe with cents
     "amount": re.compile(r"(?<![A-Za-z0-9.$¥￥-])\d{1,7}(?:\.\d{1,2})?(?![A-Za-z0-9%]|\.\d)"),
@@ -79,10 +83,7 @@ SHAPES: dict[str, re.Pattern[str]] = {
         r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"[\u4e00-\u9fff][^，。,;；!！?？\n\s]{4,59})"),
 }
-# what may open a reply that gives a name ("Sure, it's under ", 我叫)
-_NAME_OPENER = re.compile(r"\W*(?:(?:sure|yes|yeah|ok(?:ay)?)\W+)?(?:(?:it['’]?s|it\s+is"
-                          r"|my\s+name\s+is|the\s+name\s+is)\s+)?(?:under\s+)?|\s*(?:我?(?:叫|是))?",
-                          re.IGNORECASE)
+_NAME_OPENER = re.compile(f"{_NAME_OPENS_EN}|{_NAME_OPENS_ZH}", re.IGNORECASE)
 _ZH_PLACE = re.compile(r"[省市区县镇乡村路街道巷弄号楼室栋座]")
 _DIGITS = re.compile(r"\d")
 _CUE = re.compile("|".join(f"(?P<{kind}>{cue})" for kind, cue in ASKED), re.IGNORECASE)

@@ -49,7 +49,7 @@ from ..sections import (
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
-from .answers import Asks, corrected_ids, ids_alike
+from .answers import GROUPED_ID, Asks, corrected_ids, ids_alike
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
@@ -94,7 +94,7 @@ _ORDER_ID = rf"(?=[A-Z-]{{0,{_ID_LETTERS}}}\d)[A-Z0-9][A-Z0-9-]{{4,}}(?![A-Za-z0
 _TRACKING = r"[A-Z0-9][A-Z0-9-]{7,}"
 # an id said in groups of digits after its cue (订单号 0123 4567 8901, "my loyalty card
 # number is 6012 3456 7890"): the whole of it, before a phone's pattern can take it
-_GROUPED = r"\d{2,6}(?:[ \t]\d{2,6}){1,4}(?![\dA-Za-z])"
+_GROUPED = rf"{GROUPED_ID}(?![\dA-Za-z])"
 _REFERENCE = rf"(?=[0-9-]*[A-Z][A-Z0-9-]){_ORDER_ID}"  # an id with a letter before its end
 
 # by id: a compiled pattern's hash reads its whole program, at every lookup (every turn)
@@ -833,9 +833,6 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？\n](?:\s|$)|[。！？]")
-
-
 def _alternates(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
                 ) -> list[NewAnchor]:
     """The user's contacts given as another of theirs ("you can also try my work phone",
@@ -858,8 +855,8 @@ def _alternates(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry
             if first and not text[first:at].strip(" :："):  # "my work phone, 415-..."
                 first, _ = _clause(text, first - 1, first - 1)
             alts = list(C.alt_contact.finditer(text, first, at))
-            said = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
-            end = _SENTENCE_END.search(text, at)
+            said = max((m.end() for m in _BREAK.finditer(text, 0, at)), default=0)
+            end = _BREAK.search(text, at)
             if alts and not C.instead_of_contact.search(text, said, end.start() if end
                                                         else len(text)):
                 a = a.model_copy(update={"subject": alts[-1].group(0)})
