@@ -13,7 +13,7 @@ import pytest
 
 from convstate.eval.run import DataError, EvalConfig, evaluate, load_dialogues, macro_f1
 from convstate.eval.state_accuracy import MEASURES, StateAccuracy, gold_states, state_scores
-from convstate.sections import Anchor, Fact
+from convstate.sections import Anchor, Decision, Fact
 from convstate.state import ConversationState
 
 FILLER = "关于配送和包装的问题，请再详细说明一下流程和时间安排，谢谢你们的耐心解答和帮助"
@@ -323,6 +323,29 @@ def test_said_recall_counts_only_values_some_turn_has_said() -> None:
     acc.read(2, ConversationState(anchors=[anchor(1, "Berkeley", 0)]))
     s = state_scores(acc.tally)
     assert s["state_turn_recall"] == 0.25 and s["state_said_recall"] == 0.5
+
+
+def test_a_yes_or_a_no_is_held_by_a_typed_answer_to_its_slots_question() -> None:
+    """SGD's "True"/"False" is held by a live decision typed with that answer to a
+    question naming a word of the slot (add_insurance: insurance); not by another
+    question's answer nor a superseded one (a text that says "true" holds it, as it
+    holds any value it says)."""
+    def decision(n: int, question: str, yes: bool, status: str = "active") -> Decision:
+        return Decision(id=f"D{n}", turns=[1], speaker="user", first_turn=1, last_turn=1,
+                        text=f"{question} → {'Yes' if yes else 'No'}", question=question,
+                        answer=yes, status=status)
+    acc = StateAccuracy(sgd_rows((0, {"add_insurance": ["True"]}),
+                                 (2, {"add_insurance": ["False"]})))
+    acc.read(0, ConversationState(decisions=[decision(1, "Would you like a child seat?", True)],
+                                  facts=[fact(1, "Yes, insurance please: true", 0)]))
+    acc.read(0, ConversationState(decisions=[decision(1, "Would you like to buy insurance?",
+                                                      True)]))
+    acc.read(2, ConversationState(decisions=[
+        decision(1, "Would you like to buy insurance?", True, "superseded"),
+        decision(2, "Would you like to buy insurance?", True)]))
+    s = state_scores(acc.tally)
+    assert s["state_turn_recall"] == pytest.approx(2 / 3, abs=1e-3)  # "true" in a text too
+    assert s["state_said_recall"] == 1.0  # over the one typed answer that holds it
 
 
 def booking() -> dict:

@@ -225,12 +225,14 @@ def _fold_section(draft: _Draft, spec: Section, given: list[Any],
             item.status = status  # reported closed already: closed at its last turn
             if "closed_turn" in spec.item.model_fields:
                 item.closed_turn = max(_cited(n.turns, sources))
-        if item is not None and spec.settle_by:
-            settle.add(normalize(getattr(item, spec.settle_by)))
+        if item is not None and spec.settle_by \
+                and (value := getattr(item, spec.settle_by)) is not None:
+            settle.add(normalize(value))
     if settle:
         by = spec.settle_by or ""
         groups = grouped(getattr(state, spec.name), lambda i: norm if (
-            norm := normalize(getattr(i, by))) in settle else None)
+            value := getattr(i, by)) is not None and (norm := normalize(value)) in settle
+            else None)
         for value in sorted(groups):
             _settle(draft, spec.name, groups[value], stats, turn_field=False)
     if spec.cap is not None and given:  # (only what a fold adds or says again can pass it)

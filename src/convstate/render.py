@@ -25,11 +25,12 @@ from .fields import describe
 from .lang import pack
 from .registry import FORMATS
 from .sections import ANCHORS, grouped
-from .state import Anchor, ConversationState, OpenTask
+from .state import Anchor, ConversationState, Decision, OpenTask
 from .tokens import Counter, TokenCounter
 
 # anchor kinds whose value is someone's own words, not a verbatim id or number
 WORDED = frozenset({"constraint", "negative_constraint"})
+ANSWER = "answer"  # the tag of a decision that answers the assistant's closed question
 
 # Where the blocks that are not sections stand among the sections' positions (the order
 # rows appear in, not the order they leave: that is the rank).
@@ -390,8 +391,9 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
             elif isinstance(it, OpenTask):
                 rows.append((spec.name, words[it.owner], it.text, it.speaker,
                              turn, it.owner, rank, None))
-            else:
-                rows.append((spec.name, "", it.text, it.speaker, turn, "", rank, None))
+            else:  # (a user's answer to the assistant's question is no claim: "answer")
+                tag = ANSWER if isinstance(it, Decision) and it.question else ""
+                rows.append((spec.name, "", it.text, it.speaker, turn, tag, rank, None))
     rows += _replaced_rows(state, anchor_labels, words, upto, last)  # (ranked as anchors)
     for name, field in specs.items():
         value = getattr(state, name)
@@ -553,8 +555,8 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
     if section == "open_tasks":
         return [f"- [{r.label}] {value(r)}" for r in rows]
     if section == "decisions":
-        return [claimed(r) if r.speaker not in ("assistant", None) else f"- {value(r)}"
-                for r in rows]
+        return [claimed(r) if r.speaker not in ("assistant", None) and r.tag != ANSWER
+                else f"- {value(r)}" for r in rows]
     return [f"- {label(r)} ({r.tag}): {value(r)}" if r.tag == labels["conflict"]
             else f"- {label(r) + ': ' if r.label else ''}{value(r)}" for r in rows]
 

@@ -113,8 +113,9 @@ class Section:
     to it for updates (None: not shown). ``speakers``: who may state one (None: anyone);
     ``quoted_by(new)``: whose words its text must be, in a cited turn ("any": anyone's;
     None: not checked); ``settle_by``: items with the same (normalized) value of this
-    field supersede each other, the latest stated wins; ``cap=(n, status)``: at most n
-    live items, the least important and oldest take ``status`` first (kept, not shown);
+    field supersede each other, the latest stated wins (items without one stand apart);
+    ``cap=(n, status)``: at most n live items, the least important and oldest take
+    ``status`` first (kept, not shown);
     ``cap_by``: the cap counts the items of each value of this field apart (an anchor's
     key), and an item said again is live again when ``status`` is the cap's alone;
     ``stale``: the status an item takes when its text quotes a value that was since
@@ -387,21 +388,34 @@ GOALS = Section(
     instruction="goals")
 
 
+_QUESTION = ("The assistant's closed question this decision answers, verbatim (\"Would "
+             "you like to buy insurance?\"); None for any other decision.")
+_ANSWER = "The user's answer to that question: yes (true) or no (false)."
+
+
 class Decision(Item):
-    """Something agreed or settled in the conversation."""
+    """Something agreed or settled in the conversation; a yes or a no to the assistant's
+    closed question carries the question and the answer (a later answer to the same
+    question supersedes it)."""
 
     text: str
+    question: str | None = Field(default=None, description=_QUESTION)
+    answer: bool | None = Field(default=None, description=_ANSWER)
     status: Literal["active", "superseded"] = "active"
+    superseded_by: str | None = None
 
 
 class NewDecision(New):
     """Something agreed or settled."""
 
     text: str = Field(min_length=1, max_length=MAX_TEXT)
+    question: str | None = Field(default=None, max_length=MAX_TEXT, description=_QUESTION)
+    answer: bool | None = Field(default=None, description=_ANSWER)
 
 
 DECISIONS = Section(
     "decisions", Decision, NewDecision, prefix="D", position=60, rank=lambda d: 62.0,
+    settle_by="question",
     instruction="decisions (what was chosen or agreed, naming what was chosen)")
 
 

@@ -11,7 +11,10 @@ The gold, per user turn (``state_by_turn[]``; sets without it are not measured):
 
 An item *holds* a value when what it says (its text, an anchor's value, and an anchor's
 subject) contains one of the value's forms, case-insensitively, a number only as a whole
-number ("5分" is not held by "4.5分以上", nor "2" people by a phone with a 2). A *live*
+number ("5分" is not held by "4.5分以上", nor "2" people by a phone with a 2). A yes or a
+no (SGD's ``True``/``False``, which no text says) is held by a decision typed with that
+answer to a question naming a word of the slot's name (``add_insurance``: "Would you
+like to buy insurance?" answered no holds ``False``). A *live*
 item has its section's live status; an *active* anchor, status ``active``. The measures,
 over every read of every dialogue:
 
@@ -32,8 +35,9 @@ over every read of every dialogue:
   folded, the ceiling of turn recall;
 - ``state_said_recall`` (beside the measures): turn recall over the gold values some
   turn so far says (either speaker, any surface form). A gold state holds values no
-  text states (SGD's ``true``/``false``/``dontcare``, "music" for "a concert"), which
-  no state of what was said holds; this tells those apart from what extraction missed.
+  text states (SGD's ``dontcare``, "music" for "a concert", a yes or a no to no
+  question), which no state of what was said holds; this tells those apart from what
+  extraction missed. A yes or a no counts as said when a live typed answer holds it.
 """
 
 from __future__ import annotations
@@ -98,6 +102,22 @@ def _live(state: ConversationState) -> list[str]:
             if spec.is_live(item)]
 
 
+_BOOLEANS: dict[Forms, bool] = {("true",): True, ("false",): False}
+
+
+def _answers(state: ConversationState) -> list[tuple[str, bool]]:
+    """The live typed answers: (the question, lower case; the yes or no)."""
+    return [(d.question.lower(), d.answer) for d in state.decisions
+            if d.status == "active" and d.question and d.answer is not None]
+
+
+def _answered(answers: list[tuple[str, bool]], slot: Slot, forms: Forms) -> bool:
+    """Whether a typed answer holds a yes/no gold value of ``slot``."""
+    words = [w for w in str(slot[-1]).lower().split("_") if len(w) >= 4]
+    return any(yes == _BOOLEANS[forms] and any(w in question for w in words)
+               for question, yes in answers)
+
+
 def _held(texts: Iterable[str], forms: Forms) -> bool:
     return any(_contains(t, f) for t in texts for f in forms)
 
@@ -154,10 +174,12 @@ class StateAccuracy:
         live = _live(state)
         active = state.active_anchors()
         anchors = [_said(a) for a in active]
+        answers = _answers(state)
         for slot, forms in gold.items():
-            held = _held(live, forms)
+            typed = forms in _BOOLEANS and _answered(answers, slot, forms)
+            held = typed or _held(live, forms)
             self.tally.add("state_turn_recall", held)
-            if self._said_so_far(forms):
+            if typed or self._said_so_far(forms):
                 self.tally.add("state_said_recall", held)
             self.tally.add("state_anchor_recall", _held(anchors, forms))
             seen = self._values.setdefault(slot, [])

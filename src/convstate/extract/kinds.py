@@ -94,6 +94,12 @@ def names_a_kind(text: str) -> bool:
     low = text.lower()
     return any(w in low for w in CUE_WORDS)
 
+def kind_named(sentence: str) -> bool:
+    """Whether ``sentence`` names a kind of value ("Would you like the hotel's phone
+    number?", 您需要酒店的电话吗: an offer of a value, asked for or not)."""
+    return names_a_kind(sentence) and _ASKED.search(sentence) is not None
+
+
 # A sentence that asks the user for something: a question, an ask ("may I have",
 # "please provide", "请提供", "麻烦您告诉"), or a need of the user's value ("I'd need your
 # phone number", "需要您的手机号").

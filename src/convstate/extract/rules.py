@@ -77,6 +77,7 @@ from .settle import (
 )
 from .takeback import given_up, lifted
 from .tasks import JOINED_ZH, act_of, closes, read, terms, withdrawn
+from .yesno import answer_closed, closed_questions, last_closed
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -628,11 +629,17 @@ class RuleExtractor(BaseExtractor):
             asks.ask(turn, anchors, delta)
             # the user's to take or turn down
             taken = [sentence for sentence, _ in offers(turn, anchors)]
-            for sentence in taken + [s for s in cue_offers(turn, cue_options)
-                                     if not any(s in t for t in taken)]:
+            taken += [s for s in cue_offers(turn, cue_options) if not any(s in t for t in taken)]
+            # "Shall I add breakfast?" (one naming a Cue field's option is cue_offers' to
+            # take or leave: "Would you like a refund? We can also do an exchange.")
+            taken += [q for q in closed_questions(turn) if not any(q in t for t in taken)
+                      and not any(p.search(q) for _, p in cue_options)]
+            for sentence in taken:
                 delta.open_tasks.append(NewTask(text=sentence, owner="user",
                                                 turns=[turn.index]))
             if turn.role == "user":
+                answer_closed(turn, delta.open_tasks, index, delta)  # (before the
+                # confirmations' close those of an offer)
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
                 _answer_info(turn, delta, open_tasks)
@@ -1337,12 +1344,16 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
     """The user's next turn settles the assistant's request to confirm something
     ("Please confirm ..."/"请您确认...") or its offer ("Would you like me to try 11 am?":
     settle.offers): a yes, a no, or a change."""
-    if (turn.content or "").strip():
+    text = (turn.content or "").strip()
+    if text:
+        # a question back or a put-off ("How much is it?") settles no closed question yet
+        waits = bool(asks(text) or C.puts_off.search(text))
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and (
                             bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
                             or bool(C.offer.search(t) or C.offer_ask.search(t))
-                            and not asked_kinds(t, owed=True)),
+                            and not asked_kinds(t, owed=True))
+                        and not (waits and last_closed(t)),
                         "done", delta, turn.index)
 
 

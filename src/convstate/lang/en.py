@@ -379,6 +379,39 @@ PACK = LanguagePack(
                     r"|(?:won'?t|doesn'?t|does not|will not) work for me)\b",
         # what a request to the user asks to have confirmed
         "ask_confirm": r"\bconfirm\b",
+        # a closed question of what the user wants ("Would you like to buy insurance?",
+        # "Do you need a child seat?", "Shall I add breakfast?"): a yes or a no settles it
+        # (extract/yesno.py); what follows must name a thing ("Does that work?" names none)
+        "wish_ask": r"(?:^\W*(?:(?:and|also|so|ok(?:ay)?|great|alright|sure|perfect|lastly"
+                    r"|finally)\W+)?|\b(?:and|also)\s+|,\s*)(?:(?:do|did|would|will) you (?:also "
+                    r"|still |like to |want to )?(?:like|want|need|prefer|wish|require|care for)"
+                    r"|(?:should|shall|can|may) I (?:also )?(?:add|include|get|book|reserve|order"
+                    r"|send|arrange|sign you|put|set)|are you interested in|would you be interested"
+                    r" in)\b|\b(?:if|whether) you (?:would like|want|need|require)\b",
+        # what such a question asks about: the noun phrase after its verbs, its last word
+        # the head ("add the optional insurance to the rental": insurance)
+        "wish_object": r"\s*(?:(?:to|me|add|buy|purchase|include|have|get|book|reserve|order"
+                       r"|the|a|an|any|some|optional|also|too)\s+)*([a-z][a-z-]*(?:\s+[a-z][a-z-]*)"
+                       r"{0,2}?)(?=\s+(?:to|for|on|with|and|or|at|in|too|as well|today)\b|\s*[?,.]"
+                       r"|\s*$)",
+        "wish_empty": r"^(?:\W|\b(?:do|does|would|will|should|shall|can|may|are|is|and|so"
+                      r"|great|alright|perfect|interested|in|wish|require|care|still|lastly"
+                      r"|finally|you|me|i|we|us|it|that|this|those|these|them|they|there"
+                      r"|here|to|a|an|the|for|with|of|on|be|go|do|have|like|want|need|prefer"
+                      r"|work|okay|ok|fine|good|right|correct|sure|else|also|please|proceed"
+                      r"|continue|confirm|know|help|anything|something|more|other|today|now"
+                      r"|then|all|any|some|one|another|else|options?|more|information|info"
+                      r"|details?)\b)*$",
+        "wish_more": r"\b(?:anything|something) else\b|\banything more\b|\bany other\b"
+                     r"|\bhelp (?:you )?with\b|\bor\b(?!\s+not\b)",
+        # a reply that says yes, or no, beside those that agree or decline (agrees, declines)
+        "affirms": r"^\W*(?:of course|certainly|absolutely|definitely|i (?:do|would|will)"
+                   r"(?=\s*(?:[.!,]|$))|i need (?:it|that|one)|please|correct|right"
+                   r"|that would be (?:great|nice|good|helpful|perfect))\b",
+        "denies": r"^\W*(?:i don'?t|i do not|i won'?t|i wouldn'?t|i will not|don'?t bother"
+                  r"|not (?:now|really|needed|necessary|today|this time|at (?:the|this) (?:moment"
+                  r"|time))|i'?m (?:good|fine|ok(?:ay)?|all set)(?: without)?|no thanks?"
+                  r"|(?:that|it)(?:'s| is) not (?:necessary|needed))\b",
         # a question answered by yes or no, and a reply that starts with one
         "polar_question": r"^(?:is|are|was|were|do|does|did|can|could|would|will|should"
                           r"|has|have|may)\b",

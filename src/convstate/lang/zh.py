@@ -215,6 +215,15 @@ PACK = LanguagePack(
                     r"|不用了|不需要了|算了吧?[，,。！!]|^\W*太(?:贵|远|晚|早)了",
         # what a request to the user asks to have confirmed
         "ask_confirm": r"确认",
+        # a closed question of what the user wants (需要为您加购保险吗？ 要不要开发票？)
+        "wish_ask": r"(?:需要|要(?![求是])|想(?!法)|希望|愿意)[^。？?！!，,]{1,30}[吗么]"
+                    r"\s*[？?]?\s*$|要不要|需不需要|是否需要|用不用|想不想",
+        "wish_empty": r"^(?:\W|这个|那个|这样|那样|吗|么|呢|吧|您|你|我们|我|帮|为|给|一下|需要"
+                      r"|要|想|可以|的|了|办理|其他|别的|还|详细|信息|详情|具体)*$",
+        "wish_more": r"什么|哪|怎么|多少|几[个位点天次种]|谁|其他|其它|别的|帮您的|帮忙的|效劳"
+                     r"|还是|[是对]吗\s*[？?]?\s*$",  # (…是吗？ asks to confirm what was said)
+        "affirms": r"^\W*(?:当然|对|要|麻烦|好啊|是)",
+        "denies": r"^\W*(?:不需要|没有|不必|先不|不买|不加|不开|不办|不[，,。！!]|暂时不)",
         "polar_question": r"吗\s*[？?。]?\s*$|有没有|是不是|能不能|可不可以|会不会|是否",
         # what was asked for cannot be had as asked (没有合适的景点, 抱歉…订满了):
         # what the turn proposes comes instead

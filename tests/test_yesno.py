@@ -1,0 +1,126 @@
+"""A yes or a no to the assistant's closed question is a typed decision of the user's
+(extract/yesno.py), zh and en, the same read turn by turn or in one batch."""
+
+from __future__ import annotations
+
+import pytest
+
+from convstate import ConversationMemory, InMemoryStore, RuleExtractor
+from convstate.extract.yesno import closed, head
+from convstate.turns import Turn
+
+A, U = "assistant", "user"
+
+
+def said(*turns: tuple[str, str]) -> ConversationMemory:
+    mem = ConversationMemory("yn", store=InMemoryStore(), context_window=8192)
+    for role, text in turns:
+        mem.add(role, text)
+        mem.context()  # the rule extractor reads each turn as it comes
+    return mem
+
+
+def answers(mem: ConversationMemory) -> list[tuple[str | None, bool | None]]:
+    return [(d.question, d.answer) for d in mem.state.decisions
+            if d.status == "active" and d.question]
+
+
+@pytest.mark.parametrize("question, reply, yes", [
+    ("Would you like to buy insurance?", "Yes, please add insurance.", True),
+    ("Do you want travel insurance?", "Yes, I do.", True),
+    ("Did you need insurance?", "No, I don't.", False),
+    ("Would you like to add insurance?", "That's not necessary.", False),
+    ("Would you like to add the optional insurance?",
+     "No, I think my personal car insurance will cover it.", False),  # how it opens
+    ("Will you want to add insurance and what kind of car do you like?",
+     "I would like a hatchback which is nice and I'd like to buy insurance.", True),
+    ("Can you also tell me if you want to have insurance with the car?",
+     "I would like to have a Sedan car without insurance, and I need it till Tuesday.",
+     False),
+    ("Shall I include breakfast?", "Sure.", True),
+    ("需要为您购买保险吗？", "不用了，谢谢", False),
+    ("要不要开发票？", "要的", True),
+    ("您需要加购延保服务吗？", "需要", True),
+])
+def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str,
+                                                       yes: bool) -> None:
+    mem = said((U, "I need a car." if question.isascii() else "我要订一辆车。"),
+               (A, f"I can do that. {question}" if question.isascii() else question), (U, reply))
+    assert answers(mem) == [(question, yes)]
+    decision = next(d for d in mem.state.decisions if d.question)
+    assert decision.speaker == "user" and decision.turns == [2]
+    assert decision.text.startswith(question)  # the block shows what was answered
+    # the question, the user's to answer, is answered
+    assert not [t for t in mem.state.open_tasks if t.status == "open" and t.text == question]
+    # shown as the user's answer, not as a claim of something agreed
+    line = next(x for x in mem.render("text").splitlines() if question in x)
+    assert line.startswith(f'- "{question}') and line.endswith(("(user)", "(用户)"))
+
+
+@pytest.mark.parametrize("question, reply", [
+    ("Would that work for you?", "Yes."),                        # names nothing
+    ("Is there anything else I can help you with?", "No."),      # asks for more
+    ("Would you like an SUV or a sedan?", "Yes."),               # a choice
+    ("What time would you like?", "7 pm."),                      # not closed
+    ("还有什么需要帮您的吗？", "没有了"),
+    ("Would you like insurance?", "I'd like to pick it up at 5 pm."),  # no answer to it
+])
+def test_no_decision_without_a_closed_question_answered(question: str, reply: str) -> None:
+    mem = said((U, "Book a car."), (A, question), (U, reply))
+    assert answers(mem) == []
+
+
+def test_a_question_back_leaves_it_open_and_a_later_yes_answers_it() -> None:
+    mem = said((U, "Book a car."), (A, "Would you like insurance?"),
+               (U, "How much is it?"))
+    assert answers(mem) == []
+    assert [t.text for t in mem.state.open_tasks if t.status == "open"] == \
+        ["Would you like insurance?"]
+    mem.add(A, "It's $10 a day.")
+    mem.add(U, "OK, sure.")
+    mem.context()
+    assert answers(mem) == [("Would you like insurance?", True)]
+    # too late: a yes more than REACH turns after answers no question
+    mem = said((U, "Book a car."), (A, "Would you like insurance?"), (U, "How much?"),
+               (A, "$10."), (U, "What time does it leave?"), (A, "At 5."), (U, "Yes."))
+    assert answers(mem) == []
+
+
+def test_a_change_of_mind_supersedes_the_answer() -> None:
+    mem = said((U, "Book a car."), (A, "Do you want insurance with it?"),
+               (U, "No, I don't need insurance."), (A, "Please confirm: a sedan, no insurance."),
+               (U, "That is not right, I changed my mind and I do want insurance."))
+    assert answers(mem) == [("Do you want insurance with it?", True)]
+    old = next(d for d in mem.state.decisions if d.answer is False)
+    assert old.status == "superseded" and old.superseded_by is not None
+    # a correction of something else answers nothing again ("No, from next Monday")
+    mem = said((U, "Book a car."), (A, "Would you like to add insurance?"), (U, "Yes."),
+               (A, "Please confirm: from March 3rd."), (U, "No, I want it from next Monday."))
+    assert answers(mem) == [("Would you like to add insurance?", True)]
+
+
+def test_several_questions_each_answered_by_what_says_it_again() -> None:
+    mem = said((U, "Book a car."),
+               (A, "Do you need a child seat? Would you like to add insurance?"),
+               (U, "I need a child seat, and no insurance please."))
+    assert sorted(answers(mem)) == [("Do you need a child seat?", True),
+                                    ("Would you like to add insurance?", False)]
+
+
+def test_the_same_read_turn_by_turn_or_in_one_batch() -> None:
+    turns = [(U, "I'd like to rent a car."), (A, "Sure. Would you like to buy insurance?"),
+             (U, "Yes please."), (A, "需要为您开发票吗？"), (U, "不需要")]
+    live = answers(said(*turns))
+    batch = RuleExtractor().extract(
+        [Turn(index=i, role=r, content=t) for i, (r, t) in enumerate(turns)], []).delta
+    assert live == [(d.question, d.answer) for d in batch.decisions if d.question] == [
+        ("Would you like to buy insurance?", True), ("需要为您开发票吗？", False)]
+
+
+def test_what_a_closed_question_asks_about() -> None:
+    assert head("Would you like to add the optional insurance to the rental?") == "insurance"
+    assert head("Do you want travel insurance?") == "insurance"
+    assert head("Would that work for you?") is None
+    assert closed("Which location, and do you need insurance?")
+    assert not closed("Do you need insurance")  # not asked as a question
+    assert closed("要不要开发票？") and not closed("这个可以吗？")
