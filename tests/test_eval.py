@@ -298,6 +298,15 @@ def test_a_value_current_for_another_slot_is_not_stale() -> None:
     assert s["state_stale"] == 1.0
 
 
+def test_a_count_holds_its_number() -> None:
+    """An anchor counting a thing holds the number it says in words ("two bedrooms"
+    holds 2); another value holds only the digits it says."""
+    acc = StateAccuracy(sgd_rows((0, {"number_of_beds": ["2"], "number_of_baths": ["3"]})))
+    acc.read(0, ConversationState(anchors=[
+        anchor(1, "two bedrooms", 0, key="bedrooms"), anchor(2, "three", 0, key="floor")]))
+    assert state_scores(acc.tally)["state_turn_recall"] == 0.5
+
+
 def test_folded_recall_reads_the_last_gold_state() -> None:
     acc = StateAccuracy(sgd_rows((0, {"date": ["March 3rd"]}), (2, {"date": ["March 5th"]}),
                                  (4, {})))  # an empty last state: the one before counts

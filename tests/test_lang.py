@@ -7,7 +7,7 @@ import pytest
 from conftest import make_turns
 
 from convstate import ConversationMemory, InMemoryStore, RuleExtractor, fold, render
-from convstate.lang import LanguagePack, cue, detect_language, pack
+from convstate.lang import LanguagePack, cue, detect_language, number_in, pack
 from convstate.registry import LANGUAGES
 
 FRENCH = LanguagePack(
@@ -69,3 +69,19 @@ def test_an_unknown_language_is_a_clear_error() -> None:
 
     with pytest.raises(ConfigError, match="lang"):
         ConversationMemory("x", store=InMemoryStore(), lang="xx")
+
+
+@pytest.mark.parametrize("text, number", [
+    ("two bedrooms", 2), ("4 tickets", 4), ("a table for 12", 12), ("Twelve guests", 12),
+    ("三张票", 3), ("两间房", 2), ("十二个人", 12), ("二十位", 20),
+    ("Someone", None), ("2.5 baths", None), ("no number here", None),
+])
+def test_a_number_is_read_in_digits_or_words(text: str, number: int | None) -> None:
+    assert number_in(text) == number
+
+
+def test_a_registered_packs_number_words_are_read(french) -> None:
+    assert number_in("deux chambres") is None
+    LANGUAGES.register("fr", LanguagePack(**{**FRENCH.__dict__,
+                                             "number_values": {"deux": 2, "trois": 3}}))
+    assert number_in("deux chambres") == 2

@@ -1468,9 +1468,25 @@ def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() ->
     # not where a time is live too ("make it 8" may be the hour)
     ([("user", "Table for 2 at 7 pm please."), ("assistant", "Sure."),
       ("user", "Actually make it 8.")], "people", ["2"]),
+    # one said with what it counts changes that count, whatever else is counted
+    ([("user", "Four tickets and 2 rooms, please."), ("assistant", "Confirm 4 tickets?"),
+      ("user", "Please modify the number of tickets to two.")], "tickets", ["two"]),
 ])
 def test_a_bare_number_changes_the_one_count(turns, key, now) -> None:
-    assert active(said(*turns), key) == now
+    mem = said(*turns)
+    assert active(mem, key) == now
+    assert [a.count for a in mem.state.active_anchors() if a.key == key] == \
+        [{"two": 2, "four": 4}.get(n) or int(n) for n in now]
+
+
+def test_a_count_reads_as_a_number() -> None:
+    """``Anchor.count`` is how many a count says, in digits or words of any pack; None
+    for a value that is no count."""
+    mem = said(("user", "A place with two bedrooms and 3 baths, for four people, "
+                        "on March 3rd, phone 415-555-0100."))
+    counts = {a.key: a.count for a in mem.state.anchors}
+    assert counts["bedrooms"] == 2 and counts["baths"] == 3 and counts["people"] == 4
+    assert counts["date"] is None and counts["phone"] is None
 
 
 @pytest.mark.parametrize("turns, dates, times", [

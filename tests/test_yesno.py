@@ -38,9 +38,18 @@ def answers(mem: ConversationMemory) -> list[tuple[str | None, bool | None]]:
      "I would like to have a Sedan car without insurance, and I need it till Tuesday.",
      False),
     ("Shall I include breakfast?", "Sure.", True),
+    ("Shall I include breakfast?", "Yup.", True),
+    ("Shall I include breakfast?", "Go for it.", True),
+    ("Would you like gift wrap?", "Skip it.", False),
+    ("Would you like to add breakfast?", "Yes, and can you also make it a late checkout?", True),
+    ("Do you want to cancel the order?", "No, I want to keep the order.", False),
+    ("Would you like to request a credit limit increase?", "Yes, please.", True),
     ("需要为您购买保险吗？", "不用了，谢谢", False),
+    ("需要为您购买保险吗？", "不要不要。", False),
     ("要不要开发票？", "要的", True),
+    ("要不要开通国际漫游？", "开通吧", True),
     ("您需要加购延保服务吗？", "需要", True),
+    ("需要为您购买保险吗？", "保险就不用买了", False),  # said again, negated
 ])
 def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str,
                                                        yes: bool) -> None:
@@ -64,6 +73,15 @@ def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str
     ("What time would you like?", "7 pm."),                      # not closed
     ("还有什么需要帮您的吗？", "没有了"),
     ("Would you like insurance?", "I'd like to pick it up at 5 pm."),  # no answer to it
+    # a question back, a hedge, a remark that names the thing: no answer yet
+    ("Would you like to add insurance?", "Is insurance mandatory in Spain?"),
+    ("Shall I add breakfast?", "I'll decide about breakfast later."),
+    ("Shall I add breakfast?", "Breakfast was cold last time I stayed."),
+    ("Would you like to add insurance?", "I don't know if I need insurance."),
+    ("Would you like to add insurance?", "Yes and no, it depends on the price."),
+    # an offer of information, a confirmation, "more details": no closed question
+    ("需要我把物流链接发给您吗？", "好的"), ("需要了解更多详情吗？", "好的"),
+    ("确定要取消吗？", "是的"), ("您需要酒店的电话吗？", "需要"),
 ])
 def test_no_decision_without_a_closed_question_answered(question: str, reply: str) -> None:
     mem = said((U, "Book a car."), (A, question), (U, reply))
@@ -105,6 +123,34 @@ def test_several_questions_each_answered_by_what_says_it_again() -> None:
                (U, "I need a child seat, and no insurance please."))
     assert sorted(answers(mem)) == [("Do you need a child seat?", True),
                                     ("Would you like to add insurance?", False)]
+
+
+@pytest.mark.parametrize("question, reply, expected", [
+    # each said again answers its own
+    ("Would you like the extended warranty? Do you want installation?",
+     "No to the warranty, yes to installation.", [("warranty", False), ("installation", True)]),
+    ("需要购买保险吗？要不要加购行李额？", "保险不用，行李额要加。",
+     [("保险", False), ("行李额", True)]),
+    # a bare yes answers all of them only when it says so
+    ("Would you like gift wrap? Do you want expedited shipping?", "Yes to both.",
+     [("expedited shipping", True), ("gift wrap", True)]),
+    ("要不要开发票？需要安装服务吗？", "都要", [("发票", True), ("安装服务", True)]),
+    ("Do you want GPS? Would you like insurance?", "No.", []),  # which one?
+])
+def test_several_questions_of_one_turn(question: str, reply: str, expected) -> None:
+    mem = said((U, "Book it." if question.isascii() else "订吧。"), (A, question), (U, reply))
+    got = answers(mem)
+    assert len(got) == len(expected)
+    for thing, want in expected:
+        assert [yes for q, yes in got if q and thing in q] == [want]
+    left = [t.text for t in mem.state.open_tasks if t.status == "open"]
+    assert len(left) == (2 if not expected else 0)  # unanswered ones stay the user's to answer
+
+
+def test_a_chinese_change_of_mind_supersedes_the_answer() -> None:
+    mem = said((U, "订机票。"), (A, "需要为您购买保险吗？"), (U, "不用了。"), (A, "好的。"),
+               (U, "我改主意了，保险还是要买的。"))
+    assert answers(mem) == [("需要为您购买保险吗？", True)]
 
 
 def test_the_same_read_turn_by_turn_or_in_one_batch() -> None:

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .lang import number_in
 from .normalize import normalize
 
 _T = TypeVar("_T")
@@ -228,6 +229,12 @@ class Anchor(Item):
     superseded_turn: int | None = Field(
         default=None, description="Turn of the value that replaced this one."
     )
+
+    @property
+    def count(self) -> int | None:
+        """How many, for a count (a key of ``COUNT_KEYS``: "two bedrooms" is 2, "a table
+        for 4" 4); None for any other value, or a count that says no number."""
+        return number_in(self.value) if self.key in COUNT_KEYS else None
 
 
 class NewAnchor(New):

@@ -9,14 +9,14 @@ The gold, per user turn (``state_by_turn[]``; sets without it are not measured):
   user has mentioned and that carry a value; a list value counts by any of its items; a
   pointer into another sub-goal ("出现在id=3的周边景点里") is no value and is skipped.
 
-An item *holds* a value when what it says (its text, an anchor's value, and an anchor's
-subject) contains one of the value's forms, case-insensitively, a number only as a whole
-number ("5分" is not held by "4.5分以上", nor "2" people by a phone with a 2). A yes or a
-no (SGD's ``True``/``False``, which no text says) is held by a decision typed with that
-answer to a question naming a word of the slot's name (``add_insurance``: "Would you
-like to buy insurance?" answered no holds ``False``). A *live*
-item has its section's live status; an *active* anchor, status ``active``. The measures,
-over every read of every dialogue:
+An item *holds* a value when what it says (its text, an anchor's value, an anchor's
+subject, and a count's number: "two bedrooms" says 2) contains one of the value's
+forms, case-insensitively, a number only as a whole number ("5分" is not held by
+"4.5分以上", nor "2" people by a phone with a 2). A yes or a no (SGD's ``True``/
+``False``, which no text says) is held by a decision typed with that answer to a
+question naming a word of the slot's name (``add_insurance``: "Would you like to buy
+insurance?" answered no holds ``False``). A *live* item has its section's live status;
+an *active* anchor, status ``active``. The measures, over every read of every dialogue:
 
 - ``state_turn_recall``: the slots of each turn's gold state held by a live item;
 - ``state_anchor_recall``: the same, held by an active anchor;
@@ -92,9 +92,10 @@ def gold_states(rows: Sequence[Mapping[str, Any]] | None) -> dict[int, GoldState
 
 
 def _said(item: Any) -> str:
-    """What an item says, lower case: its text or value, and what it is about."""
-    subject = field_of(item, "subject")
-    return f"{text_of(item)}\n{subject or ''}".lower()
+    """What an item says, lower case: its text or value, what it is about, and how many
+    for a count (``Anchor.count``: "two bedrooms" says 2)."""
+    subject, count = field_of(item, "subject"), field_of(item, "count")
+    return f"{text_of(item)}\n{subject or ''}\n{'' if count is None else count}".lower()
 
 
 def _live(state: ConversationState) -> list[str]:

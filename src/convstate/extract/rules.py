@@ -1252,9 +1252,15 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
                    ) -> list[NewAnchor]:
     """A bare number the user changes a value to ("Table for 2." … "Actually make it 3.")
     is a count of the one thing they gave a count of: only when their live counts are of
-    one key and no time of theirs is live (then "make it 8" may be the hour)."""
+    one key and no time of theirs is live (then "make it 8" may be the hour). One said
+    with what it counts ("change the number of tickets to two") is a count of that."""
     if turn.role != "user" or not turn.content or not _DIGIT_OR_WORD.search(turn.text):
         return []
+    if (m := _NUMBER_OF_TO.search(turn.text)) and not any(a.key == count_key(m.group(1))
+                                                           for a in anchors):
+        # "change the number of tickets to two": the count of what it names
+        return [NewAnchor(kind="other", key=count_key(m.group(1)), value=m.group(2),
+                          turns=[turn.index])]
     m = _CHANGED_TO.search(turn.text.strip())
     if m is None or any(a.value == m.group(1) for a in anchors):
         return []
@@ -1266,6 +1272,8 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
     return [NewAnchor(kind="other", key=counts.pop(), value=m.group(1), turns=[turn.index])]
 
 
+_NUMBER_OF_TO = re.compile(rf"\bnumber\s+of\s+({_COUNTED_ANY})\s+to\s+(\d{{1,2}}|{_EN_NUM})\b",
+                           re.IGNORECASE)
 _DIGIT_OR_WORD = re.compile(rf"\d|\b{_EN_NUM}\b", re.IGNORECASE)
 
 
@@ -1344,16 +1352,13 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
     """The user's next turn settles the assistant's request to confirm something
     ("Please confirm ..."/"请您确认...") or its offer ("Would you like me to try 11 am?":
     settle.offers): a yes, a no, or a change."""
-    text = (turn.content or "").strip()
-    if text:
-        # a question back or a put-off ("How much is it?") settles no closed question yet
-        waits = bool(asks(text) or C.puts_off.search(text))
+    if (turn.content or "").strip():
+        # (a closed question is closed by its answer alone: extract/yesno.py)
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and (
                             bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
                             or bool(C.offer.search(t) or C.offer_ask.search(t))
-                            and not asked_kinds(t, owed=True))
-                        and not (waits and last_closed(t)),
+                            and not asked_kinds(t, owed=True)) and not last_closed(t),
                         "done", delta, turn.index)
 
 

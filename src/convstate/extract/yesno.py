@@ -52,18 +52,25 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！?？;；\n]+")
 # where the clause that says a thing again ends ("... on the 10th and I don't need insurance")
 _CLAUSE_BREAK = re.compile(r"[,，.。!！?？;；\n]|\s(?:and|but)\s")
-_NO_BEFORE = re.compile(r"\bno\s+(?:[a-z-]+\s+)?$", re.IGNORECASE)  # "no (extra) insurance"
+# "no (extra) insurance", "no to the warranty"
+_NO_BEFORE = re.compile(r"\bno\s+(?:[a-z-]+\s+){0,2}$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1024)
 def head(sentence: str) -> str | None:
-    """The head of what a closed question asks about ("insurance"); None for none (a
-    Chinese question names its thing as a whole: ``closed``)."""
-    for m in C.wish_ask.finditer(sentence):
-        if (o := C.wish_object.match(sentence, m.end())) and o.lastindex:
-            word = o.group(1).split()[-1]
-            if not C.wish_empty.match(word):
-                return word.lower()
+    """What a closed question asks about: in English the head of the noun phrase after its
+    verbs ("insurance" of "add the optional insurance to the rental"), in Chinese the
+    words before its 吗 or after 要不要 and a verb (保险 of 需要为您购买保险吗？); None for
+    none."""
+    if _HAN.search(sentence):
+        found = [C.wish_object.search(sentence)]
+    else:
+        found = [C.wish_object.match(sentence, m.end()) for m in C.wish_ask.finditer(sentence)]
+    for o in found:
+        words = next((g for g in o.groups() if g), None) if o else None
+        word = words.split()[-1] if words and words.split() else None
+        if word and not C.wish_empty.match(word):
+            return word.lower()
     return None
 
 
@@ -91,8 +98,13 @@ def last_closed(text: str) -> bool:
 
 def polarity(reply: str) -> bool | None:
     """The yes (True) or no (False) a reply opens with; None for neither or both, or
-    when it opens with a question ("可以调整得更押韵一些吗")."""
-    if (first := _FIRST_CLAUSE.search(reply)) and asks(first.group(0)):
+    when it opens with a question ("可以调整得更押韵一些吗") or weighs it still ("I don't
+    know yet", "Yes and no, it depends")."""
+    first = next(sentences(reply), "")
+    clause = m.group(0) if (m := _FIRST_CLAUSE.search(first)) else first
+    # (a Chinese reply is a question by its mark or particle: 不要不要 holds 要不要)
+    if C.question.search(clause) or not _HAN.search(clause) and (
+            asks(clause) or C.polar_question.search(clause)) or C.wish_hedge.search(first):
         return None
     yes = bool(C.agrees.search(reply) or C.affirms.search(reply))
     no = bool(C.declines.search(reply) or C.denies.search(reply))
@@ -100,16 +112,26 @@ def polarity(reply: str) -> bool | None:
 
 
 def restated(reply: str, thing: str) -> tuple[bool, str] | None:
-    """The answer a reply gives by saying ``thing`` again: its clause negates it (False)
-    or not (True), with the clause; None when no clause that is not a question says it."""
-    for m in re.finditer(rf"\b{re.escape(thing)}\b", reply, re.IGNORECASE):
+    """The answer a reply gives by saying ``thing`` again, with the clause that says it:
+    a no when the clause negates it ("I don't need insurance", 保险不用买), a yes when it
+    wants it ("I'd like to buy insurance", 发票要开的); None when no clause says it so (a
+    question, "Is insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a
+    remark, "Breakfast was cold last time")."""
+    han = bool(_HAN.search(thing))
+    pattern = re.escape(thing) if han else rf"\b{re.escape(thing)}\b"
+    for m in re.finditer(pattern, reply, re.IGNORECASE):
         start = max((b.end() for b in _CLAUSE_BREAK.finditer(reply, 0, m.start())), default=0)
-        end = (b.start() if (b := _CLAUSE_BREAK.search(reply, m.end())) else len(reply))
-        if asks(reply[start:end]):
+        b = _CLAUSE_BREAK.search(reply, m.end())
+        end = b.start() if b else len(reply)
+        clause = reply[start:b.end() if b else end].strip()  # (with its question mark)
+        if asks(clause) or C.polar_question.search(clause) or C.wish_hedge.search(clause):
             continue
-        before = reply[start:m.start()]
-        return not (C.negator.search(before) or _NO_BEFORE.search(before)), \
-            reply[start:end].strip()
+        # a Chinese clause negates what it says before its verb (保险不用买)
+        scope = clause if han else reply[start:m.start()]
+        if C.negator.search(scope) or _NO_BEFORE.search(scope):
+            return False, reply[start:end].strip()
+        if C.wish_wants.search(clause):
+            return True, reply[start:end].strip()
     return None
 
 
@@ -127,26 +149,33 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
               if e.owner == "user"
               and e.turn is not None and _pending(e.status, turn.index - e.turn)
               and last_closed(e.text)]
-    if C.corrects.search(reply):  # a change of mind says an answered one's thing again
+    if C.mind_change.search(reply) or C.corrects.search(reply):
+        # a change of mind says an answered one's thing again
         asked += [(e.turn, q, None) for e in section_entries(index, "decisions")
                   if e.status == "active" and e.turn is not None and ARROW in e.text
                   and closed(q := e.text.rsplit(ARROW, 1)[0])]
     if not asked:
         return
-    asked.sort(key=lambda a: a[0] if a[2] is not None else -1)  # (answered: never latest)
+    # a bare yes or no answers the latest turn's question, when it asked one (or all of
+    # them, "Yes to both", 都要); the others are answered only by saying their thing
+    latest = [a for a in asked if a[2] is not None
+              and a[0] == max(b[0] for b in asked if b[2] is not None)]
+    opening = polarity(reply) if len(latest) == 1 or C.wish_all.search(reply) else None
     first = _FIRST_CLAUSE.search(reply)
-    opening = polarity(reply), first.group(0).strip() if first else reply[:40]
-    for k, (_, question, task) in enumerate(asked):
+    for _, question, task in asked:
         thing = head(question)
-        said = restated(reply, thing) if thing else None
-        # the latest open one is answered by how the reply opens ("No, my own car
-        # insurance covers it"), the others only by saying their thing again
-        yes, words = opening if k == len(asked) - 1 and task is not None \
-            and opening[0] is not None else said or (None, "")
-        if yes is None:
+        if opening is not None and any(a[2] is task for a in latest):
+            # how it opens first: "No, I want to keep the order" to "Do you want to cancel
+            # the order?" says no, whatever its clause of the order says
+            said: tuple[bool, str] | None = opening, first.group(0).strip() if first \
+                else reply[:40]
+        else:
+            said = restated(reply, thing) if thing else None
+        if said is None:
             continue
-        delta.decisions.append(NewDecision(text=f"{question}{ARROW}{words}", question=question,
-                                           answer=yes, turns=[turn.index]))
+        delta.decisions.append(NewDecision(text=f"{question}{ARROW}{said[1]}",
+                                           question=question, answer=said[0],
+                                           turns=[turn.index]))
         if task is None:
             continue
         if isinstance(task, IndexEntry):

@@ -100,6 +100,36 @@ def language_field(description: str = "The conversation's language.") -> Any:
                  json_schema_extra=enum)
 
 
+def number_in(text: str) -> int | None:
+    """The first whole number ``text`` says, in digits or in a pack's number words ("two
+    bedrooms": 2, "4 tickets": 4, "三张票": 3, "十二个": 12); None if it says none."""
+    values, pattern = _number_words(LANGUAGES.version)
+    m = pattern.search(text)
+    if m is None:
+        return None
+    if m.group(1):
+        return int(m.group(1))
+    word = m.group(0).lower()
+    if word in values:
+        return values[word]
+    tens, _, ones = word.partition("十")  # a Chinese numeral of two places (二十, 十二)
+    return (values.get(tens, 1) if tens else 1) * 10 + (values.get(ones, 0) if ones else 0)
+
+
+@lru_cache(maxsize=4)
+def _number_words(version: int) -> tuple[dict[str, int], re.Pattern[str]]:
+    """Every pack's number words with their values, and a pattern of a number: digits
+    (group 1), a word (a Latin one whole), or a run of single-character numerals."""
+    del version  # the cache key: rebuilt when a pack is registered
+    values = {w.lower(): n for p in _packs() for w, n in p.number_values.items()}
+    words = sorted((w for w in values if len(w) > 1), key=len, reverse=True)
+    chars = "".join(re.escape(w) for w in values if len(w) == 1)
+    alternatives = [r"(?<![\d.])(\d+)(?![\d.])"]
+    alternatives += [r"\b(?:" + "|".join(map(re.escape, words)) + r")\b"] if words else []
+    alternatives += [f"[{chars}]+"] if chars else []
+    return values, re.compile("|".join(alternatives), re.IGNORECASE)
+
+
 def _packs() -> list[LanguagePack]:
     return [LANGUAGES.get(code) for code in LANGUAGES.names()]
 
