@@ -372,11 +372,26 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "The app keeps crashing.",
     "I understand.",
     "Okay, I see what you mean.",
+    # forbidding how the service treats the speaker complains, constrains nothing
+    "Don't make me repeat myself.",
+    "别再让我重复一遍了",
+    "Don't give me that excuse again.",
+    "Don't tell me to be patient.",
+    "不要敷衍我",
+    "别跟我说什么系统问题",
+    "不要再推脱了",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)
     assert got == {"constraint": [], "negative_constraint": [], "goals": [],
                    "decisions": [], "facts": [], "preferences": []}, got
+
+
+@pytest.mark.parametrize("text", ["Don't make me repeat myself.", "不要敷衍我",
+                                  "Don't give me that excuse again."])
+def test_a_complaint_of_how_the_user_is_treated_is_the_sentiments(text: str) -> None:
+    delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
+    assert delta.sentiment is not None and delta.sentiment.label == "negative"
 
 
 @pytest.mark.parametrize("text", ["You must have a receipt to return it.",
@@ -391,6 +406,10 @@ def test_what_a_complaint_asks_for_stays() -> None:
     got = built_in("This is the second time I call. Please never call me after 8pm.")
     assert got["negative_constraint"] == ["Please never call me after 8pm"]
     assert built_in("别再给我打电话了")["negative_constraint"] == ["别再给我打电话了"]
+    # a complaint of how the user is treated beside what they ask for: the ask stays
+    assert built_in("No excuses, I want a refund by Friday.")["goals"] == \
+        ["I want a refund by Friday"]
+    assert built_in("Don't put me on hold again.")["negative_constraint"]  # the case's
     assert built_in("不要三点。")["negative_constraint"] == ["不要三点"]
     assert built_in("I need at least two bedrooms.")["constraint"]
     assert built_in("You have to send it today.")["constraint"]

@@ -1381,7 +1381,8 @@ def sentiment_of(turns: Sequence[Turn]) -> NewSentiment | None:
             continue
         text = turn.content
         negative, rest = masked_out(C.sentiment_neg, text)
-        neg = [m.group(0) for m in negative]
+        # (a complaint of how the service treats the user is a negative word too)
+        neg = [m.group(0) for m in negative] + [m.group(0) for m in C.conduct.finditer(rest)]
         pos = C.sentiment_pos.findall(rest)
         if not neg and not pos:
             continue

@@ -9,8 +9,10 @@ Read from every language pack's cues at once (zh + en built in):
   offense"), or a complaint about the service — a
   judgement of it ("your service is terrible", 你们这服务太差了) or a grievance that
   recurs or drags on ("This is the second time I have to chase you", "I still haven't
-  heard back", 又没人回复, 等了三天) — unless the same clause also directs. It is the
-  sentiment's to read, never a constraint, a goal or a decision.
+  heard back", 又没人回复, 等了三天) — unless the same clause also directs. A clause
+  about how the service treats the speaker is a complaint even when it directs ("Don't
+  make me repeat myself", "Don't give me that excuse", 不要敷衍我, 别跟我说什么系统问题).
+  It is the sentiment's to read, never a constraint, a goal or a decision.
 - **directive** — an imperative ("please ...", "don't ...", 请, 别), a demand on the
   listener ("you must", 你们必须), or the speaker's own want ("I want", 我要).
 - **event** — what happened, this once: a time past ("yesterday", "a week ago", "last
@@ -61,8 +63,10 @@ def expressive(text: str) -> bool:
 
 
 def _one(clause: str) -> bool:
+    # (a directive about how the service treats the speaker is a complaint still:
+    # "Don't make me repeat myself", 不要敷衍我)
     return (pleasantry(clause) or bool(C.grievance.search(clause)) or feeling(clause)) \
-        and not directive(clause)
+        and not directive(clause) or bool(C.conduct.search(clause))
 
 
 def pleasantry(clause: str) -> bool:

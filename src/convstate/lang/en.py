@@ -169,6 +169,14 @@ ACTS = {
     "frame": r"^\s*(?:I\s+(?:have\s+to|must|gotta|got\s+to)\s+say(?:\s+that)?|honestly"
              r"|frankly|to\s+be\s+honest)\b\W*",
     # a grievance that recurs or drags on: a complaint about the service
+    # how the service treats the speaker in the conversation: forbidding it is a complaint
+    # ("Don't make me repeat myself", "Don't give me that excuse"), not a constraint of
+    # the case ("Don't call me after 8pm" is one)
+    "conduct": r"\b(?:make\s+me\s+(?:repeat|explain)|repeat\s+myself|waste\s+(?:my|our)\s+time"
+               r"|excuses?|runaround|brush(?:ing)?\s+me\s+off|(?:tell|telling)\s+me\s+to\s+(?:be"
+               r"\s+patient|calm\s+down|relax)|hang(?:ing)?\s+up\s+on\s+me|patroni[sz]|lectur(?:e"
+               r"|ing)\s+me|blam(?:e|ing)\s+me|l(?:ie|ying)\s+to\s+me|read(?:ing)?\s+(?:me\s+)?(?:the"
+               r"|a|from\s+a)\s+script|treat(?:ing)?\s+me\s+like)",
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
         r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
