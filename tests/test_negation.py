@@ -231,6 +231,17 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     assert mem.state.refund_method is None  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("texts, method", [
+    (("Either a refund or an exchange is fine.",), None), (("退款或者换货都可以",), None),
+    (("I want a refund or maybe an exchange.",), None),
+    # left open later: the earlier choice stands
+    (("I want a refund.", "A refund or an exchange, whichever is faster."), "refund"),
+    (("I want a refund, not an exchange.",), "refund"),  # no "or": a choice
+])
+def test_options_joined_by_or_are_left_open(texts: tuple[str, ...], method) -> None:
+    assert case_after(*texts).refund_method == method
+
+
 @pytest.mark.parametrize("offer, reply, method", [
     ("Sorry about that! Would you like a refund?", "Yes, please.", "refund"),
     ("需要帮您办理退款吗？", "好的，麻烦了。", "refund"),

@@ -77,15 +77,23 @@ def question(clause: str, in_question: bool = False) -> bool:
 def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
            ) -> tuple[str | None, list[str]]:
     """The option one user turn chooses (the last chosen mention) and those it refuses
-    (in the order refused); ``options`` are (value, pattern) pairs."""
+    (in the order refused); ``options`` are (value, pattern) pairs. Options a clause
+    joins by "or" (或者, 还是) are left open: none of them is chosen ("Either a refund or
+    an exchange is fine", 退款或者换货都可以)."""
     chosen: str | None = None
     refused: list[str] = []
     for clause, asks in clauses(text):
         hits = sorted((m.start(), m.end(), value) for value, pattern in options
                       for m in pattern.finditer(clause) if m.end() > m.start())
         turned = -1  # where the option the clause refused last ends
+        open_: set[str] = set()  # the options "or" joins
+        for (_, end, value), (start, _, other) in zip(hits, hits[1:], strict=False):
+            if value != other and C.alternative.search(clause, end, start):
+                open_ |= {value, other}
         for start, end, value in hits:
             found = reading(clause, start, end, asks)
+            if found == "chosen" and value in open_:
+                continue
             if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
                 found = "chosen"  # the other option, after a contrast: "not X but Y"
             if found is not None and value in refused:

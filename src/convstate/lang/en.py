@@ -82,6 +82,8 @@ SCOPE = {
               r"|does|do|can|could|should|may|might|must|\w+ed)\b)",
     # a contrast ends a negation's scope ("not an exchange but a refund")
     "contrast": r"\b(?:but|instead(?!\s+of\b))\b",
+    # options left open between ("either a refund or an exchange is fine")
+    "alternative": r"\bor\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
     "accept": r"^\s*(?:(?:is|would|will|wo(?=n['’]t)|['’]s|sounds|seems|does|do)"
               r"(?:n['’]t|\s+not)?\s+(?:be\s+)?(?:\w+\s+)?(?:fine|good|great|ok(?:ay)?|better"

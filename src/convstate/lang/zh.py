@@ -46,6 +46,7 @@ SCOPE = {
     "filler": r"吧|呗|啊|呀|哈|嗯|哦|好的?|行|那么?|那就|就|还是|是|的|了|先|直接|就行|就好|即可",
     # a contrast ends a negation's scope (不要换货而是退款)
     "contrast": r"而是|但是|可是|只",
+    "alternative": r"或者?|还是",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
     # a preposition ending the text before a mention (不要在周一)
