@@ -334,27 +334,27 @@ def test_said_recall_counts_only_values_some_turn_has_said() -> None:
     assert s["state_turn_recall"] == 0.25 and s["state_said_recall"] == 0.5
 
 
-def test_a_yes_or_a_no_is_held_by_a_typed_answer_to_its_slots_question() -> None:
-    """SGD's "True"/"False" is held by a live decision typed with that answer to a
-    question naming a word of the slot (add_insurance: insurance); not by another
-    question's answer nor a superseded one (a text that says "true" holds it, as it
-    holds any value it says)."""
-    def decision(n: int, question: str, yes: bool, status: str = "active") -> Decision:
-        return Decision(id=f"D{n}", turns=[1], speaker="user", first_turn=1, last_turn=1,
-                        text=f"{question} → {'Yes' if yes else 'No'}", question=question,
-                        answer=yes, status=status)
-    acc = StateAccuracy(sgd_rows((0, {"add_insurance": ["True"]}),
+def test_a_yes_or_a_no_is_held_by_the_latest_typed_answer_about_its_thing() -> None:
+    """SGD's "True"/"False" is held by the latest live decision typed with that answer
+    about the thing the slot names last (add_insurance: insurance); not by an answer
+    about another thing (a round trip is no trip_protection), nor a superseded one, nor
+    an older answer beside a newer one. Said recall leaves yes/no values out."""
+    def decision(n: int, about: str, yes: bool, turn: int = 1,
+                 status: str = "active") -> Decision:
+        return Decision(id=f"D{n}", turns=[turn], speaker="user", first_turn=turn,
+                        last_turn=turn, text=f"Would you like {about}? → {'Yes' if yes else 'No'}",
+                        question=f"Would you like {about}?", about=about, answer=yes,
+                        status=status)
+    acc = StateAccuracy(sgd_rows((0, {"add_insurance": ["True"], "trip_protection": ["True"]}),
                                  (2, {"add_insurance": ["False"]})))
-    acc.read(0, ConversationState(decisions=[decision(1, "Would you like a child seat?", True)],
-                                  facts=[fact(1, "Yes, insurance please: true", 0)]))
-    acc.read(0, ConversationState(decisions=[decision(1, "Would you like to buy insurance?",
-                                                      True)]))
+    acc.read(0, ConversationState(decisions=[decision(1, "insurance", True),
+                                             decision(2, "trip", True)]))
     acc.read(2, ConversationState(decisions=[
-        decision(1, "Would you like to buy insurance?", True, "superseded"),
-        decision(2, "Would you like to buy insurance?", True)]))
+        decision(1, "insurance", True, 1, "superseded"), decision(2, "insurance", False, 1),
+        decision(3, "insurance", True, 2)]))  # two live: the latest says
     s = state_scores(acc.tally)
-    assert s["state_turn_recall"] == pytest.approx(2 / 3, abs=1e-3)  # "true" in a text too
-    assert s["state_said_recall"] == 1.0  # over the one typed answer that holds it
+    assert s["state_turn_recall"] == pytest.approx(1 / 3, abs=1e-3)
+    assert s["state_said_recall"] is None
 
 
 def booking() -> dict:

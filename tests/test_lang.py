@@ -75,6 +75,9 @@ def test_an_unknown_language_is_a_clear_error() -> None:
     ("two bedrooms", 2), ("4 tickets", 4), ("a table for 12", 12), ("Twelve guests", 12),
     ("三张票", 3), ("两间房", 2), ("十二个人", 12), ("二十位", 20),
     ("Someone", None), ("2.5 baths", None), ("no number here", None),
+    ("We are 4.", 4), ("二十五个", 25),
+    # no one number it can tell: a range, a numeral of hundreds, thousands, an ordinal
+    ("两三张", None), ("一百二十个", None), ("1,200 people", None), ("the 4th floor", None),
 ])
 def test_a_number_is_read_in_digits_or_words(text: str, number: int | None) -> None:
     assert number_in(text) == number

@@ -1471,12 +1471,20 @@ def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() ->
     # one said with what it counts changes that count, whatever else is counted
     ([("user", "Four tickets and 2 rooms, please."), ("assistant", "Confirm 4 tickets?"),
       ("user", "Please modify the number of tickets to two.")], "tickets", ["two"]),
+    # ... not one negated, supposed, asked about or told of another time
+    ([("user", "Four tickets please."), ("assistant", "OK."),
+      ("user", "Don't change the number of tickets to three, keep four.")], "tickets",
+     ["Four tickets"]),
+    ([("user", "Four tickets please."), ("assistant", "OK."), ("user", "How much would it "
+      "cost if I changed the number of tickets to three?")], "tickets", ["Four tickets"]),
+    ([("user", "Four tickets please."), ("assistant", "OK."), ("user", "Last time I "
+      "changed the number of tickets to 5 and it broke.")], "tickets", ["Four tickets"]),
 ])
 def test_a_bare_number_changes_the_one_count(turns, key, now) -> None:
     mem = said(*turns)
     assert active(mem, key) == now
     assert [a.count for a in mem.state.active_anchors() if a.key == key] == \
-        [{"two": 2, "four": 4}.get(n) or int(n) for n in now]
+        [{"two": 2, "four": 4, "Four tickets": 4}.get(n) or int(n) for n in now]
 
 
 def test_a_count_reads_as_a_number() -> None:

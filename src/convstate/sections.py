@@ -397,16 +397,19 @@ GOALS = Section(
 
 _QUESTION = ("The assistant's closed question this decision answers, verbatim (\"Would "
              "you like to buy insurance?\"); None for any other decision.")
+_ABOUT = ("What that question asks about (\"insurance\"): a later answer about the same "
+          "thing supersedes this one.")
 _ANSWER = "The user's answer to that question: yes (true) or no (false)."
 
 
 class Decision(Item):
     """Something agreed or settled in the conversation; a yes or a no to the assistant's
-    closed question carries the question and the answer (a later answer to the same
-    question supersedes it)."""
+    closed question carries the question, what it is about and the answer (a later answer
+    about the same thing supersedes it)."""
 
     text: str
-    question: str | None = Field(default=None, description=_QUESTION)
+    question: str | None = Field(default=None, min_length=1, description=_QUESTION)
+    about: str | None = Field(default=None, min_length=1, description=_ABOUT)
     answer: bool | None = Field(default=None, description=_ANSWER)
     status: Literal["active", "superseded"] = "active"
     superseded_by: str | None = None
@@ -416,13 +419,16 @@ class NewDecision(New):
     """Something agreed or settled."""
 
     text: str = Field(min_length=1, max_length=MAX_TEXT)
-    question: str | None = Field(default=None, max_length=MAX_TEXT, description=_QUESTION)
+    question: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT,
+                                 description=_QUESTION)
+    about: str | None = Field(default=None, min_length=1, max_length=MAX_SUBJECT,
+                              description=_ABOUT)
     answer: bool | None = Field(default=None, description=_ANSWER)
 
 
 DECISIONS = Section(
     "decisions", Decision, NewDecision, prefix="D", position=60, rank=lambda d: 62.0,
-    settle_by="question",
+    settle_by="about",
     instruction="decisions (what was chosen or agreed, naming what was chosen)")
 
 

@@ -13,9 +13,9 @@ An item *holds* a value when what it says (its text, an anchor's value, an ancho
 subject, and a count's number: "two bedrooms" says 2) contains one of the value's
 forms, case-insensitively, a number only as a whole number ("5分" is not held by
 "4.5分以上", nor "2" people by a phone with a 2). A yes or a no (SGD's ``True``/
-``False``, which no text says) is held by a decision typed with that answer to a
-question naming a word of the slot's name (``add_insurance``: "Would you like to buy
-insurance?" answered no holds ``False``). A *live* item has its section's live status;
+``False``, which no text says) is held by the latest typed answer about the thing the
+slot's name ends with (``add_insurance``: "Would you like to buy insurance?" answered
+no holds ``False``). A *live* item has its section's live status;
 an *active* anchor, status ``active``. The measures, over every read of every dialogue:
 
 - ``state_turn_recall``: the slots of each turn's gold state held by a live item;
@@ -35,9 +35,9 @@ an *active* anchor, status ``active``. The measures, over every read of every di
   folded, the ceiling of turn recall;
 - ``state_said_recall`` (beside the measures): turn recall over the gold values some
   turn so far says (either speaker, any surface form). A gold state holds values no
-  text states (SGD's ``dontcare``, "music" for "a concert", a yes or a no to no
-  question), which no state of what was said holds; this tells those apart from what
-  extraction missed. A yes or a no counts as said when a live typed answer holds it.
+  text states (SGD's ``true``/``false``/``dontcare``, "music" for "a concert"), which
+  no state of what was said holds; this tells those apart from what extraction missed
+  (a yes or a no is left out of it even when a typed answer holds it).
 """
 
 from __future__ import annotations
@@ -106,17 +106,18 @@ def _live(state: ConversationState) -> list[str]:
 _BOOLEANS: dict[Forms, bool] = {("true",): True, ("false",): False}
 
 
-def _answers(state: ConversationState) -> list[tuple[str, bool]]:
-    """The live typed answers: (the question, lower case; the yes or no)."""
-    return [(d.question.lower(), d.answer) for d in state.decisions
-            if d.status == "active" and d.question and d.answer is not None]
+def _answers(state: ConversationState) -> dict[str, bool]:
+    """The live typed answers by what they are about (lower case), the latest of each."""
+    live = sorted((d for d in state.decisions if d.status == "active" and d.about
+                   and d.answer is not None), key=lambda d: d.last_turn)
+    return {d.about.lower(): d.answer for d in live if d.about and d.answer is not None}
 
 
-def _answered(answers: list[tuple[str, bool]], slot: Slot, forms: Forms) -> bool:
-    """Whether a typed answer holds a yes/no gold value of ``slot``."""
-    words = [w for w in str(slot[-1]).lower().split("_") if len(w) >= 4]
-    return any(yes == _BOOLEANS[forms] and any(w in question for w in words)
-               for question, yes in answers)
+def _answered(answers: dict[str, bool], slot: Slot, forms: Forms) -> bool:
+    """Whether the latest typed answer about the thing a yes/no slot names (the last
+    word of its name: ``add_insurance``, insurance) holds its gold value."""
+    thing = str(slot[-1]).lower().rsplit("_", 1)[-1]
+    return answers.get(thing) is _BOOLEANS[forms]
 
 
 def _held(texts: Iterable[str], forms: Forms) -> bool:
@@ -177,10 +178,10 @@ class StateAccuracy:
         anchors = [_said(a) for a in active]
         answers = _answers(state)
         for slot, forms in gold.items():
-            typed = forms in _BOOLEANS and _answered(answers, slot, forms)
-            held = typed or _held(live, forms)
+            held = forms in _BOOLEANS and _answered(answers, slot, forms) \
+                or _held(live, forms)
             self.tally.add("state_turn_recall", held)
-            if typed or self._said_so_far(forms):
+            if self._said_so_far(forms):
                 self.tally.add("state_said_recall", held)
             self.tally.add("state_anchor_recall", _held(anchors, forms))
             seen = self._values.setdefault(slot, [])

@@ -94,6 +94,7 @@ def names_a_kind(text: str) -> bool:
     low = text.lower()
     return any(w in low for w in CUE_WORDS)
 
+
 def kind_named(sentence: str) -> bool:
     """Whether ``sentence`` names a kind of value ("Would you like the hotel's phone
     number?", 您需要酒店的电话吗: an offer of a value, asked for or not)."""

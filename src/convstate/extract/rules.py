@@ -42,6 +42,7 @@ from ..sections import (
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
+    SETTLED_KEYS,
     SLOT_OF,
     AnchorKind,
     text_of,
@@ -77,7 +78,7 @@ from .settle import (
 )
 from .takeback import given_up, lifted
 from .tasks import JOINED_ZH, act_of, closes, read, terms, withdrawn
-from .yesno import answer_closed, closed_questions, last_closed
+from .yesno import answer_closed, closed_questions, last_closed, own_part
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -534,6 +535,7 @@ MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
 # (a completion is compared with every open task) would grow with the turn's length.
 MAX_CLAUSES_PER_TURN = 256
 _TRAILING = "，。,.;；!！、:：…~～ "
+_OFFERED_KEYS = SETTLED_KEYS | COUNT_KEYS  # the values an offer proposes (settle.offers)
 
 
 @dataclass
@@ -632,7 +634,9 @@ class RuleExtractor(BaseExtractor):
             taken += [s for s in cue_offers(turn, cue_options) if not any(s in t for t in taken)]
             # "Shall I add breakfast?" (one naming a Cue field's option is cue_offers' to
             # take or leave: "Would you like a refund? We can also do an exchange.")
-            taken += [q for q in closed_questions(turn) if not any(q in t for t in taken)
+            offered = [a.value for a in anchors if a.key in _OFFERED_KEYS]
+            taken += [own_part(q, offered) for q in closed_questions(turn)
+                      if not any(q in t for t in taken)
                       and not any(p.search(q) for _, p in cue_options)]
             for sentence in taken:
                 delta.open_tasks.append(NewTask(text=sentence, owner="user",
@@ -1257,7 +1261,8 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
     if turn.role != "user" or not turn.content or not _DIGIT_OR_WORD.search(turn.text):
         return []
     if (m := _NUMBER_OF_TO.search(turn.text)) and not any(a.key == count_key(m.group(1))
-                                                           for a in anchors):
+                                                           for a in anchors) \
+            and _wanted_count(turn.text, m.start(), m.end()) and not asks(turn.text):
         # "change the number of tickets to two": the count of what it names
         return [NewAnchor(kind="other", key=count_key(m.group(1)), value=m.group(2),
                           turns=[turn.index])]
@@ -1352,13 +1357,17 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
     """The user's next turn settles the assistant's request to confirm something
     ("Please confirm ..."/"请您确认...") or its offer ("Would you like me to try 11 am?":
     settle.offers): a yes, a no, or a change."""
-    if (turn.content or "").strip():
-        # (a closed question is closed by its answer alone: extract/yesno.py)
+    text = (turn.content or "").strip()
+    if text:
+        # a question back, a put-off or a hedge ("How much is it?", "I'll think about it",
+        # "I don't know yet") leaves a closed question open (extract/yesno.py)
+        waits = bool(asks(text) or C.puts_off.search(text) or C.wish_hedge.search(text))
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and (
                             bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
                             or bool(C.offer.search(t) or C.offer_ask.search(t))
-                            and not asked_kinds(t, owed=True)) and not last_closed(t),
+                            and not asked_kinds(t, owed=True))
+                        and not (waits and last_closed(t)),
                         "done", delta, turn.index)
 
 

@@ -3,10 +3,14 @@
 "Would you like to buy insurance?" "Yes, please." settles something no value of the
 conversation states. The state keeps it as a decision that says both ("Would you like to
 buy insurance? → Yes") and types it: ``Decision.question`` is the question, verbatim,
-and ``Decision.answer`` the user's yes (True) or no (False), so code reads a boolean
-where no text says one. A later answer to the same question supersedes it.
+``Decision.about`` what it asks about ("insurance"), and ``Decision.answer`` the user's
+yes (True) or no (False), so code reads a boolean where no text says one. A later answer
+about the same thing supersedes it ("Do you want insurance?" after "Would you like to add
+insurance?").
 
-The rule, zh and en, the same however turns are batched:
+The rule, zh and en, the same however turns are batched (but one: a question asked again
+after it was answered is the answered task again when turns are read one at a time, and
+a bare yes then answers nothing):
 
 - A *closed question* is an assistant sentence that ends as a question and asks whether
   the user wants, needs or would like something ("Do you want travel insurance?",
@@ -32,12 +36,14 @@ a closed question, with the turn they were stated in.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 from ..delta import ItemUpdate, NewDecision, NewTask, StateDelta
 from ..lang import Cues
+from ..sections import MAX_SUBJECT, MAX_TEXT
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -47,37 +53,51 @@ from .negation import question as asks
 C = Cues()
 ARROW = " → "  # between the question and the answer in a decision's text
 REACH = 4  # turns after a closed question within which a reply still answers it
+MAX_QUESTION = 300  # a closed question is one sentence of a few words, not a pasted text
 _ASKS = re.compile(r"[?？吗么]")  # what every closed question holds: most turns have none
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！?？;；\n]+")
 # where the clause that says a thing again ends ("... on the 10th and I don't need insurance")
 _CLAUSE_BREAK = re.compile(r"[,，.。!！?？;；\n]|\s(?:and|but)\s")
 # "no (extra) insurance", "no to the warranty"
+# a Chinese verb of wanting right after what it wants (发票就要开), or a few characters
+# before it (要开发票, 帮我包装)
+_ADVERB_VERB = re.compile(r"[就也还都]?(?:是)?(?:需要|要|加|买|开|办|订|换|装)")
+_ZH_WANT_BEFORE = re.compile(r"(?:需要|要|加|买|开|办|订|换|装|帮我|给我)[\u4e00-\u9fff]{0,2}$")
 _NO_BEFORE = re.compile(r"\bno\s+(?:[a-z-]+\s+){0,2}$", re.IGNORECASE)
 
 
-@lru_cache(maxsize=1024)
 def head(sentence: str) -> str | None:
     """What a closed question asks about: in English the head of the noun phrase after its
     verbs ("insurance" of "add the optional insurance to the rental"), in Chinese the
     words before its 吗 or after 要不要 and a verb (保险 of 需要为您购买保险吗？); None for
     none."""
+    return _head(sentence) if len(sentence) <= MAX_QUESTION else None
+
+
+@lru_cache(maxsize=1024)
+def _head(sentence: str) -> str | None:
     if _HAN.search(sentence):
         found = [C.wish_object.search(sentence)]
     else:
         found = [C.wish_object.match(sentence, m.end()) for m in C.wish_ask.finditer(sentence)]
     for o in found:
-        words = next((g for g in o.groups() if g), None) if o else None
-        word = words.split()[-1] if words and words.split() else None
-        if word and not C.wish_empty.match(word):
-            return word.lower()
+        words = (next((g for g in o.groups() if g), "") if o else "").split()
+        while words and C.wish_empty.match(words[-1]):  # "insurance after all": insurance
+            words.pop()
+        if words:
+            return words[-1].lower()
     return None
 
 
-@lru_cache(maxsize=1024)
 def closed(sentence: str) -> bool:
     """Whether ``sentence`` is a closed question of what the user wants."""
     s = sentence.strip()
+    return len(s) <= MAX_QUESTION and _closed(s)  # (a pasted text is not cached)
+
+
+@lru_cache(maxsize=1024)
+def _closed(s: str) -> bool:
     if not (C.question.search(s) and C.wish_ask.search(s)) or C.wish_more.search(s) \
             or kind_named(s):  # (an offer of a value: "Do you want their phone number?")
         return False
@@ -89,6 +109,16 @@ def closed_questions(turn: Turn) -> list[str]:
     if turn.role != "assistant" or not turn.content or not _ASKS.search(turn.content):
         return []
     return [s for s in sentences(turn.content) if closed(s)]
+
+
+def own_part(question: str, values: Sequence[str]) -> str:
+    """A closed question as the user's task: from its ask on when the sentence says one of
+    ``values`` (what an offer would propose) before it ("It is now scheduled for Wednesday,
+    do you want me to transfer you?" proposes no Wednesday to take or turn down)."""
+    m = C.wish_ask.search(question)
+    if m is None or not any(v in question[:m.start()] for v in values):
+        return question
+    return question[m.start():].lstrip(" ,，")
 
 
 def last_closed(text: str) -> bool:
@@ -114,29 +144,36 @@ def polarity(reply: str) -> bool | None:
 def restated(reply: str, thing: str) -> tuple[bool, str] | None:
     """The answer a reply gives by saying ``thing`` again, with the clause that says it:
     a no when the clause negates it ("I don't need insurance", 保险不用买), a yes when it
-    wants it ("I'd like to buy insurance", 发票要开的); None when no clause says it so (a
-    question, "Is insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a
-    remark, "Breakfast was cold last time")."""
+    wants it ("I'd like to buy insurance", 发票要开的: in Chinese a verb right before or
+    after it, not 保险费用太高了); None when no clause says it so (a question, "Is
+    insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a remark,
+    "Breakfast was cold last time")."""
     han = bool(_HAN.search(thing))
     pattern = re.escape(thing) if han else rf"\b{re.escape(thing)}\b"
+    breaks = [(b.start(), b.end()) for b in _CLAUSE_BREAK.finditer(reply)]  # (once: a
+    # long reply that says the thing often is read in one pass)
     for m in re.finditer(pattern, reply, re.IGNORECASE):
-        start = max((b.end() for b in _CLAUSE_BREAK.finditer(reply, 0, m.start())), default=0)
-        b = _CLAUSE_BREAK.search(reply, m.end())
-        end = b.start() if b else len(reply)
-        clause = reply[start:b.end() if b else end].strip()  # (with its question mark)
+        k = bisect.bisect_left(breaks, (m.start(), 0))
+        start = breaks[k - 1][1] if k else 0
+        k = bisect.bisect_left(breaks, (m.end(), 0))
+        end, close = breaks[k] if k < len(breaks) else (len(reply), len(reply))
+        clause = reply[start:close].strip()  # (with its question mark)
         if asks(clause) or C.polar_question.search(clause) or C.wish_hedge.search(clause):
             continue
         # a Chinese clause negates what it says before its verb (保险不用买)
         scope = clause if han else reply[start:m.start()]
         if C.negator.search(scope) or _NO_BEFORE.search(scope):
             return False, reply[start:end].strip()
-        if C.wish_wants.search(clause):
+        wants = C.wish_wants.search(clause) if not han else (
+            _ADVERB_VERB.match(reply, m.end()) or _ZH_WANT_BEFORE.search(reply, start, m.start())
+            or clause.rstrip("。！!～~ ").endswith("吧"))  # (帮我包装一下吧: asked for)
+        if wants:
             return True, reply[start:end].strip()
     return None
 
 
 def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEntry],
-           delta: StateDelta) -> None:
+                  delta: StateDelta) -> None:
     """A user turn's answers to the open closed questions: a decision each, and their
     tasks closed (this batch's in place, the index's by an update)."""
     reply = (turn.content or "").strip()
@@ -150,10 +187,12 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
               and e.turn is not None and _pending(e.status, turn.index - e.turn)
               and last_closed(e.text)]
     if C.mind_change.search(reply) or C.corrects.search(reply):
-        # a change of mind says an answered one's thing again
+        # a change of mind says an answered one's thing again (answered in an earlier
+        # batch, or in this one)
         asked += [(e.turn, q, None) for e in section_entries(index, "decisions")
                   if e.status == "active" and e.turn is not None and ARROW in e.text
                   and closed(q := e.text.rsplit(ARROW, 1)[0])]
+        asked += [(d.turns[-1], d.question, None) for d in delta.decisions if d.question]
     if not asked:
         return
     # a bare yes or no answers the latest turn's question, when it asked one (or all of
@@ -173,9 +212,11 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
             said = restated(reply, thing) if thing else None
         if said is None:
             continue
-        delta.decisions.append(NewDecision(text=f"{question}{ARROW}{said[1]}",
-                                           question=question, answer=said[0],
-                                           turns=[turn.index]))
+        text = f"{question}{ARROW}{said[1]}"
+        delta.decisions.append(NewDecision(
+            text=text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…",
+            question=question, about=thing or question[:MAX_SUBJECT], answer=said[0],
+            turns=[turn.index]))
         if task is None:
             continue
         if isinstance(task, IndexEntry):

@@ -102,7 +102,8 @@ def language_field(description: str = "The conversation's language.") -> Any:
 
 def number_in(text: str) -> int | None:
     """The first whole number ``text`` says, in digits or in a pack's number words ("two
-    bedrooms": 2, "4 tickets": 4, "三张票": 3, "十二个": 12); None if it says none."""
+    bedrooms": 2, "We are 4.": 4, "三张票": 3, "十二个": 12); None if it says none, or
+    none it can tell (a decimal, an ordinal, "1,200", 两三张, 一百二十)."""
     values, pattern = _number_words(LANGUAGES.version)
     m = pattern.search(text)
     if m is None:
@@ -112,21 +113,24 @@ def number_in(text: str) -> int | None:
     word = m.group(0).lower()
     if word in values:
         return values[word]
-    tens, _, ones = word.partition("十")  # a Chinese numeral of two places (二十, 十二)
-    return (values.get(tens, 1) if tens else 1) * 10 + (values.get(ones, 0) if ones else 0)
+    tens, _, ones = word.partition("十")  # 十二, 二十, 二十五: a Chinese numeral of two places
+    return (values[tens] if tens else 1) * 10 + (values[ones] if ones else 0)
 
 
 @lru_cache(maxsize=4)
 def _number_words(version: int) -> tuple[dict[str, int], re.Pattern[str]]:
     """Every pack's number words with their values, and a pattern of a number: digits
-    (group 1), a word (a Latin one whole), or a run of single-character numerals."""
+    (group 1), a word (a Latin one whole), or one character numeral alone, or two
+    places around 十."""
     del version  # the cache key: rebuilt when a pack is registered
     values = {w.lower(): n for p in _packs() for w, n in p.number_values.items()}
     words = sorted((w for w in values if len(w) > 1), key=len, reverse=True)
-    chars = "".join(re.escape(w) for w in values if len(w) == 1)
-    alternatives = [r"(?<![\d.])(\d+)(?![\d.])"]
+    digits = "".join(re.escape(w) for w, n in values.items() if len(w) == 1 and n < 10)
+    alternatives = [r"(?<![\d.,])(\d+)(?!\.?\d|,\d|st\b|nd\b|rd\b|th\b)"]
     alternatives += [r"\b(?:" + "|".join(map(re.escape, words)) + r")\b"] if words else []
-    alternatives += [f"[{chars}]+"] if chars else []
+    if digits:  # (not next to another numeral: 两三张, 一百二十 say no one number)
+        around = rf"[{digits}十百千万亿]"
+        alternatives += [rf"(?<!{around})(?:[{digits}]?十[{digits}]?|[{digits}])(?!{around})"]
     return values, re.compile("|".join(alternatives), re.IGNORECASE)
 
 
