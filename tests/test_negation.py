@@ -391,6 +391,9 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "不要敷衍我",
     "别跟我说什么系统问题",
     "不要再推脱了",
+    "Don't make me say it again.",
+    "不要再让我重复了",
+    "Don't give me that scripted answer again.",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)

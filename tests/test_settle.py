@@ -1477,6 +1477,8 @@ def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() ->
      ["Four tickets"]),
     ([("user", "Four tickets please."), ("assistant", "OK."), ("user", "How much would it "
       "cost if I changed the number of tickets to three?")], "tickets", ["Four tickets"]),
+    ([("user", "Four tickets please."), ("assistant", "OK."),  # a request as a question
+      ("user", "Can you change the number of tickets to 5?")], "tickets", ["5"]),
     ([("user", "Four tickets please."), ("assistant", "OK."), ("user", "Last time I "
       "changed the number of tickets to 5 and it broke.")], "tickets", ["Four tickets"]),
 ])

@@ -58,6 +58,13 @@ def answers(mem: ConversationMemory) -> list[tuple[str | None, bool | None]]:
     ("Would you like to add insurance?", "I don't mind.", True),
     ("Would you like to add insurance?", "I'm good with that.", True),
     ("需要为您购买保险吗？", "没有问题", True),
+    # any act the assistant offers to do, a kind word that is not what it asks about
+    ("Shall I cancel your subscription?", "Please don't.", False),
+    ("Should I renew your subscription for another year?", "No, thanks.", False),
+    ("Would you like us to arrange a pickup?", "Yes please.", True),
+    ("Would you like to add roaming to your mobile plan?", "Yes please.", True),
+    ("Would you like a copy of the receipt by email?", "No thanks.", False),
+    ("要不要给您办一张信用卡？", "信用卡不需要", False),
 ])
 def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str,
                                                        yes: bool) -> None:
@@ -94,6 +101,9 @@ def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str
     ("需要为您购买保险吗？", "对了，能换个时间吗？"),
     ("需要为您购买保险吗？", "是这样的，我想先问价格"),
     ("需要为您购买保险吗？", "保险费用太高了"),
+    # a yes that does more than agree: a condition, a contrast, a put-off
+    ("Would you like to add the extended warranty?", "Yes, but only if it's free."),
+    ("需要为您购买保险吗？", "好的，不过我要先问问我老婆"),
 ])
 def test_no_decision_without_a_closed_question_answered(question: str, reply: str) -> None:
     mem = said((U, "Book a car."), (A, question), (U, reply))
@@ -147,6 +157,8 @@ def test_several_questions_each_answered_by_what_says_it_again() -> None:
     ("Would you like gift wrap? Do you want expedited shipping?", "Yes to both.",
      [("expedited shipping", True), ("gift wrap", True)]),
     ("要不要开发票？需要安装服务吗？", "都要", [("发票", True), ("安装服务", True)]),
+    # what a Chinese question is about is its whole thing, said again without 服务 too
+    ("需要接机服务吗？需要加早餐吗？", "接机要，早餐不用了。", [("接机", True), ("早餐", False)]),
     ("Do you want GPS? Would you like insurance?", "No.", []),  # which one?
 ])
 def test_several_questions_of_one_turn(question: str, reply: str, expected) -> None:

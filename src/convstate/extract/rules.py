@@ -1262,7 +1262,7 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
         return []
     if (m := _NUMBER_OF_TO.search(turn.text)) and not any(a.key == count_key(m.group(1))
                                                            for a in anchors) \
-            and _wanted_count(turn.text, m.start(), m.end()) and not asks(turn.text):
+            and _wanted_count(turn.text, m.start(), m.end()):
         # "change the number of tickets to two": the count of what it names
         return [NewAnchor(kind="other", key=count_key(m.group(1)), value=m.group(2),
                           turns=[turn.index])]

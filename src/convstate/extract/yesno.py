@@ -23,12 +23,15 @@ a bare yes then answers nothing):
   you want their phone number?": kinds.py). It opens a task of the user's, to answer it.
 - The user's turns answer the open ones asked at most ``REACH`` turns before. A reply
   that opens with a yes ("Yes, I do", "Sure", 好的, 需要) or a no ("No thanks", "That's
-  not necessary", 不用了) answers the latest. A reply that says the thing asked about
-  again answers its question by the clause that says it: negated ("I don't need
-  insurance", "a sedan without insurance") a no, otherwise a yes ("I'd like to buy
-  insurance"). Any other reply (a question back, a put-off) answers nothing yet and
-  leaves the question open. A change of mind ("Actually, I do want insurance") answers
-  an answered question again the same way, and the new answer supersedes the old.
+  not necessary", 不用了) answers the latest turn's question, if it asked one ("Yes to
+  both", 都要: all of them). A reply that says the thing asked about again answers its
+  question by the clause that says it: negated ("I don't need insurance", "a sedan
+  without insurance") a no, wanted ("I'd like to buy insurance") a yes. A question
+  back, a put-off, a hedge or a yes that does more than agree ("Yes, but only if it's
+  free") answers nothing yet and leaves the question open; any other reply closes it,
+  answered or not (rules.py). A change of mind ("Actually, I do want insurance")
+  answers an answered question again the same way, and the new answer supersedes the
+  old.
 
 Across batches the open questions are the user's open tasks of the index whose text is
 a closed question, with the turn they were stated in.
@@ -59,11 +62,12 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！?？;；\n]+")
 # where the clause that says a thing again ends ("... on the 10th and I don't need insurance")
 _CLAUSE_BREAK = re.compile(r"[,，.。!！?？;；\n]|\s(?:and|but)\s")
-# "no (extra) insurance", "no to the warranty"
 # a Chinese verb of wanting right after what it wants (发票就要开), or a few characters
 # before it (要开发票, 帮我包装)
 _ADVERB_VERB = re.compile(r"[就也还都]?(?:是)?(?:需要|要|加|买|开|办|订|换|装)")
 _ZH_WANT_BEFORE = re.compile(r"(?:需要|要|加|买|开|办|订|换|装|帮我|给我)[\u4e00-\u9fff]{0,2}$")
+_GENERIC_HEAD = re.compile(r"(?:服务|业务|功能)$")  # what a Chinese thing may end with
+# "no (extra) insurance", "no to the warranty"
 _NO_BEFORE = re.compile(r"\bno\s+(?:[a-z-]+\s+){0,2}$", re.IGNORECASE)
 
 
@@ -98,10 +102,13 @@ def closed(sentence: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _closed(s: str) -> bool:
+    thing = head(s)
+    # (an offer of a value: "Do you want their phone number?", not "Would you like to add
+    # roaming to your mobile plan?")
     if not (C.question.search(s) and C.wish_ask.search(s)) or C.wish_more.search(s) \
-            or kind_named(s):  # (an offer of a value: "Do you want their phone number?")
+            or kind_named(thing if thing else s):
         return False
-    return head(s) is not None or bool(_HAN.search(s)) and not C.wish_empty.match(s)
+    return thing is not None or bool(_HAN.search(s)) and not C.wish_empty.match(s)
 
 
 def closed_questions(turn: Turn) -> list[str]:
@@ -138,6 +145,9 @@ def polarity(reply: str) -> bool | None:
         return None
     yes = bool(C.agrees.search(reply) or C.affirms.search(reply))
     no = bool(C.declines.search(reply) or C.denies.search(reply))
+    if yes and (C.contrast_offer.search(reply) or C.condition.search(reply)
+                or C.puts_off.search(reply)):
+        return None  # "Yes, but only if it's free", 好的，不过我要先问问我老婆
     return yes if yes != no else None
 
 
@@ -149,6 +159,8 @@ def restated(reply: str, thing: str) -> tuple[bool, str] | None:
     insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a remark,
     "Breakfast was cold last time")."""
     han = bool(_HAN.search(thing))
+    if han and (short := _GENERIC_HEAD.sub("", thing)) and len(short) >= 2:
+        thing = short  # 来电显示 of 来电显示服务
     pattern = re.escape(thing) if han else rf"\b{re.escape(thing)}\b"
     breaks = [(b.start(), b.end()) for b in _CLAUSE_BREAK.finditer(reply)]  # (once: a
     # long reply that says the thing often is read in one pass)

@@ -175,7 +175,8 @@ ACTS = {
     # how the service treats the speaker in the conversation: forbidding it is a complaint
     # ("Don't make me repeat myself", "Don't give me that excuse"), not a constraint of
     # the case ("Don't call me after 8pm" is one)
-    "conduct": r"\b(?:make\s+me\s+(?:repeat|explain)|repeat\s+myself|waste\s+(?:my|our)\s+time"
+    "conduct": r"\b(?:make\s+me\s+(?:repeat|explain|say\s+it\s+again)|repeat\s+myself|script(?:ed)?"
+               r"\s+(?:answer|reply|response)|waste\s+(?:my|our)\s+time"
                r"|excuses?|runaround|brush(?:ing)?\s+me\s+off|(?:tell|telling)\s+me\s+to\s+(?:be"
                r"\s+patient|calm\s+down|relax)|hang(?:ing)?\s+up\s+on\s+me|patroni[sz]|lectur(?:e"
                r"|ing)\s+me|blam(?:e|ing)\s+me|l(?:ie|ying)\s+to\s+me|read(?:ing)?\s+(?:me\s+)?(?:the"
@@ -397,9 +398,10 @@ PACK = LanguagePack(
         "wish_ask": r"(?:^\W*(?:(?:and|also|so|ok(?:ay)?|great|alright|sure|perfect|lastly"
                     r"|finally)\W+)?|\b(?:and|also)\s+|,\s*)(?:(?:do|did|would|will) you (?:also "
                     r"|still |like to |want to )?(?:like|want|need|prefer|wish|require|care for)"
-                    r"|(?:should|shall|can|may) I (?:also )?(?:add|include|get|book|reserve|order"
-                    r"|send|arrange|sign you|put|set)|are you interested in|would you be interested"
-                    r" in)\b|\b(?:if|whether) you (?:would like|want|need|require)\b",
+                    r"|(?:should|shall) I|(?:can|may) I (?:also )?(?:add|include|get|book|reserve"
+                    r"|order|send|arrange|sign you|put|set)|are you interested in"
+                    r"|would you be interested in)\b|\b(?:if|whether) you (?:would like|want|need"
+                    r"|require)\b",
         # a reply that says both or all of the questions asked together ("Yes to both")
         "wish_all": r"\b(?:both|all of (?:them|it|those)|(?:yes|no) to all)\b",
         # a reply that wants the thing it says again ("I'd like to buy insurance"), or
@@ -412,10 +414,11 @@ PACK = LanguagePack(
         "mind_change": r"\b(?:actually|on second thought|changed? my mind|instead|wait)\b",
         # what such a question asks about: the noun phrase after its verbs, its last word
         # the head ("add the optional insurance to the rental": insurance)
-        "wish_object": r"\s*(?:(?:to|me|add|buy|purchase|include|have|get|book|reserve|order"
+        "wish_object": r"\s*(?:(?:to|me|us|add|buy|purchase|include|have|get|book|reserve|order"
                        r"|request|apply for|sign up for|upgrade to|switch to|activate|enable"
                        r"|the|a|an|any|some|optional|also|too)\s+)*([a-z][a-z-]*(?:\s+[a-z][a-z-]*)"
-                       r"{0,3}?)(?=\s+(?:to|for|on|with|and|or|at|in|too|as well|today)\b|\s*[?,.]"
+                       r"{0,3}?)(?=\s+(?:to|for|on|with|and|or|at|in|of|by|from|too|as well|today"
+                       r"|now)\b|\s*[?,.]"
                        r"|\s*$)",
         "wish_empty": r"^(?:\W|\b(?:do|does|would|will|should|shall|can|may|are|is|and|so"
                       r"|great|alright|perfect|interested|in|wish|require|care|still|lastly"
