@@ -424,6 +424,7 @@ def test_what_a_complaint_asks_for_stays() -> None:
     assert built_in("No excuses, I want a refund by Friday.")["goals"] == \
         ["I want a refund by Friday"]
     assert built_in("Don't put me on hold again.")["negative_constraint"]  # the case's
+    assert built_in("不要让我重复付款")["negative_constraint"]  # "don't charge me twice"
     assert built_in("不要三点。")["negative_constraint"] == ["不要三点"]
     assert built_in("I need at least two bedrooms.")["constraint"]
     assert built_in("You have to send it today.")["constraint"]

@@ -1479,6 +1479,8 @@ def test_the_assistant_reading_back_a_replaced_value_does_not_bring_it_back() ->
       "cost if I changed the number of tickets to three?")], "tickets", ["Four tickets"]),
     ([("user", "Four tickets please."), ("assistant", "OK."),  # a request as a question
       ("user", "Can you change the number of tickets to 5?")], "tickets", ["5"]),
+    ([("user", "Four tickets please."), ("assistant", "OK."),  # not a question of a change
+      ("user", "Did you change the number of tickets to 5?")], "tickets", ["Four tickets"]),
     ([("user", "Four tickets please."), ("assistant", "OK."), ("user", "Last time I "
       "changed the number of tickets to 5 and it broke.")], "tickets", ["Four tickets"]),
 ])

@@ -65,6 +65,10 @@ def answers(mem: ConversationMemory) -> list[tuple[str | None, bool | None]]:
     ("Would you like to add roaming to your mobile plan?", "Yes please.", True),
     ("Would you like a copy of the receipt by email?", "No thanks.", False),
     ("要不要给您办一张信用卡？", "信用卡不需要", False),
+    ("Would you like breakfast?", "Yes, but please hurry.", True),  # a contrast, still yes
+    ("Would you like a bottle of wine with dinner?", "Yes please.", True),
+    ("需要帮您取消这个订单吗？", "订单先不取消了", False),
+    ("需要接机服务吗？", "接机要的", True),
 ])
 def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str,
                                                        yes: bool) -> None:
@@ -104,6 +108,14 @@ def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str
     # a yes that does more than agree: a condition, a contrast, a put-off
     ("Would you like to add the extended warranty?", "Yes, but only if it's free."),
     ("需要为您购买保险吗？", "好的，不过我要先问问我老婆"),
+    # no closed question: a formula, an offer of information, of a value
+    ("Shall I put you through?", "Yes."), ("Shall I explain the fees?", "Sure."),
+    ("Would you like the phone number of the hotel?", "Yes please."),
+    # a remark that names the thing, negated but not its want
+    ("需要接机服务吗？", "上次没人来接机"),
+    ("需要快递员的电话号码吗？", "要。"),  # an offer of a value
+    ("Would you like it sent to the address on file?", "Yes."),  # about what was said
+    ("Shall I add breakfast?", "Yeah right, like I'd eat there again."),
 ])
 def test_no_decision_without_a_closed_question_answered(question: str, reply: str) -> None:
     mem = said((U, "Book a car."), (A, question), (U, reply))
@@ -175,6 +187,9 @@ def test_a_chinese_change_of_mind_supersedes_the_answer() -> None:
     mem = said((U, "订机票。"), (A, "需要为您购买保险吗？"), (U, "不用了。"), (A, "好的。"),
                (U, "我改主意了，保险还是要买的。"))
     assert answers(mem) == [("需要为您购买保险吗？", True)]
+    mem = said((U, "订酒店。"), (A, "需要加早餐吗？"), (U, "要。"), (A, "已为您添加早餐。"),
+               (U, "算了，早餐还是不要了。"))
+    assert answers(mem) == [("需要加早餐吗？", False)]
 
 
 @pytest.mark.parametrize("turns, expected", [

@@ -110,7 +110,7 @@ def _answers(state: ConversationState) -> dict[str, bool]:
     """The live typed answers by what they are about (lower case), the latest of each."""
     live = sorted((d for d in state.decisions if d.status == "active" and d.about
                    and d.answer is not None), key=lambda d: d.last_turn)
-    return {d.about.lower(): d.answer for d in live if d.about and d.answer is not None}
+    return {d.about.lower(): bool(d.answer) for d in live if d.about}
 
 
 def _answered(answers: dict[str, bool], slot: Slot, forms: Forms) -> bool:

@@ -78,7 +78,7 @@ from .settle import (
 )
 from .takeback import given_up, lifted
 from .tasks import JOINED_ZH, act_of, closes, read, terms, withdrawn
-from .yesno import answer_closed, closed_questions, last_closed, own_part
+from .yesno import answer_closed, closed_questions, last_closed, own_part, waits
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -1262,7 +1262,8 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
         return []
     if (m := _NUMBER_OF_TO.search(turn.text)) and not any(a.key == count_key(m.group(1))
                                                            for a in anchors) \
-            and _wanted_count(turn.text, m.start(), m.end()):
+            and _wanted_count(turn.text, m.start(), m.end()) \
+            and (not asks(turn.text) or _ASKS_TO_DO.match(turn.text)):  # not "Did you change…?"
         # "change the number of tickets to two": the count of what it names
         return [NewAnchor(kind="other", key=count_key(m.group(1)), value=m.group(2),
                           turns=[turn.index])]
@@ -1277,6 +1278,8 @@ def _count_changed(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Ind
     return [NewAnchor(kind="other", key=counts.pop(), value=m.group(1), turns=[turn.index])]
 
 
+_ASKS_TO_DO = re.compile(r"\W*(?:please\s+)?(?:can|could|would|will)\s+(?:you|I|we)\b",
+                         re.IGNORECASE)  # a request put as a question
 _NUMBER_OF_TO = re.compile(rf"\bnumber\s+of\s+({_COUNTED_ANY})\s+to\s+(\d{{1,2}}|{_EN_NUM})\b",
                            re.IGNORECASE)
 _DIGIT_OR_WORD = re.compile(rf"\d|\b{_EN_NUM}\b", re.IGNORECASE)
@@ -1359,15 +1362,15 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
     settle.offers): a yes, a no, or a change."""
     text = (turn.content or "").strip()
     if text:
-        # a question back, a put-off or a hedge ("How much is it?", "I'll think about it",
-        # "I don't know yet") leaves a closed question open (extract/yesno.py)
-        waits = bool(asks(text) or C.puts_off.search(text) or C.wish_hedge.search(text))
+        # a question back, a put-off, a hedge or a condition ("How much is it?", "I'll think
+        # about it", "Yes, but only if it's free") leaves a closed question open (yesno.py)
+        later = waits(text)
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and (
                             bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
                             or bool(C.offer.search(t) or C.offer_ask.search(t))
                             and not asked_kinds(t, owed=True))
-                        and not (waits and last_closed(t)),
+                        and not (later and last_closed(t)),
                         "done", delta, turn.index)
 
 

@@ -59,38 +59,44 @@ REACH = 4  # turns after a closed question within which a reply still answers it
 MAX_QUESTION = 300  # a closed question is one sentence of a few words, not a pasted text
 _ASKS = re.compile(r"[?？吗么]")  # what every closed question holds: most turns have none
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_PRONOUN = re.compile(r"(?:it|that|this|them|those|these)$", re.IGNORECASE)
+# a yes with a condition right after it ("Yes, but only if it's free", 好的，如果…)
+_CONDITIONAL = re.compile(r"^\W*\w+\W+(?:but\s+)?(?:only\s+)?(?:if|unless)\b"
+                          r"|^\W*\w+\W*(?:如果|要是)", re.IGNORECASE)
 _FIRST_CLAUSE = re.compile(r"[^,，.。!！?？;；\n]+")
 # where the clause that says a thing again ends ("... on the 10th and I don't need insurance")
 _CLAUSE_BREAK = re.compile(r"[,，.。!！?？;；\n]|\s(?:and|but)\s")
-# a Chinese verb of wanting right after what it wants (发票就要开), or a few characters
-# before it (要开发票, 帮我包装)
-_ADVERB_VERB = re.compile(r"[就也还都]?(?:是)?(?:需要|要|加|买|开|办|订|换|装)")
-_ZH_WANT_BEFORE = re.compile(r"(?:需要|要|加|买|开|办|订|换|装|帮我|给我)[\u4e00-\u9fff]{0,2}$")
-_GENERIC_HEAD = re.compile(r"(?:服务|业务|功能)$")  # what a Chinese thing may end with
 # "no (extra) insurance", "no to the warranty"
 _NO_BEFORE = re.compile(r"\bno\s+(?:[a-z-]+\s+){0,2}$", re.IGNORECASE)
 
 
 def head(sentence: str) -> str | None:
     """What a closed question asks about: in English the head of the noun phrase after its
-    verbs ("insurance" of "add the optional insurance to the rental"), in Chinese the
-    words before its 吗 or after 要不要 and a verb (保险 of 需要为您购买保险吗？); None for
-    none."""
-    return _head(sentence) if len(sentence) <= MAX_QUESTION else None
+    verbs ("insurance" of "add the optional insurance to the rental"), in Chinese its
+    thing after the verb, or before its 吗 (保险 of 需要为您购买保险吗？; 接机 of 需要接机服务
+    吗？); None for none."""
+    found = _object(sentence) if len(sentence) <= MAX_QUESTION else None
+    return found[1] if found else None
 
 
 @lru_cache(maxsize=1024)
-def _head(sentence: str) -> str | None:
+def _object(sentence: str) -> tuple[str, str] | None:
+    """The object phrase of a closed question and its head, lower case."""
     if _HAN.search(sentence):
         found = [C.wish_object.search(sentence)]
     else:
         found = [C.wish_object.match(sentence, m.end()) for m in C.wish_ask.finditer(sentence)]
     for o in found:
         words = (next((g for g in o.groups() if g), "") if o else "").split()
+        if words and _PRONOUN.match(words[0]):
+            continue  # "Would you like it sent to the address on file?": about what was said
         while words and C.wish_empty.match(words[-1]):  # "insurance after all": insurance
             words.pop()
         if words:
-            return words[-1].lower()
+            phrase, word = " ".join(words).lower(), words[-1].lower()
+            if _HAN.search(word) and len(short := C.generic_head.sub("", word)) >= 2:
+                word = short  # 接机 of 接机服务: said without 服务 too
+            return phrase, word
     return None
 
 
@@ -102,13 +108,13 @@ def closed(sentence: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _closed(s: str) -> bool:
-    thing = head(s)
+    found = _object(s)
     # (an offer of a value: "Do you want their phone number?", not "Would you like to add
     # roaming to your mobile plan?")
     if not (C.question.search(s) and C.wish_ask.search(s)) or C.wish_more.search(s) \
-            or kind_named(thing if thing else s):
+            or kind_named(found[0] if found and not _HAN.search(s) else s):
         return False
-    return thing is not None or bool(_HAN.search(s)) and not C.wish_empty.match(s)
+    return found is not None or bool(_HAN.search(s)) and not C.wish_empty.match(s)
 
 
 def closed_questions(turn: Turn) -> list[str]:
@@ -145,42 +151,60 @@ def polarity(reply: str) -> bool | None:
         return None
     yes = bool(C.agrees.search(reply) or C.affirms.search(reply))
     no = bool(C.declines.search(reply) or C.denies.search(reply))
-    if yes and (C.contrast_offer.search(reply) or C.condition.search(reply)
-                or C.puts_off.search(reply)):
+    if yes and (C.puts_off.search(first) or C.wish_hedge.search(first)
+                or _CONDITIONAL.match(first)):
         return None  # "Yes, but only if it's free", 好的，不过我要先问问我老婆
     return yes if yes != no else None
 
 
+def waits(text: str) -> bool:
+    """Whether a reply leaves a closed question open: it asks back, puts it off, hedges,
+    or sets a condition on it right away ("Yes, but only if it's free")."""
+    return bool(asks(text) or C.puts_off.search(text) or C.wish_hedge.search(text)
+                or _CONDITIONAL.match(text))
+
+
 def restated(reply: str, thing: str) -> tuple[bool, str] | None:
     """The answer a reply gives by saying ``thing`` again, with the clause that says it:
-    a no when the clause negates it ("I don't need insurance", 保险不用买), a yes when it
-    wants it ("I'd like to buy insurance", 发票要开的: in Chinese a verb right before or
-    after it, not 保险费用太高了); None when no clause says it so (a question, "Is
-    insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a remark,
-    "Breakfast was cold last time")."""
+    a no when the clause negates it ("I don't need insurance"; in Chinese a negated verb
+    beside it, 保险不用买, 不用开发票), a yes when it wants it ("I'd like to buy insurance";
+    a verb beside it, 发票要开的, not 保险费用太高了); None when no clause says it so (a
+    question, "Is insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a
+    remark, "Breakfast was cold last time", 上次没人来接机)."""
     han = bool(_HAN.search(thing))
-    if han and (short := _GENERIC_HEAD.sub("", thing)) and len(short) >= 2:
-        thing = short  # 来电显示 of 来电显示服务
     pattern = re.escape(thing) if han else rf"\b{re.escape(thing)}\b"
     breaks = [(b.start(), b.end()) for b in _CLAUSE_BREAK.finditer(reply)]  # (once: a
-    # long reply that says the thing often is read in one pass)
+    # long reply that says the thing often is read in one pass, each clause once)
+    skipped: set[int] = set()
+    read: set[int] = set()
     for m in re.finditer(pattern, reply, re.IGNORECASE):
         k = bisect.bisect_left(breaks, (m.start(), 0))
         start = breaks[k - 1][1] if k else 0
+        if start in skipped:
+            continue
         k = bisect.bisect_left(breaks, (m.end(), 0))
         end, close = breaks[k] if k < len(breaks) else (len(reply), len(reply))
         clause = reply[start:close].strip()  # (with its question mark)
-        if asks(clause) or C.polar_question.search(clause) or C.wish_hedge.search(clause):
+        if start not in read:  # (each clause asked once whether it answers at all)
+            read.add(start)
+            if asks(clause) or C.polar_question.search(clause) or C.wish_hedge.search(clause):
+                skipped.add(start)
+                continue
+        said = reply[start:end].strip()
+        if han:
+            before = reply[max(start, m.start() - 4):m.start()]
+            if C.wish_not_after.match(reply, m.end()) or C.wish_not_before.search(before):
+                return False, said
+            if C.wish_verb_after.match(reply, m.end()) or C.wish_verb_before.search(before) \
+                    or reply[start:end].rstrip("。！!～~ ").endswith("吧"):  # (帮我包装一下吧)
+                return True, said
             continue
-        # a Chinese clause negates what it says before its verb (保险不用买)
-        scope = clause if han else reply[start:m.start()]
+        scope = reply[start:m.start()]
         if C.negator.search(scope) or _NO_BEFORE.search(scope):
-            return False, reply[start:end].strip()
-        wants = C.wish_wants.search(clause) if not han else (
-            _ADVERB_VERB.match(reply, m.end()) or _ZH_WANT_BEFORE.search(reply, start, m.start())
-            or clause.rstrip("。！!～~ ").endswith("吧"))  # (帮我包装一下吧: asked for)
-        if wants:
-            return True, reply[start:end].strip()
+            return False, said
+        if C.wish_wants.search(clause):
+            return True, said
+        skipped.add(start)
     return None
 
 

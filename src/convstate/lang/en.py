@@ -398,8 +398,9 @@ PACK = LanguagePack(
         "wish_ask": r"(?:^\W*(?:(?:and|also|so|ok(?:ay)?|great|alright|sure|perfect|lastly"
                     r"|finally)\W+)?|\b(?:and|also)\s+|,\s*)(?:(?:do|did|would|will) you (?:also "
                     r"|still |like to |want to )?(?:like|want|need|prefer|wish|require|care for)"
-                    r"|(?:should|shall) I|(?:can|may) I (?:also )?(?:add|include|get|book|reserve"
-                    r"|order|send|arrange|sign you|put|set)|are you interested in"
+                    r"|(?:should|shall|can|may) I (?:also )?(?:add|include|get|book|reserve|order"
+                    r"|send|arrange|sign you|put|set|cancel|upgrade|renew|block|schedule|activate"
+                    r"|remove|switch)|are you interested in"
                     r"|would you be interested in)\b|\b(?:if|whether) you (?:would like|want|need"
                     r"|require)\b",
         # a reply that says both or all of the questions asked together ("Yes to both")
@@ -417,7 +418,7 @@ PACK = LanguagePack(
         "wish_object": r"\s*(?:(?:to|me|us|add|buy|purchase|include|have|get|book|reserve|order"
                        r"|request|apply for|sign up for|upgrade to|switch to|activate|enable"
                        r"|the|a|an|any|some|optional|also|too)\s+)*([a-z][a-z-]*(?:\s+[a-z][a-z-]*)"
-                       r"{0,3}?)(?=\s+(?:to|for|on|with|and|or|at|in|of|by|from|too|as well|today"
+                       r"{0,3}?)(?=\s+(?:to|for|on|with|and|or|at|in|by|from|too|as well|today"
                        r"|now)\b|\s*[?,.]"
                        r"|\s*$)",
         "wish_empty": r"^(?:\W|\b(?:do|does|would|will|should|shall|can|may|are|is|and|so"
@@ -426,8 +427,8 @@ PACK = LanguagePack(
                       r"|here|to|a|an|the|for|with|of|on|be|go|do|have|like|want|need|prefer"
                       r"|work|okay|ok|fine|good|right|correct|sure|else|also|please|proceed"
                       r"|continue|confirm|know|help|anything|something|more|other|today|now"
-                      r"|then|all|any|some|one|another|else|options?|more|information|info"
-                      r"|after|anyway|instead|either|really|again"
+                      r"|then|all|any|some|one|another|options?|information|info"
+                      r"|after|anyway|instead|either|really|again|through|down|up|off|out|back"
                       r"|details?)\b)*$",
         "wish_more": r"\b(?:anything|something) else\b|\banything more\b|\bany other\b"
                      r"|\bhelp (?:you )?with\b|\bor\b(?!\s+not\b)",
@@ -667,7 +668,8 @@ PACK = LanguagePack(
                     r"|rather(?!\s+than\b)|changed? my mind"
                     r"|my (?:bad|mistake)|made a mistake|correction|wrong)\b",
         # a reply that takes what was just offered ("Sure, book it", "OK, what's the address?")
-        "agrees": r"^\W*(?:yes|yeah|yep|sure|ok(?:ay)?|alright|all right|perfect|great|fine"
+        "agrees": r"^\W*(?:yes|yeah(?!,?\s+right\b)|yep|sure|ok(?:ay)?|alright|all right|perfect"
+                  r"|great|fine"
                   r"|sounds (?:good|great|fine|perfect)|that works|that(?:'s| is) fine"
                   r"|that(?:'d| would) (?:be )?(?:great|good|fine|perfect|nice|work)"
                   r"|please do|go ahead|let'?s do (?:it|that))\b",

@@ -89,7 +89,7 @@ ACTS = {
     # a grievance that recurs or drags on: a complaint about the service
     # how the service treats the speaker (不要敷衍我, 别再让我重复一遍了): a complaint
     "conduct": r"敷衍|推脱|推诿|推卸|踢皮球|忽悠|糊弄|打官腔|找借口|搪塞|应付我|重复一遍|绕圈子"
-               r"|让我重复|重复第?[二两三]遍"
+               r"|让我重复(?:说|一遍|了|[。！!]|$)|重复第?[二两三]遍"
                r"|挂我电话|跟我说什么",
     "grievance": r"第[一二三四五六七八九十几两\d]+[次回遍]|又(?:要|得|没|来了|是这样)|老是|每次都"
                  r"|一直(?:都)?(?:没|不|在等)|还(?:是)?没(?:有)?|多少次|几次了|好几次"
@@ -231,9 +231,24 @@ PACK = LanguagePack(
                      r"|发给您|发送给您|告诉您|链接|了解",  # (an offer of information)
         # what a closed question asks about: the words before its 吗 (保险 of 需要为您购买保险
         # 吗？), or after 要不要 and a verb (发票 of 要不要开发票？)
-        "wish_object": r"(?:要不要|需不需要|是否需要|用不用|需要|要)(?:帮您|给您|为您)?(?:购买|加购"
-                       r"|开通|办理|预订|安装|[加买开办订换用装选])?(?:[一两这那][张个份件台项])?"
-                       r"([\u4e00-\u9fff]{2,6}?)(?:一下)?(?:[吗么呢]|[？?]|$)",
+        # (its thing after 要不要 and a verb; after 需要 and a verb of getting; a thing of
+        # some service, 接机服务; else the two characters before 吗: 取消这个订单吗, 订单)
+        "wish_object": r"(?:要不要|需不需要|是否需要|用不用)(?:帮您|给您|为您)?(?:购买|加购|开通"
+                       r"|办理|预订|安装|[加买开办订换用装选])?(?:[一两这那][张个份件台项间杯瓶套])?"
+                       r"([\u4e00-\u9fff]{2,4}?)(?:[吗么呢]|[？?]|$)"
+                       r"|(?:需要|要)(?:帮您|给您|为您)?(?:购买|加购|开通|办理|预订|安装|[加买开办订换装])"
+                       r"(?:[一两这那][张个份件台项间杯瓶套])?([\u4e00-\u9fff]{2,4}?)(?:一下)?[吗么]"
+                       r"|(?:需要|要)([\u4e00-\u9fff]{2,4}?(?:服务|业务|功能))[吗么]"
+                       r"|([\u4e00-\u9fff]{2})(?:一下)?[吗么]\s*[？?]?\s*$",
+        # what such a thing may end with, and is said without (来电显示 of 来电显示服务)
+        "generic_head": r"(?:服务|业务|功能)$",
+        # wanting it: a verb right after the thing (发票就要开), or right before it (要开发票,
+        # 帮我包装); not wanting it: a negated verb after it (保险不用买, 订单先不取消了) or
+        # before it (不用开发票)
+        "wish_verb_after": r"[就也还都]?(?:是)?(?:需要|要|加|买|开|办|订|换|装)",
+        "wish_verb_before": r"(?:需要|要|加|买|开|办|订|换|装|帮我|给我)[\u4e00-\u9fff]{0,2}$",
+        "wish_not_after": r"[就也还都]?(?:是)?先?(?:不|别|免)(?:用|要|需要|加|开|买|办|订|取消|了)",
+        "wish_not_before": r"(?:不用|不要|不需要|别|不)(?:[加买开办订换装])?[\u4e00-\u9fff]{0,2}$",
         "wish_all": r"都要|都需要|都可以|都行|都好|两个都|全都",
         "wish_wants": r"需要|要|加|买|开|办|订|换|装|用",
         "wish_hedge": r"不知道|不确定|看情况|再说|考虑|说不好|没想好|再看",
