@@ -27,8 +27,8 @@ a bare yes then answers nothing):
   both", 都要: all of them). A reply that says the thing asked about again answers its
   question by the clause that says it: negated ("I don't need insurance", "a sedan
   without insurance") a no, wanted ("I'd like to buy insurance") a yes. A question
-  back, a put-off, a hedge or a yes that does more than agree ("Yes, but only if it's
-  free") answers nothing yet and leaves the question open; any other reply closes it,
+  back, a put-off, a hedge or a yes with a condition ("Yes, but only if it's free")
+  answers nothing yet and leaves the question open; any other reply closes it,
   answered or not (rules.py). A change of mind ("Actually, I do want insurance")
   answers an answered question again the same way, and the new answer supersedes the
   old.
