@@ -27,6 +27,7 @@ from .sections import (
     SETTLED_KEYS,
     SLOT_KEYS,
     Section,
+    clipped,
     field_of,
     grouped,
     read_first,
@@ -437,8 +438,7 @@ def _fold_text(state: ConversationState, spec: Section, text: str, turns_in: lis
     the user's "send the photo" is not the assistant's)."""
     turns = _cited(turns_in, sources)
     text = text.strip()
-    if len(text) > MAX_TEXT:  # bounded state: long texts keep a visible cut
-        text = text[: MAX_TEXT - 1] + "…"
+    text = clipped(text)
     if not turns or not text:
         stats.reject(f"{spec.name} item cites no folded turn: {text[:40]!r}")
         return None

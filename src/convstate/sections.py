@@ -181,6 +181,11 @@ class Section:
         return item_id.startswith(self.prefix) and item_id[len(self.prefix):].isdigit()
 
 
+def clipped(text: str) -> str:
+    """``text`` within MAX_TEXT: a longer one keeps a visible cut (a bounded state)."""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
+
+
 def field_of(item: Any, name: str) -> Any:
     """``getattr(item, name, None)``, fast for a name the item lacks: pydantic looks a
     missing name up the slow way (~10 us, in a fold's loops over the whole state)."""

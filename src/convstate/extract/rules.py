@@ -42,7 +42,6 @@ from ..sections import (
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
-    SETTLED_KEYS,
     SLOT_OF,
     AnchorKind,
     text_of,
@@ -58,6 +57,7 @@ from .names import category_kind, find_names, name_goes_on, typed_kind
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
 from .settle import (
+    OFFERED_KEYS,
     Options,
     agrees_only,
     answer_offer,
@@ -535,7 +535,6 @@ MAX_CLAUSE = 160  # a constraint, a goal or a task is a clause, not a paragraph
 # (a completion is compared with every open task) would grow with the turn's length.
 MAX_CLAUSES_PER_TURN = 256
 _TRAILING = "，。,.;；!！、:：…~～ "
-_OFFERED_KEYS = SETTLED_KEYS | COUNT_KEYS  # the values an offer proposes (settle.offers)
 
 
 @dataclass
@@ -634,7 +633,7 @@ class RuleExtractor(BaseExtractor):
             taken += [s for s in cue_offers(turn, cue_options) if not any(s in t for t in taken)]
             # "Shall I add breakfast?" (one naming a Cue field's option is cue_offers' to
             # take or leave: "Would you like a refund? We can also do an exchange.")
-            offered = [a.value for a in anchors if a.key in _OFFERED_KEYS]
+            offered = [a.value for a in anchors if a.key in OFFERED_KEYS]
             taken += [own_part(q, offered) for q in closed_questions(turn)
                       if not any(q in t for t in taken)
                       and not any(p.search(q) for _, p in cue_options)]
@@ -1363,14 +1362,15 @@ def _answer_confirmation(turn: Turn, delta: StateDelta, index: list[IndexEntry])
     text = (turn.content or "").strip()
     if text:
         # a question back, a put-off, a hedge or a condition ("How much is it?", "I'll think
-        # about it", "Yes, but only if it's free") leaves a closed question open (yesno.py)
-        later = waits(text)
+        # about it", "Yes, but only if it's free") leaves a closed question open (yesno.py);
+        # read once, if ever: most turns close no question
+        later = lru_cache(maxsize=1)(lambda: waits(text))
         _close_matching(delta.open_tasks, index,
                         lambda t, o: o == "user" and (
                             bool(C.ask_user.search(t)) and bool(C.ask_confirm.search(t))
                             or bool(C.offer.search(t) or C.offer_ask.search(t))
                             and not asked_kinds(t, owed=True))
-                        and not (later and last_closed(t)),
+                        and not (last_closed(t) and later()),
                         "done", delta, turn.index)
 
 

@@ -181,7 +181,7 @@ def taken_up(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
 # what an offer put to the user as a question may propose: a count too ("Would 1 night
 # work?"), settled by their answer (not by a failure: what it says there is, "only 40
 # seats left", proposes no count)
-_OFFERED_KEYS = SETTLED_KEYS | COUNT_KEYS
+OFFERED_KEYS = SETTLED_KEYS | COUNT_KEYS  # the keys of the values an offer proposes
 
 
 def _takes(text: str) -> bool:
@@ -201,7 +201,7 @@ def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]
     that is a value ("Would you like the $95 one?"; not "You're booked at 3 pm, would you
     like a receipt?"); not a request to confirm what was said back."""
     if turn.role != "assistant" or not turn.content \
-            or not any(a.key in _OFFERED_KEYS for a in anchors) \
+            or not any(a.key in OFFERED_KEYS for a in anchors) \
             or not (C.offer.search(turn.content) or C.offer_ask.search(turn.content)):
         return []
     out, before = [], ""
@@ -215,11 +215,11 @@ def offers(turn: Turn, anchors: Sequence[NewAnchor]) -> list[tuple[str, set[str]
             after = m.end()
         else:
             continue
-        keys = {a.key for a in anchors if a.key in _OFFERED_KEYS and a.value in sentence[after:]}
+        keys = {a.key for a in anchors if a.key in OFFERED_KEYS and a.value in sentence[after:]}
         if not keys and C.offer_back.search(sentence[after:]):
             # what it refers back to, said just before ("The next opening is 4 pm. Would
             # that work?"): the offer is both sentences
-            keys = {a.key for a in anchors if a.key in _OFFERED_KEYS and a.value in said}
+            keys = {a.key for a in anchors if a.key in OFFERED_KEYS and a.value in said}
             sentence = f"{said} {sentence}"
         if keys:
             out.append((sentence, keys))
@@ -315,7 +315,7 @@ def answer_offer(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[Index
     now = {(slot, _same(value)) for e, slot, value in requests if e.turn == newest.get(slot)}
     proposed = [(e, slot, value) for e in entries
                 for key, _, value in [e.text.partition("=")] for slot in [_kind(key, value)]
-                if e.turn == turn.index - 1 and key in _OFFERED_KEYS and slot in slots
+                if e.turn == turn.index - 1 and key in OFFERED_KEYS and slot in slots
                 and (_same(value) not in theirs if e.speaker != "user" else
                      slot in newest and (slot, _same(value)) not in now)
                 and (cut or any(value in t for t in asked))]

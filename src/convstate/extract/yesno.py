@@ -46,7 +46,7 @@ from functools import lru_cache
 
 from ..delta import ItemUpdate, NewDecision, NewTask, StateDelta
 from ..lang import Cues
-from ..sections import MAX_SUBJECT, MAX_TEXT
+from ..sections import MAX_SUBJECT, clipped
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
@@ -151,8 +151,7 @@ def polarity(reply: str) -> bool | None:
         return None
     yes = bool(C.agrees.search(reply) or C.affirms.search(reply))
     no = bool(C.declines.search(reply) or C.denies.search(reply))
-    if yes and (C.puts_off.search(first) or C.wish_hedge.search(first)
-                or _CONDITIONAL.match(first)):
+    if yes and _holds_off(first):
         return None  # "Yes, but only if it's free", 好的，不过我要先问问我老婆
     return yes if yes != no else None
 
@@ -160,7 +159,11 @@ def polarity(reply: str) -> bool | None:
 def waits(text: str) -> bool:
     """Whether a reply leaves a closed question open: it asks back, puts it off, hedges,
     or sets a condition on it right away ("Yes, but only if it's free")."""
-    return bool(asks(text) or C.puts_off.search(text) or C.wish_hedge.search(text)
+    return bool(asks(text)) or _holds_off(text)
+
+
+def _holds_off(text: str) -> bool:
+    return bool(C.puts_off.search(text) or C.wish_hedge.search(text)
                 or _CONDITIONAL.match(text))
 
 
@@ -248,11 +251,9 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
             said = restated(reply, thing) if thing else None
         if said is None:
             continue
-        text = f"{question}{ARROW}{said[1]}"
         delta.decisions.append(NewDecision(
-            text=text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…",
-            question=question, about=thing or question[:MAX_SUBJECT], answer=said[0],
-            turns=[turn.index]))
+            text=clipped(f"{question}{ARROW}{said[1]}"), question=question,
+            about=thing or question[:MAX_SUBJECT], answer=said[0], turns=[turn.index]))
         if task is None:
             continue
         if isinstance(task, IndexEntry):
