@@ -85,6 +85,7 @@ PRINTS: dict[str, list[str]] = {
     "docs/customer-service.md": [
         "['I will send you a return label']\n['What is your order number']\n[] BX-7741-2290",
         "[('Would you like to add insurance?', False)]",
+        "[('require', 'pets'), ('forbid', 'smoking')]",
         'From earlier conversations:\n- phone: "13912345678"', "after erase: [] nowhere"],
     "docs/concepts.md": ['- **order_id**: "SR-20240315-889"', "call you back", "\nTrue\n"],
     "docs/extending.md": ["['I want to complain: order SR-7 came broken.'] open"],

@@ -13,10 +13,16 @@ An item *holds* a value when what it says (its text, an anchor's value, an ancho
 subject, and a count's number: "two bedrooms" says 2) contains one of the value's
 forms, case-insensitively, a number only as a whole number ("5分" is not held by
 "4.5分以上", nor "2" people by a phone with a 2). A yes or a no (SGD's ``True``/
-``False``, which no text says) is held by the latest typed answer about the thing the
-slot's name ends with (``add_insurance``: "Would you like to buy insurance?" answered
-no holds ``False``). A *live* item has its section's live status;
-an *active* anchor, status ``active``. The measures, over every read of every dialogue:
+``False``, CrossWOZ's ``是``/``否`` of a facility: no text says it) is held only by the
+latest live typed yes/no item about the thing the slot names: an answer to a closed
+question (``Decision.about``/``answer``: "Would you like to buy insurance?" answered no
+holds ``add_insurance: False``) or a feature the user requires or forbids
+(``Preference.topic``/``polarity``: "with live music" holds ``has_live_music: True``);
+the thing is the name's last word, or the one before a last word that says what holds
+of it (``pets_allowed``: pets), and what the item is about ends with it (a Chinese one
+holds it or is held by it: 洗衣 of 洗衣服务). No anchor holds a yes or a no (nor do
+stale and precision count one). A *live* item has its section's live status; an
+*active* anchor, status ``active``. The measures, over every read of every dialogue:
 
 - ``state_turn_recall``: the slots of each turn's gold state held by a live item;
 - ``state_anchor_recall``: the same, held by an active anchor;
@@ -47,6 +53,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..normalize import normalize
 from ..sections import field_of, text_of
 from ..state import ConversationState
 from .tally import Tally
@@ -54,6 +61,7 @@ from .tally import Tally
 Slot = tuple[Any, ...]
 Forms = tuple[str, ...]  # the surface forms of one value, lower case
 GoldState = dict[Slot, Forms]
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 MEASURES = ("state_turn_recall", "state_anchor_recall", "state_stale", "state_precision",
             "state_folded_recall")
@@ -103,21 +111,52 @@ def _live(state: ConversationState) -> list[str]:
             if spec.is_live(item)]
 
 
-_BOOLEANS: dict[Forms, bool] = {("true",): True, ("false",): False}
+# a yes or a no no text says: SGD's True/False, CrossWOZ's 是/否 (a hotel's facility)
+_BOOLEANS: dict[Forms, bool] = {("true",): True, ("false",): False, ("是",): True,
+                                ("否",): False}
+_NAME_PARTS = re.compile(r"[_\-\s]+")
 
 
-def _answers(state: ConversationState) -> dict[str, bool]:
-    """The live typed answers by what they are about (lower case), the latest of each."""
-    live = sorted((d for d in state.decisions if d.status == "active" and d.about
-                   and d.answer is not None), key=lambda d: d.last_turn)
-    return {d.about.lower(): bool(d.answer) for d in live if d.about}
+def _answers(state: ConversationState) -> list[tuple[str, bool]]:
+    """The live typed yes/no items, oldest first: (what each is about, normalized; yes or
+    no). Those are the answers to closed questions (``Decision.about``/``answer``) and
+    the features the user requires or forbids (``Preference.topic``/``polarity``)."""
+    typed = [(d.last_turn, normalize(d.about), bool(d.answer)) for d in state.decisions
+             if d.status == "active" and d.about and d.answer is not None]
+    typed += [(p.last_turn, p.topic, p.polarity == "require") for p in state.preferences
+              if p.status == "active" and p.polarity in ("require", "forbid")]
+    return [(about, yes) for _, about, yes in sorted(typed, key=lambda t: t[0])]
 
 
-def _answered(answers: dict[str, bool], slot: Slot, forms: Forms) -> bool:
-    """Whether the latest typed answer about the thing a yes/no slot names (the last
-    word of its name: ``add_insurance``, insurance) holds its gold value."""
-    thing = str(slot[-1]).lower().rsplit("_", 1)[-1]
-    return answers.get(thing) is _BOOLEANS[forms]
+def _answered(answers: list[tuple[str, bool]], slot: Slot, forms: Forms) -> bool:
+    """Whether the latest typed yes/no item about the thing a slot names holds its gold
+    value: what it is about ends with that thing (``has_live_music``: live music;
+    ``add_insurance``: insurance; 酒店设施-吹风机: 吹风机)."""
+    thing = _thing(str(slot[-1]))
+    latest = None
+    for about, yes in answers:
+        if _names(about, thing):
+            latest = yes
+    return latest is _BOOLEANS[forms]
+
+
+def _thing(name: str) -> str:
+    """The thing a slot's name says, normalized: its last word, or the one before a last
+    word that says what holds of it (``pets_allowed``: pets)."""
+    words = [w for w in _NAME_PARTS.split(name) if w]
+    last = words[-1] if words else name
+    if len(words) > 1 and last.lower().endswith("ed"):
+        last = words[-2]
+    return normalize(last)
+
+
+def _names(about: str, thing: str) -> bool:
+    """Whether ``about`` (normalized) names ``thing``: it ends with it, a plural as its
+    singular ("kid" of "kids"); a Chinese one holds it or is held by it (洗衣 of 洗衣服务)."""
+    if _HAN.search(thing):
+        return len(about) >= 2 and (thing in about or about in thing)
+    thing, about = thing.removesuffix("s"), about.removesuffix("s")
+    return len(thing) >= 2 and about.endswith(thing)
 
 
 def _held(texts: Iterable[str], forms: Forms) -> bool:
@@ -178,8 +217,11 @@ class StateAccuracy:
         anchors = [_said(a) for a in active]
         answers = _answers(state)
         for slot, forms in gold.items():
-            held = forms in _BOOLEANS and _answered(answers, slot, forms) \
-                or _held(live, forms)
+            if forms in _BOOLEANS:  # (no anchor's value, nor any text, says a yes)
+                self.tally.add("state_turn_recall", _answered(answers, slot, forms))
+                self.tally.add("state_anchor_recall", False)
+                continue
+            held = _held(live, forms)
             self.tally.add("state_turn_recall", held)
             if self._said_so_far(forms):
                 self.tally.add("state_said_recall", held)

@@ -56,6 +56,7 @@ from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
 from .names import category_kind, find_names, name_goes_on, typed_kind
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
+from .requirements import requirements
 from .settle import (
     OFFERED_KEYS,
     Options,
@@ -627,6 +628,8 @@ class RuleExtractor(BaseExtractor):
                 notes.append(f"turn #{turn.index}: {unread} clauses past the first "
                              f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
+            if not expository(turn):  # what the user requires of what they seek
+                delta.preferences.extend(requirements(turn))
             asks.ask(turn, anchors, delta)
             # the user's to take or turn down
             taken = [sentence for sentence, _ in offers(turn, anchors)]

@@ -117,6 +117,12 @@ _THIS_OCCASION = (r"\b(?:want|need|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|p
                   r"|evening|trip)|next\s+\w+)\b")
 # a verb in the past: a regular one (not a verb that ends in -ed: "need", "proceed"; nor
 # a participle naming a thing: "a dog named Max"), or an irregular one
+# a word of a feature's noun phrase (lang cue feature_en): not a word that ends it (a
+# preposition, a conjunction, a verb of having) nor the first part of "in-unit"
+_FEATURE_WORD = (r"(?!(?:and|or|at|in|for|near|on|to|that|which|who|where|please|but|so"
+                 r"|because|if|from|by|under|over|around|within|than|as|has|have|is|are|was"
+                 r"|were|should|must|can|could|would|will|allows?|serves?|offers?|provides?"
+                 r"|includes?)\b(?!-))[a-z0-9][\w'-]*")
 _PAST = (r"(?!(?:need|feed|seed|speed|proceed|exceed|succeed|bleed|breed|heed|shed|named"
          r"|called|based|located)\b)[a-z]+ed|got|went|came|bought|had|paid|sent|lost|made"
          r"|took|gave|saw|left|found|told|said|spent|broke|forgot|wrote|ate|drank|ran|sold"
@@ -405,6 +411,36 @@ PACK = LanguagePack(
                     r"|require)\b",
         # a reply that says both or all of the questions asked together ("Yes to both")
         "wish_all": r"\b(?:both|all of (?:them|it|those)|(?:yes|no) to all)\b",
+        # what the user requires of a thing sought (extract/requirements.py): the noun
+        # phrase after "with"/"without", after a verb of having ("that has", "and allows",
+        # "serving"), before "-friendly" or before "(should) be allowed"
+        "feature_en": r"\b(?P<open>with(?:out)?|w/o|(?:(?:that|which|where)\s+(?:also\s+)?"
+                      r"(?:(?:does|do)(?:n'?t|\s+not)\s+)?(?:has|have|serves?|offers?|allows?"
+                      r"|provides?|includes?|permits?|accepts?)|and\s+(?:also\s+)?(?:has|serves"
+                      r"|offers|allows|provides|includes|permits|accepts)|serving|offering"
+                      r"|allowing|providing|permitting|including))\s+"
+                      rf"(?P<what>{_FEATURE_WORD}(?:(?:\s+(?:and|or))?\s+{_FEATURE_WORD}){{0,5}})"
+                      r"|\b(?P<what2>[a-z][\w-]*)\s+(?:(?:should|must|can|has to|needs to)\s+be"
+                      r"|is|are)\s+(?P<open2>(?:not\s+)?(?:allowed|permitted))\b"
+                      r"|\b(?P<what3>[a-z]+)-friendly\b",
+        # ... of a thing sought: an indefinite noun phrase, or a verb of seeking, before it
+        "feature_sought": r"\b(?:an?|any|some|another|other|something|someplace|somewhere"
+                          r"|anything|anywhere|find|search|look(?:ing)? for|recommend|suggest"
+                          r"|show me|get me|\d+|two|three|four|five|six|seven|eight|nine|ten)\b",
+        # ... not what troubles the user, nor how they pay or deal ("a problem with login",
+        # "pay for the room with a card")
+        "feature_trouble": r"\b(?:problem|issue|trouble|question|help|wrong|pay|paid|paying"
+                           r"|deal|dealt|go|went|come|came|start|stick)\s+(?:\w+\s+){0,3}$",
+        # ... not a person, a thing known, nor a count (a count is an anchor)
+        "feature_no_thing": r"(?:my|your|his|her|our|their|the|this|that|these|those|me"
+                            r"|you|him|us|them|it|one|two|three|four|five|six|seven|eight"
+                            r"|nine|ten|\d|a few|several|many|more|less|friends?|family|kids"
+                            r"|children|wife|husband|partner|boyfriend|girlfriend|colleagues?"
+                            r"|parents?|someone|somebody|people|person|guests?)\b",
+        "feature_not": r"\bwithout\b|w/o|n'?t\b|\bnot\b",
+        "feature_no": r"(?:no|non)[\s-]+",  # "with no smoking": forbidden
+        "feature_article": r"^(?:(?:an?|some|any)\s+)+",
+        "feature_and": r"\s+(?:and|or)\s+",
         # a reply that wants the thing it says again ("I'd like to buy insurance"), or
         # weighs it still ("I don't know if I need insurance", "I'll decide later")
         "wish_wants": r"\b(?:want|need|like|love|take|add|include|get|buy|purchase|book|require"

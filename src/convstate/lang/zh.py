@@ -250,6 +250,18 @@ PACK = LanguagePack(
         "wish_not_after": r"[就也还都]?(?:是)?先?(?:不|别|免)(?:用|要|需要|加|开|买|办|订|取消|了)",
         "wish_not_before": r"(?:不用|不要|不需要|别|不)(?:[加买开办订换装])?[\u4e00-\u9fff]{0,2}$",
         "wish_all": r"都要|都需要|都可以|都行|都好|两个都|全都",
+        # what the user requires of a thing sought (extract/requirements.py): what 有, 提供
+        # or 要有 gives before 的 or the clause's end (有吹风机的酒店, 提供桑拿和洗衣服务); 没有
+        # before it forbids it (not 有没有, a question)
+        "feature_zh": r"(?P<open>(?<!有)没有|不要有|(?<!没)(?:要有|带有|配有|配备|有(?!没)|提供))"
+                      r"(?P<what>[\u4e00-\u9fffA-Za-z0-9、]{2,24}?)(?=的|[，,。.！!？?；;]|吗|$)",
+        "feature_seeks": r"找|推荐|预订|预定|订|入住",
+        "feature_generic": r"(?:的)?(?:服务设施|设施|服务)$",
+        # ... not a count, a question word, nor what asks nothing (有推荐, 有其他要求, 有点贵)
+        "feature_no_thing": r"[一二两三四五六七八九十几个点些人\d]|什么|哪|推荐|多少|其他|其它|别的"
+                            r"|问题|要求|需要|时间|空|机会|办法|可能|意思|关系|道理|事",
+        "feature_and": r"[和与及、]|以及",
+        "feature_not": r"没|不",
         "wish_wants": r"需要|要|加|买|开|办|订|换|装|用",
         "wish_hedge": r"不知道|不确定|看情况|再说|考虑|说不好|没想好|再看",
         "mind_change": r"改主意|其实|算了|还是|不对|等等",

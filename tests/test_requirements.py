@@ -1,0 +1,100 @@
+"""What the user requires of the thing sought is a typed preference of theirs
+(extract/requirements.py), zh and en: polarity require or forbid, the feature as topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from convstate import ConversationMemory, InMemoryStore
+from convstate.extract.requirements import requirements
+from convstate.normalize import normalize
+from convstate.turns import Turn
+
+
+def required(text: str, role: str = "user") -> list[tuple[str, str, str]]:
+    return [(p.polarity, p.topic, p.text)
+            for p in requirements(Turn(index=3, role=role, content=text))]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hey, can you find me a place to eat with live music at a budget price?",
+     [("require", "live music", "with live music")]),
+    ("Are there any other one star hotels with wifi?", [("require", "wifi", "with wifi")]),
+    ("I need an apartment in San Jose that has four bedrooms and allows pets.",
+     [("require", "pets", "and allows pets")]),  # (four bedrooms: a count, an anchor's)
+    ("I want something a little costly that serves alcohol.",
+     [("require", "alcohol", "that serves alcohol")]),
+    ("Something else you can find with in-unit laundry?",
+     [("require", "in-unit laundry", "with in-unit laundry")]),
+    ("I'd like to find some kid-friendly attractions in London.",
+     [("require", "kid", "kid-friendly")]),
+    ("I want you to find 2 star hotels where smoking is allowed.",
+     [("require", "smoking", "smoking is allowed")]),
+    ("Can you show me a wildlife spot without an entry fee.",
+     [("forbid", "entry fee", "without an entry fee")]),
+    ("Find me a hotel that doesn't allow pets.", [("forbid", "pets", "that doesn't allow pets")]),
+    ("I'd like a room with no smoking and a minibar.",
+     [("forbid", "smoking", "with no smoking"), ("require", "minibar", "a minibar")]),
+])
+def test_an_english_feature_of_a_thing_sought(text: str, expected: list) -> None:
+    assert required(text) == [(p, normalize(t), s) for p, t, s in expected]
+
+
+@pytest.mark.parametrize("text", [
+    "I have a problem with my order.",  # what troubles the user
+    "I'm having trouble with login.",
+    "Can I pay for the room with a credit card?",  # how they pay
+    "I'll go with a sedan.",  # nothing sought before it
+    "I'm traveling with my kids and need a hotel.",  # a person
+    "I need a table with two chairs.",  # a count: an anchor's
+    "Is there an issue with the delivery?",  # a thing known
+])
+def test_not_a_feature(text: str) -> None:
+    assert required(text) == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("好的，吃完饭我想找一家有吹风机服务设施的酒店住宿，给我推荐一家吧。",
+     [("require", "吹风机", "有吹风机服务设施")]),  # (服务设施 left off)
+    ("您好，请帮我推荐一家提供无烟房和国际长途电话的舒适型酒店。",
+     [("require", "无烟房", "提供无烟房"), ("require", "国际长途电话", "国际长途电话")]),
+    ("请给我推荐一家评分4分以上的酒店住宿，要有行李寄存服务的。",
+     [("require", "行李寄存", "要有行李寄存服务")]),
+    ("帮我找一家没有吸烟区的餐厅。", [("forbid", "吸烟区", "没有吸烟区")]),
+    ("我想订一个带有阳台的房间。", [("require", "阳台", "带有阳台")]),
+])
+def test_a_chinese_feature_of_a_thing_sought(text: str, expected: list) -> None:
+    assert required(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "这个酒店有健身房吗？",  # a question about a thing known: nothing sought
+    "我想找一家有没有健身房都行的酒店。",  # 有没有: either
+    "我想找个酒店，有推荐的吗？",  # asks for nothing
+    "我有一个问题想问。",
+    "我要退款，不要换货了。",
+])
+def test_not_a_chinese_feature(text: str) -> None:
+    assert required(text) == []
+
+
+def test_only_the_user_requires() -> None:
+    assert required("We found a hotel with wifi and a pool for you.", role="assistant") == []
+
+
+def test_a_later_requirement_of_a_feature_supersedes_the_earlier() -> None:
+    """Read turn by turn through the memory: the state types each feature once, the
+    latest word on it active ("with no live music" after "with live music")."""
+    mem = ConversationMemory("req", store=InMemoryStore(), context_window=8192)
+    for role, text in [
+            ("user", "Can you find me a place to eat with live music?"),
+            ("assistant", "Sure, in which city?"),
+            ("user", "San Jose. Somewhere that serves alcohol, without a dress code."),
+            ("assistant", "There is Blue Note, 123 Main St."),
+            ("user", "Actually, I'd rather have a place with no live music.")]:
+        mem.add(role, text)
+        mem.context()
+    live = {(p.topic, p.polarity) for p in mem.state.preferences
+            if p.status == "active" and p.polarity in ("require", "forbid")}
+    assert live == {("livemusic", "forbid"), ("alcohol", "require"), ("dresscode", "forbid")}
+    assert all(p.speaker == "user" for p in mem.state.preferences)
