@@ -35,6 +35,22 @@ def required(text: str, role: str = "user") -> list[tuple[str, str, str]]:
     ("Find me a hotel that doesn't allow pets.", [("forbid", "pets", "that doesn't allow pets")]),
     ("I'd like a room with no smoking and a minibar.",
      [("forbid", "smoking", "with no smoking"), ("require", "minibar", "a minibar")]),
+    ("I want a hotel with wifi, parking and a gym.",  # a list ends with "and"
+     [("require", "wifi", "with wifi"), ("require", "parking", "parking"),
+      ("require", "gym", "a gym")]),
+    ("I would like a hotel without wifi and with a pool.",
+     [("forbid", "wifi", "without wifi"), ("require", "pool", "with a pool")]),
+    ("And I'd like something with a gym too.", [("require", "gym", "with a gym")]),
+    ("I'm looking for a restaurant with a kids menu.",
+     [("require", "kids menu", "with a kids menu")]),  # (kids alone: a person)
+    ("I don't want a car with a sunroof.", [("forbid", "sunroof", "with a sunroof")]),
+    ("Actually, an apartment that doesn't allow pets, my son is allergic.",
+     [("forbid", "pets", "that doesn't allow pets")]),  # one said alone
+    ("I don't have a car, so I need a hotel with a shuttle.",  # (another clause's not)
+     [("require", "shuttle", "with a shuttle")]),
+    ("Any hotel with wifi, thanks.",  # (a comma ends a list that no "and" ends)
+     [("require", "wifi", "with wifi")]),
+    ("I need a plan with 10GB of data.", [("require", "10gb", "with 10GB")]),
 ])
 def test_an_english_feature_of_a_thing_sought(text: str, expected: list) -> None:
     assert required(text) == [(p, normalize(t), s) for p, t, s in expected]
@@ -48,6 +64,12 @@ def test_an_english_feature_of_a_thing_sought(text: str, expected: list) -> None
     "I'm traveling with my kids and need a hotel.",  # a person
     "I need a table with two chairs.",  # a count: an anchor's
     "Is there an issue with the delivery?",  # a thing known
+    "I don't need a hotel with a pool.",  # needed not, sought not: nothing
+    "I'm not looking for a hotel with a casino.",
+    "I received a phone with a cracked screen.",  # no verb of seeking governs it
+    "I booked a room with a view last week but it faced the parking lot.",
+    "Thanks, that's a great hotel with a pool!",
+    "I want to cancel a subscription with automatic renewal.",
 ])
 def test_not_a_feature(text: str) -> None:
     assert required(text) == []
@@ -62,9 +84,17 @@ def test_not_a_feature(text: str) -> None:
      [("require", "行李寄存", "要有行李寄存服务")]),
     ("帮我找一家没有吸烟区的餐厅。", [("forbid", "吸烟区", "没有吸烟区")]),
     ("我想订一个带有阳台的房间。", [("require", "阳台", "带有阳台")]),
+    ("我想要一个带5G的套餐。", [("require", "5g", "带5G")]),
+    ("我想要一辆不带天窗的车。", [("forbid", "天窗", "不带天窗")]),
+    ("帮我推荐一家既有早餐又有泳池的酒店。",
+     [("require", "早餐", "有早餐"), ("require", "泳池", "泳池")]),
+    ("帮我找一家有24小时热水的宾馆。", [("require", "24小时热水", "有24小时热水")]),
+    ("还要有健身房。", [("require", "健身房", "要有健身房")]),  # 要有 says it alone
+    ("酒店要提供早餐。", [("require", "早餐", "要提供早餐")]),
+    ("我不想要有泳池的酒店。", [("forbid", "泳池", "要有泳池")]),
 ])
 def test_a_chinese_feature_of_a_thing_sought(text: str, expected: list) -> None:
-    assert required(text) == expected
+    assert required(text) == [(p, normalize(t), s) for p, t, s in expected]
 
 
 @pytest.mark.parametrize("text", [
@@ -73,6 +103,13 @@ def test_a_chinese_feature_of_a_thing_sought(text: str, expected: list) -> None:
     "我想找个酒店，有推荐的吗？",  # asks for nothing
     "我有一个问题想问。",
     "我要退款，不要换货了。",
+    "我不需要有泳池的酒店。",  # needed not: nothing
+    "不用找有健身房的酒店。",
+    "我上周订的酒店没有热水。",  # a report, not a search
+    "我想投诉一家没有热水的酒店。",  # complained of
+    "我想退掉一个有质量问题的手机壳。",  # given back
+    "我找了半天，没有找到合适的酒店。",
+    "我想带孩子去玩。",  # 带 a person along, no 的
 ])
 def test_not_a_chinese_feature(text: str) -> None:
     assert required(text) == []

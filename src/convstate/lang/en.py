@@ -122,7 +122,9 @@ _THIS_OCCASION = (r"\b(?:want|need|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|p
 _FEATURE_WORD = (r"(?!(?:and|or|at|in|for|near|on|to|that|which|who|where|please|but|so"
                  r"|because|if|from|by|under|over|around|within|than|as|has|have|is|are|was"
                  r"|were|should|must|can|could|would|will|allows?|serves?|offers?|provides?"
-                 r"|includes?)\b(?!-))[a-z0-9][\w'-]*")
+                 r"|includes?|with|without|too|also|as|please|thanks|though|instead|again"
+                 r"|then|now|here|there|yesterday|today|tonight|tomorrow|last|next|this|of)\b"
+                 r"(?!-))[a-z0-9][\w'-]*")
 _PAST = (r"(?!(?:need|feed|seed|speed|proceed|exceed|succeed|bleed|breed|heed|shed|named"
          r"|called|based|located)\b)[a-z]+ed|got|went|came|bought|had|paid|sent|lost|made"
          r"|took|gave|saw|left|found|told|said|spent|broke|forgot|wrote|ate|drank|ran|sold"
@@ -419,28 +421,40 @@ PACK = LanguagePack(
                       r"|provides?|includes?|permits?|accepts?)|and\s+(?:also\s+)?(?:has|serves"
                       r"|offers|allows|provides|includes|permits|accepts)|serving|offering"
                       r"|allowing|providing|permitting|including))\s+"
-                      rf"(?P<what>{_FEATURE_WORD}(?:(?:\s+(?:and|or))?\s+{_FEATURE_WORD}){{0,5}})"
+                      rf"(?P<what>{_FEATURE_WORD}(?:(?:,?\s+(?:and|or)|,)?\s+{_FEATURE_WORD})"
+                      r"{0,7})"
                       r"|\b(?P<what2>[a-z][\w-]*)\s+(?:(?:should|must|can|has to|needs to)\s+be"
                       r"|is|are)\s+(?P<open2>(?:not\s+)?(?:allowed|permitted))\b"
                       r"|\b(?P<what3>[a-z]+)-friendly\b",
-        # ... of a thing sought: an indefinite noun phrase, or a verb of seeking, before it
-        "feature_sought": r"\b(?:an?|any|some|another|other|something|someplace|somewhere"
-                          r"|anything|anywhere|find|search|look(?:ing)? for|recommend|suggest"
-                          r"|show me|get me|\d+|two|three|four|five|six|seven|eight|nine|ten)\b",
+        # ... of a thing sought: an indefinite noun phrase a verb of seeking governs ("find
+        # me a", "I need to find an", "are there any"), or a pronoun of one ("something")
+        "feature_sought": r"\b(?:(?:find|search(?:ing)?\s+for|look(?:ing)?\s+for|recommend"
+                          r"|suggest|show|get|give|book|reserve|need|want|like|prefer|rent|buy"
+                          r"|order|have|try|(?:are|is)\s+there)\s+(?:(?:me|us|you)\s+)?(?:to\s+"
+                          r"(?:find|book|get|rent|buy|order|have|reserve|try)\s+(?:(?:me|us)\s+)?)?"
+                          r"(?:an?|some|any|another|other|\d+|two|three|four|five|six|seven"
+                          r"|eight|nine|ten)|any|some|another|something|someplace|somewhere"
+                          r"|anything|anywhere)\b"
+                          # (or one said alone: "An apartment that allows pets, please.")
+                          r"|(?:^|[,;]\s*)(?:\w+,?\s+)?an?\b",
+        # ... negated: wished not to have, a feature is forbidden ("I don't want a car with
+        # a sunroof"); needed not, or sought not, nothing ("I don't need a hotel with a pool")
+        "feature_wish": r"want|like|prefer|不想要|不要",
         # ... not what troubles the user, nor how they pay or deal ("a problem with login",
         # "pay for the room with a card")
         "feature_trouble": r"\b(?:problem|issue|trouble|question|help|wrong|pay|paid|paying"
                            r"|deal|dealt|go|went|come|came|start|stick)\s+(?:\w+\s+){0,3}$",
         # ... not a person, a thing known, nor a count (a count is an anchor)
-        "feature_no_thing": r"(?:my|your|his|her|our|their|the|this|that|these|those|me"
+        "feature_no_thing": r"(?:(?:my|your|his|her|our|their|the|this|that|these|those|me"
                             r"|you|him|us|them|it|one|two|three|four|five|six|seven|eight"
-                            r"|nine|ten|\d|a few|several|many|more|less|friends?|family|kids"
-                            r"|children|wife|husband|partner|boyfriend|girlfriend|colleagues?"
-                            r"|parents?|someone|somebody|people|person|guests?)\b",
+                            r"|nine|ten|a few|several|many|more|less)\b|\d+(?:[.,]\d+)?\s"
+                            r"|(?:friends?|family"
+                            r"|kids|children|wife|husband|partner|boyfriend|girlfriend"
+                            r"|colleagues?|parents?|someone|somebody|people|person|guests?)$)",
         "feature_not": r"\bwithout\b|w/o|n'?t\b|\bnot\b",
         "feature_no": r"(?:no|non)[\s-]+",  # "with no smoking": forbidden
         "feature_article": r"^(?:(?:an?|some|any)\s+)+",
-        "feature_and": r"\s+(?:and|or)\s+",
+        "feature_and": r",?\s+(?:and|or)\s+|,\s*",
         # a reply that wants the thing it says again ("I'd like to buy insurance"), or
         # weighs it still ("I don't know if I need insurance", "I'll decide later")
         "wish_wants": r"\b(?:want|need|like|love|take|add|include|get|buy|purchase|book|require"
