@@ -357,43 +357,47 @@ def test_a_yes_or_a_no_is_held_by_the_latest_typed_answer_about_its_thing() -> N
     assert s["state_said_recall"] is None
 
 
-def preference(n: int, topic: str, polarity: str, turn: int = 1) -> Preference:
+def preference(n: int, text: str, polarity: str, turn: int = 1) -> Preference:
     return Preference(id=f"P{n}", turns=[turn], speaker="user", first_turn=turn,
-                      last_turn=turn, text=topic, polarity=polarity, topic=topic)
+                      last_turn=turn, text=text, polarity=polarity, topic=text)
 
 
 def test_a_required_feature_holds_a_yes_of_the_thing_a_slot_names() -> None:
     """A feature the user requires or forbids (``Preference`` require/forbid) holds the
     yes or no of the slot that names it: the name's last word, or the word before a last
-    word that says what holds of it (pets_allowed: pets); not a mere like, nor a word
-    that only modifies the thing (live is no live music's thing)."""
+    word that says what holds of it (pets_allowed: pets), one of the phrase's last two
+    words; not a mere like, nor a word inside another ("minibar" is no bar)."""
     acc = StateAccuracy(sgd_rows((0, {"has_live_music": ["True"], "pets_allowed": ["True"],
                                       "smoking_allowed": ["False"], "serves_alcohol": ["True"],
-                                      "good_for_kids": ["True"]})))
+                                      "good_for_kids": ["True"], "has_bar": ["True"]})))
     acc.read(0, ConversationState(preferences=[
-        preference(1, "livemusic", "require"), preference(2, "pets", "require"),
-        preference(3, "smoking", "forbid"), preference(4, "alcohol", "like"),
-        preference(5, "kid", "require", 0)]))
-    assert state_scores(acc.tally)["state_turn_recall"] == pytest.approx(4 / 5, abs=1e-3)
-    live = StateAccuracy(sgd_rows((0, {"has_live_music": ["True"]})))
-    live.read(0, ConversationState(preferences=[preference(1, "live", "require")]))
-    assert state_scores(live.tally)["state_turn_recall"] == 0
+        preference(1, "with live music", "require"), preference(2, "that allows pets", "require"),
+        preference(3, "with no smoking", "forbid"), preference(4, "alcohol", "like"),
+        preference(5, "kid-friendly", "require", 0), preference(6, "with a minibar", "require")]))
+    s = state_scores(acc.tally)
+    assert s["state_turn_recall"] == pytest.approx(4 / 6, abs=1e-3)
+    assert s["state_anchor_recall"] is None  # (no anchor holds a yes or a no)
 
 
 def test_a_chinese_yes_is_read_from_typed_items_not_from_any_text_that_says_是() -> None:
     """CrossWOZ's 是/否 (a hotel's facility) is a yes or a no like SGD's: held by the
-    latest typed item about the facility (吹风机; 洗衣 of 洗衣服务), not by any text with a
-    是 in it, and counted in no anchor's recall nor precision."""
+    latest typed item about the facility (吹风机; 洗衣 of 洗衣服务; not 电话 of 国际长途电话),
+    not by any text with a 是 in it, with every turn folded too; no anchor's recall nor
+    precision counts one."""
     rows = [{"turn": 0, "user_state": [[1, "酒店", "酒店设施-吹风机", "是", True],
                                        [1, "酒店", "酒店设施-洗衣服务", "是", True],
+                                       [1, "酒店", "酒店设施-国际长途电话", "是", True],
                                        [1, "酒店", "酒店设施-棋牌室", "否", True]]}]
+    state = ConversationState(
+        preferences=[preference(1, "吹风机", "require"), preference(2, "洗衣", "require"),
+                     preference(3, "电话", "require")],
+        anchors=[anchor(1, "是的", 0)], facts=[fact(1, "是的，没有棋牌室也行", 0)])
     acc = StateAccuracy(rows)
-    acc.read(0, ConversationState(
-        preferences=[preference(1, "吹风机", "require"), preference(2, "洗衣", "require")],
-        anchors=[anchor(1, "是的", 0)]))
+    acc.read(0, state)
+    acc.folded(state)
     s = state_scores(acc.tally)
-    assert s["state_turn_recall"] == pytest.approx(2 / 3, abs=1e-3)
-    assert s["state_anchor_recall"] == 0 and s["state_precision"] == 0
+    assert s["state_turn_recall"] == 0.5 and s["state_folded_recall"] == 0.5
+    assert s["state_anchor_recall"] is None and s["state_precision"] == 0
 
 def booking() -> dict:
     """A table booked, the date moved: the SGD layout, one dialogue state per user turn."""

@@ -43,14 +43,39 @@ def required(text: str, role: str = "user") -> list[tuple[str, str, str]]:
     ("And I'd like something with a gym too.", [("require", "gym", "with a gym")]),
     ("I'm looking for a restaurant with a kids menu.",
      [("require", "kids menu", "with a kids menu")]),  # (kids alone: a person)
-    ("I don't want a car with a sunroof.", [("forbid", "sunroof", "with a sunroof")]),
+    ("I don't want a car with a sunroof.",  # (its phrase from the negation that turns it)
+     [("forbid", "sunroof", "don't want a car with a sunroof")]),
+    ("I want a hotel with a pool but not one with a casino.",
+     [("require", "pool", "with a pool"), ("forbid", "casino", "not one with a casino")]),
+    ("Find me a hotel that doesn't have a pool but has a gym.",
+     [("forbid", "pool", "that doesn't have a pool"), ("require", "gym", "but has a gym")]),
+    ("I'm looking for kid-friendly hotels in Orlando.", [("require", "kid", "kid-friendly")]),
+    ("Find me a TV with HDMI 2.1, Dolby Vision, and a 120Hz panel.",
+     [("require", "hdmi 2.1", "with HDMI 2.1"), ("require", "dolby vision", "Dolby Vision"),
+      ("require", "120hz panel", "a 120Hz panel")]),
+    ("Can you find a car rental that allows one-way drop-off?",
+     [("require", "one-way drop-off", "that allows one-way drop-off")]),
+    ("I need a laptop with at least 16GB of RAM and a backlit keyboard.",
+     [("require", "16gb", "with at least 16GB of RAM"),
+      ("require", "backlit keyboard", "a backlit keyboard")]),
+    ("I can't drive so I need a hotel with a shuttle.",  # (a negation of another verb)
+     [("require", "shuttle", "with a shuttle")]),
+    ("I'm not sure but I need a hotel with a pool.", [("require", "pool", "with a pool")]),
+    ("Find me a room without a minibar or a TV.",  # each forbidden by its negation
+     [("forbid", "minibar", "without a minibar"),
+      ("forbid", "tv", "without a minibar or a TV")]),
+    ("Find me a hotel that isn't pet-friendly.",
+     [("forbid", "pet", "isn't pet-friendly")]),
+    ("Find me a hotel in 北京 with a pool.", [("require", "pool", "with a pool")]),
+    ("Sorry, I meant a hotel without a pool, it's too noisy.",
+     [("forbid", "pool", "without a pool")]),
     ("Actually, an apartment that doesn't allow pets, my son is allergic.",
      [("forbid", "pets", "that doesn't allow pets")]),  # one said alone
     ("I don't have a car, so I need a hotel with a shuttle.",  # (another clause's not)
      [("require", "shuttle", "with a shuttle")]),
     ("Any hotel with wifi, thanks.",  # (a comma ends a list that no "and" ends)
      [("require", "wifi", "with wifi")]),
-    ("I need a plan with 10GB of data.", [("require", "10gb", "with 10GB")]),
+    ("I need a plan with 10GB of data.", [("require", "10gb", "with 10GB of data")]),
 ])
 def test_an_english_feature_of_a_thing_sought(text: str, expected: list) -> None:
     assert required(text) == [(p, normalize(t), s) for p, t, s in expected]
@@ -70,6 +95,7 @@ def test_an_english_feature_of_a_thing_sought(text: str, expected: list) -> None
     "I booked a room with a view last week but it faced the parking lot.",
     "Thanks, that's a great hotel with a pool!",
     "I want to cancel a subscription with automatic renewal.",
+    "Book me an appointment with Dr. Lee.",  # a person by title
 ])
 def test_not_a_feature(text: str) -> None:
     assert required(text) == []
@@ -83,6 +109,7 @@ def test_not_a_feature(text: str) -> None:
     ("请给我推荐一家评分4分以上的酒店住宿，要有行李寄存服务的。",
      [("require", "行李寄存", "要有行李寄存服务")]),
     ("帮我找一家没有吸烟区的餐厅。", [("forbid", "吸烟区", "没有吸烟区")]),
+    ("帮我找一个没有月租的套餐。", [("forbid", "月租", "没有月租")]),
     ("我想订一个带有阳台的房间。", [("require", "阳台", "带有阳台")]),
     ("我想要一个带5G的套餐。", [("require", "5g", "带5G")]),
     ("我想要一辆不带天窗的车。", [("forbid", "天窗", "不带天窗")]),
@@ -91,7 +118,14 @@ def test_not_a_feature(text: str) -> None:
     ("帮我找一家有24小时热水的宾馆。", [("require", "24小时热水", "有24小时热水")]),
     ("还要有健身房。", [("require", "健身房", "要有健身房")]),  # 要有 says it alone
     ("酒店要提供早餐。", [("require", "早餐", "要提供早餐")]),
-    ("我不想要有泳池的酒店。", [("forbid", "泳池", "要有泳池")]),
+    ("我不想要有泳池的酒店。", [("forbid", "泳池", "不想要有泳池")]),
+    ("我不要带泳池的酒店。", [("forbid", "泳池", "不要带泳池")]),
+    ("我想找一张带抽屉和书架的书桌。",
+     [("require", "抽屉", "带抽屉"), ("require", "书架", "书架")]),
+    ("我需要买一个带USB-C接口的充电宝。", [("require", "usbc接口", "带USB-C接口")]),
+    ("我要订的酒店要有行李寄存服务。", [("require", "行李寄存", "要有行李寄存服务")]),
+    ("我找一家不太贵、有泳池的酒店。", [("require", "泳池", "有泳池")]),  # (不 of 贵)
+    ("帮我找一家提供和牛的餐厅。", [("require", "和牛", "提供和牛")]),  # (和 in a word)
 ])
 def test_a_chinese_feature_of_a_thing_sought(text: str, expected: list) -> None:
     assert required(text) == [(p, normalize(t), s) for p, t, s in expected]
@@ -110,6 +144,11 @@ def test_a_chinese_feature_of_a_thing_sought(text: str, expected: list) -> None:
     "我想退掉一个有质量问题的手机壳。",  # given back
     "我找了半天，没有找到合适的酒店。",
     "我想带孩子去玩。",  # 带 a person along, no 的
+    "我昨天买的手机有划痕，怎么处理？",  # what was bought, rented or received
+    "我租的房子有蟑螂，怎么办？",
+    "我的订单号是8823，收到的桌子有划痕。",
+    "帮我找家酒店，我有会员卡。",  # what the user has
+    "帮我推荐一家餐厅，我们有老人和小孩。",
 ])
 def test_not_a_chinese_feature(text: str) -> None:
     assert required(text) == []
@@ -135,3 +174,27 @@ def test_a_later_requirement_of_a_feature_supersedes_the_earlier() -> None:
             if p.status == "active" and p.polarity in ("require", "forbid")}
     assert live == {("livemusic", "forbid"), ("alcohol", "require"), ("dresscode", "forbid")}
     assert all(p.speaker == "user" for p in mem.state.preferences)
+
+
+def test_a_later_word_on_a_feature_in_the_same_turn_wins() -> None:
+    """However many features a turn names, a later word on one it named replaces it."""
+    text = " ".join(f"Find me a hotel with {f}." for f in
+                    ("wifi", "a pool", "a gym", "a spa", "a bar", "parking", "a sauna",
+                     "a garden")) + " Actually, find me a hotel without wifi."
+    assert ("forbid", "wifi", "without wifi") in required(text)
+
+
+def test_a_long_phrase_is_no_feature_and_stops_nothing() -> None:
+    """A phrase too long for a feature's topic, or a pasted text, is read as no feature;
+    the turn's values are read as ever (a state that would not validate would stop the
+    session from folding)."""
+    long = ("My order number is BX-7741-2290. I need a laptop with an extraordinarily "
+            "comprehensive manufacturer-backed international warranty coverage plan.")
+    assert required(long) == []
+    mem = ConversationMemory("long", store=InMemoryStore(), context_window=8192)
+    mem.add("user", long)
+    mem.add("user", "Find me a hotel " + "with wifi and a pool " * 250)
+    mem.add("user", "x-" * 10000)
+    mem.context()
+    assert [a.value for a in mem.state.active_anchors()] == ["BX-7741-2290"]
+    assert mem.compact(keep_recent_turns=0).error is None

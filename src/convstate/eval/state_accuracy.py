@@ -17,11 +17,12 @@ forms, case-insensitively, a number only as a whole number ("5分" is not held b
 latest live typed yes/no item about the thing the slot names: an answer to a closed
 question (``Decision.about``/``answer``: "Would you like to buy insurance?" answered no
 holds ``add_insurance: False``) or a feature the user requires or forbids
-(``Preference.topic``/``polarity``: "with live music" holds ``has_live_music: True``);
-the thing is the name's last word, or the one before a last word that says what holds
-of it (``pets_allowed``: pets), and what the item is about ends with it (a Chinese one
-holds it or is held by it: 洗衣 of 洗衣服务). No anchor holds a yes or a no (nor do
-stale and precision count one). A *live* item has its section's live status; an
+(``Preference.text``/``polarity``: "with live music" holds ``has_live_music: True``).
+The thing is the name's last word, or the one before a last word that says what holds
+of it (``pets_allowed``: pets); the item names it by one of its last two words (a
+plural as its singular), a Chinese one by its whole topic without 服务/设施 (洗衣 of
+洗衣服务). A yes or a no counts in turn recall and folded recall only: no anchor holds
+one, nor does any text. A *live* item has its section's live status; an
 *active* anchor, status ``active``. The measures, over every read of every dialogue:
 
 - ``state_turn_recall``: the slots of each turn's gold state held by a live item;
@@ -115,48 +116,53 @@ def _live(state: ConversationState) -> list[str]:
 _BOOLEANS: dict[Forms, bool] = {("true",): True, ("false",): False, ("是",): True,
                                 ("否",): False}
 _NAME_PARTS = re.compile(r"[_\-\s]+")
+_GENERIC = re.compile(r"(?:服务设施|设施|服务)$")  # a Chinese thing's generic head
 
 
-def _answers(state: ConversationState) -> list[tuple[str, bool]]:
-    """The live typed yes/no items, oldest first: (what each is about, normalized; yes or
-    no). Those are the answers to closed questions (``Decision.about``/``answer``) and
-    the features the user requires or forbids (``Preference.topic``/``polarity``)."""
-    typed = [(d.last_turn, normalize(d.about), bool(d.answer)) for d in state.decisions
+def _answers(state: ConversationState) -> list[tuple[frozenset[str], bool]]:
+    """The live typed yes/no items, oldest first: (the words that may name what each is
+    about; yes or no). Those are the answers to closed questions
+    (``Decision.about``/``answer``) and the features the user requires or forbids
+    (``Preference.text``/``polarity``, a Chinese one by its ``topic``)."""
+    typed = [(d.last_turn, d.about, bool(d.answer)) for d in state.decisions
              if d.status == "active" and d.about and d.answer is not None]
-    typed += [(p.last_turn, p.topic, p.polarity == "require") for p in state.preferences
+    typed += [(p.last_turn, p.topic if _HAN.search(p.topic) else p.text,
+               p.polarity == "require") for p in state.preferences
               if p.status == "active" and p.polarity in ("require", "forbid")]
-    return [(about, yes) for _, about, yes in sorted(typed, key=lambda t: t[0])]
+    return [(_heads(about), yes) for _, about, yes in sorted(typed, key=lambda t: t[0])]
 
 
-def _answered(answers: list[tuple[str, bool]], slot: Slot, forms: Forms) -> bool:
+def _answered(answers: list[tuple[frozenset[str], bool]], slot: Slot, forms: Forms) -> bool:
     """Whether the latest typed yes/no item about the thing a slot names holds its gold
-    value: what it is about ends with that thing (``has_live_music``: live music;
-    ``add_insurance``: insurance; 酒店设施-吹风机: 吹风机)."""
+    value (``has_live_music``: "with live music"; ``add_insurance``: "Would you like to
+    buy insurance?"; 酒店设施-吹风机: 有吹风机)."""
     thing = _thing(str(slot[-1]))
     latest = None
-    for about, yes in answers:
-        if _names(about, thing):
+    for heads, yes in answers:
+        if thing in heads:
             latest = yes
     return latest is _BOOLEANS[forms]
 
 
 def _thing(name: str) -> str:
-    """The thing a slot's name says, normalized: its last word, or the one before a last
-    word that says what holds of it (``pets_allowed``: pets)."""
+    """The thing a slot's name says: its last word, or the one before a last word that
+    says what holds of it (``pets_allowed``: pets)."""
     words = [w for w in _NAME_PARTS.split(name) if w]
     last = words[-1] if words else name
     if len(words) > 1 and last.lower().endswith("ed"):
         last = words[-2]
-    return normalize(last)
+    return next(iter(_heads(last)), "")
 
 
-def _names(about: str, thing: str) -> bool:
-    """Whether ``about`` (normalized) names ``thing``: it ends with it, a plural as its
-    singular ("kid" of "kids"); a Chinese one holds it or is held by it (洗衣 of 洗衣服务)."""
-    if _HAN.search(thing):
-        return len(about) >= 2 and (thing in about or about in thing)
-    thing, about = thing.removesuffix("s"), about.removesuffix("s")
-    return len(thing) >= 2 and about.endswith(thing)
+def _heads(phrase: str) -> frozenset[str]:
+    """The words that may head a phrase, as both sides compare them: its last two words,
+    normalized, a plural as its singular ("with live music": live, music; "kid-friendly":
+    kid, friendly; not "bar" of "minibar"); a Chinese phrase whole, without a generic
+    head (洗衣 of 洗衣服务; 电话 is no 国际长途电话, 餐厅 no 中式餐厅)."""
+    if _HAN.search(phrase):
+        return frozenset({normalize(_GENERIC.sub("", phrase)) or normalize(phrase)})
+    words = (normalize(w) for w in _NAME_PARTS.split(phrase)[-2:])
+    return frozenset(w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words if w)
 
 
 def _held(texts: Iterable[str], forms: Forms) -> bool:
@@ -219,7 +225,6 @@ class StateAccuracy:
         for slot, forms in gold.items():
             if forms in _BOOLEANS:  # (no anchor's value, nor any text, says a yes)
                 self.tally.add("state_turn_recall", _answered(answers, slot, forms))
-                self.tally.add("state_anchor_recall", False)
                 continue
             held = _held(live, forms)
             self.tally.add("state_turn_recall", held)
@@ -253,9 +258,10 @@ class StateAccuracy:
 
     def folded(self, state: ConversationState) -> None:
         """Score ``state``, with every turn folded, against the last gold state."""
-        live = _live(state)
-        for forms in self._last.values():
-            self.tally.add("state_folded_recall", _held(live, forms))
+        live, answers = _live(state), _answers(state)
+        for slot, forms in self._last.items():
+            self.tally.add("state_folded_recall", _answered(answers, slot, forms)
+                           if forms in _BOOLEANS else _held(live, forms))
 
 
 def state_scores(tally: Tally) -> dict[str, Any]:

@@ -628,8 +628,7 @@ class RuleExtractor(BaseExtractor):
                 notes.append(f"turn #{turn.index}: {unread} clauses past the first "
                              f"{MAX_CLAUSES_PER_TURN} not read")
             delta.facts.extend(find_facts(turn, anchors, _added_texts(delta, before)))
-            if not expository(turn):  # what the user requires of what they seek
-                delta.preferences.extend(requirements(turn))
+            delta.preferences.extend(requirements(turn))  # (the user's, of what they seek)
             asks.ask(turn, anchors, delta)
             # the user's to take or turn down
             taken = [sentence for sentence, _ in offers(turn, anchors)]

@@ -115,16 +115,17 @@ _THIS_OCCASION = (r"\b(?:want|need|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|p
                   r"|today|tonight|tomorrow|right\s+now|at\s+the\s+(?:current\s+)?moment"
                   r"|currently|this\s+(?:time|order|one|week|weekend|month|morning|afternoon"
                   r"|evening|trip)|next\s+\w+)\b")
-# a verb in the past: a regular one (not a verb that ends in -ed: "need", "proceed"; nor
-# a participle naming a thing: "a dog named Max"), or an irregular one
 # a word of a feature's noun phrase (lang cue feature_en): not a word that ends it (a
-# preposition, a conjunction, a verb of having) nor the first part of "in-unit"
+# preposition, a conjunction, a pronoun, a verb of having, a word of time or politeness)
+# nor the first part of "in-unit"
 _FEATURE_WORD = (r"(?!(?:and|or|at|in|for|near|on|to|that|which|who|where|please|but|so"
                  r"|because|if|from|by|under|over|around|within|than|as|has|have|is|are|was"
                  r"|were|should|must|can|could|would|will|allows?|serves?|offers?|provides?"
-                 r"|includes?|with|without|too|also|as|please|thanks|though|instead|again"
-                 r"|then|now|here|there|yesterday|today|tonight|tomorrow|last|next|this|of)\b"
-                 r"(?!-))[a-z0-9][\w'-]*")
+                 r"|includes?|with|without|too|also|thanks|though|instead|again|then|now"
+                 r"|here|there|yesterday|today|tonight|tomorrow|last|next|this|i|it|we|you"
+                 r"|they|he|she)\b(?!-))[a-z0-9](?:[\w'-]|\.(?=\d))*")  # ("HDMI 2.1")
+# a verb in the past: a regular one (not a verb that ends in -ed: "need", "proceed"; nor
+# a participle naming a thing: "a dog named Max"), or an irregular one
 _PAST = (r"(?!(?:need|feed|seed|speed|proceed|exceed|succeed|bleed|breed|heed|shed|named"
          r"|called|based|located)\b)[a-z]+ed|got|went|came|bought|had|paid|sent|lost|made"
          r"|took|gave|saw|left|found|told|said|spent|broke|forgot|wrote|ate|drank|ran|sold"
@@ -418,28 +419,34 @@ PACK = LanguagePack(
         # "serving"), before "-friendly" or before "(should) be allowed"
         "feature_en": r"\b(?P<open>with(?:out)?|w/o|(?:(?:that|which|where)\s+(?:also\s+)?"
                       r"(?:(?:does|do)(?:n'?t|\s+not)\s+)?(?:has|have|serves?|offers?|allows?"
-                      r"|provides?|includes?|permits?|accepts?)|and\s+(?:also\s+)?(?:has|serves"
-                      r"|offers|allows|provides|includes|permits|accepts)|serving|offering"
+                      r"|provides?|includes?|permits?|accepts?)|(?:and|but)\s+(?:also\s+)?(?:has"
+                      r"|serves|offers|allows|provides|includes|permits|accepts)|serving|offering"
                       r"|allowing|providing|permitting|including))\s+"
+                      r"(?:(?:at\s+least|at\s+most|up\s+to)\s+)?"
                       rf"(?P<what>{_FEATURE_WORD}(?:(?:,?\s+(?:and|or)|,)?\s+{_FEATURE_WORD})"
-                      r"{0,7})"
-                      r"|\b(?P<what2>[a-z][\w-]*)\s+(?:(?:should|must|can|has to|needs to)\s+be"
+                      r"{0,11})"
+                      r"|\b(?P<ahead>[a-z][\w-]*)\s+(?:(?:should|must|can|has to|needs to)\s+be"
                       r"|is|are)\s+(?P<open2>(?:not\s+)?(?:allowed|permitted))\b"
-                      r"|\b(?P<what3>[a-z]+)-friendly\b",
+                      r"|\b(?P<ahead2>[a-z]+)-friendly\b",
         # ... of a thing sought: an indefinite noun phrase a verb of seeking governs ("find
         # me a", "I need to find an", "are there any"), or a pronoun of one ("something")
         "feature_sought": r"\b(?:(?:find|search(?:ing)?\s+for|look(?:ing)?\s+for|recommend"
                           r"|suggest|show|get|give|book|reserve|need|want|like|prefer|rent|buy"
-                          r"|order|have|try|(?:are|is)\s+there)\s+(?:(?:me|us|you)\s+)?(?:to\s+"
+                          r"|order|try|meant|make\s+it|rather(?:\s+have)?|(?:can|could|may)\s+(?:i|we)\s+have"
+                          r"|do\s+you\s+have"
+                          r"|(?:are|is)\s+there)\s+(?:(?:me|us|you)\s+)?(?:to\s+"
                           r"(?:find|book|get|rent|buy|order|have|reserve|try)\s+(?:(?:me|us)\s+)?)?"
-                          r"(?:an?|some|any|another|other|\d+|two|three|four|five|six|seven"
-                          r"|eight|nine|ten)|any|some|another|something|someplace|somewhere"
-                          r"|anything|anywhere)\b"
+                          # (a bare plural too: "looking for kid-friendly hotels"; not an
+                          # infinitive, nor a thing known: "want to cancel a", "want the")
+                          r"(?:an?|some|any|another|other|one|\d+|two|three|four|five|six"
+                          r"|seven|eight|nine|ten|(?!(?:to|the|my|your|our|their|his|her|its"
+                          r"|it|this|that|these|those|them|him|help)\b)(?=[a-z]))"
+                          r"|any|some|another|something|someplace|somewhere|anything|anywhere)\b"
                           # (or one said alone: "An apartment that allows pets, please.")
                           r"|(?:^|[,;]\s*)(?:\w+,?\s+)?an?\b",
         # ... negated: wished not to have, a feature is forbidden ("I don't want a car with
         # a sunroof"); needed not, or sought not, nothing ("I don't need a hotel with a pool")
-        "feature_wish": r"want|like|prefer|不想要|不要",
+        "feature_wish": r"\b(?:want|like|prefer|rather)\b",
         # ... not what troubles the user, nor how they pay or deal ("a problem with login",
         # "pay for the room with a card")
         "feature_trouble": r"\b(?:problem|issue|trouble|question|help|wrong|pay|paid|paying"
@@ -447,7 +454,8 @@ PACK = LanguagePack(
         # ... not a person, a thing known, nor a count (a count is an anchor)
         "feature_no_thing": r"(?:(?:my|your|his|her|our|their|the|this|that|these|those|me"
                             r"|you|him|us|them|it|one|two|three|four|five|six|seven|eight"
-                            r"|nine|ten|a few|several|many|more|less)\b|\d+(?:[.,]\d+)?\s"
+                            r"|nine|ten|a few|several|many|more|less|dr|mrs?|ms|miss|prof"
+                            r"|sir|madam)\b(?!-)|\d+(?:[.,]\d+)?\s"
                             r"|(?:friends?|family"
                             r"|kids|children|wife|husband|partner|boyfriend|girlfriend"
                             r"|colleagues?|parents?|someone|somebody|people|person|guests?)$)",

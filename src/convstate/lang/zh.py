@@ -250,28 +250,31 @@ PACK = LanguagePack(
         "wish_not_after": r"[就也还都]?(?:是)?先?(?:不|别|免)(?:用|要|需要|加|开|买|办|订|取消|了)",
         "wish_not_before": r"(?:不用|不要|不需要|别|不)(?:[加买开办订换装])?[\u4e00-\u9fff]{0,2}$",
         "wish_all": r"都要|都需要|都可以|都行|都好|两个都|全都",
-        # what the user requires of a thing sought (extract/requirements.py): what 有, 提供
-        # or 要有 gives before 的 or the clause's end (有吹风机的酒店, 提供桑拿和洗衣服务); what
-        # 带 or 没有 gives before 的 (带阳台的房间, 没有吸烟区的餐厅): 没有, 不带, 不要有 forbid
-        # (not 有没有, a question)
-        "feature_zh": r"(?P<open>不要有|(?<!没)(?:要提供|要有|带有|配有|配备|有(?!没)|提供))"
-                      r"(?P<what>[\u4e00-\u9fffA-Za-z0-9、]{2,24}?)(?=的|[，,。.！!？?；;]|吗|$)"
-                      r"|(?P<open2>(?<!有)没有|不带|(?<![不有])带)"
-                      r"(?P<what2>[\u4e00-\u9fffA-Za-z0-9、]{1,16}?)(?=的)",
-        "feature_seeks": r"找|推荐|预订|预定|订|入住|办|买|租|换",
+        # what the user requires of a thing sought (extract/requirements.py): what 有, 提供 or
+        # 要有 gives before 的 or the clause's end (有吹风机的酒店, 提供桑拿和洗衣服务; not
+        # 我有会员卡); what 带 or 没有 gives before 的 (带阳台的房间, 没有吸烟区的餐厅): 没有,
+        # 不带, 不要有 forbid (not 有没有, a question)
+        "feature_zh": r"(?P<open>要提供|要有|提供|(?<![没我们你您他她它])有(?!没))"
+                      r"(?P<what>[\u4e00-\u9fffA-Za-z0-9、-]{2,24}?)(?=的|[，,。.！!？?；;]|吗|$)"
+                      r"|(?P<open2>不要有|(?<!有)没有|不带|(?<![不有])带有?|配有|配备)"
+                      r"(?P<what_b>[\u4e00-\u9fffA-Za-z0-9、-]{1,16}?)(?=的)",
+        "feature_seeks": r"找|推荐|预订|预定|订(?!单)|入住|办|买|租|换|不要|不想要",
         # ... a requirement by itself (还要有健身房, 要有行李寄存服务)
-        "feature_demands": r"要有|要提供|要带",
+        "feature_demands": r"要有|要提供",
         # ... not of a thing complained of, given back or let go (我想投诉一家没有热水的酒店)
-        "feature_unsought": r"投诉|退掉|退货|退款|退订|取消"
+        # (nor of what was bought, booked or received: 我昨天买的手机有划痕, 收到的桌子有划痕)
+        "feature_unsought": r"投诉|退掉|退货|退款|退订|取消|(?<=[我们天周次前刚])(?:买|租|订)的"
+                            r"|(?:收到|送来|寄来|用)的"
                             r"|(?:不用|不必|别|不想|不需要)(?:再)?(?:找|订|推荐|办|买|租)",
         "feature_generic": r"(?:的)?(?:服务设施|设施|服务)$",
         # ... not a count, a question word, nor what asks or finds nothing (有推荐, 有其他要求,
         # 有点贵, 没有找到)
         "feature_no_thing": r"[\d一二两三四五六七八九十几]+[个张间家位人晚天份台辆条把次只双件]"
-                            r"|[一个点些人]|什么|哪|推荐|多少|其他|其它|别的|问题|要求|需要|时间|空"
+                            r"|[一些]|个(?!性)|点(?!心)|人(?!工)|什么|哪|推荐|多少|其他|其它|别的|问题|要求|需要|时间|空"
                             r"|机会|办法|可能|意思|关系|道理|事|找|看到|收到",
         "feature_and": r"[和与及、]|以及|[又也还]有|又",
         "feature_not": r"没|不",
+        "feature_wish": r"不想要|不要",
         "wish_wants": r"需要|要|加|买|开|办|订|换|装|用",
         "wish_hedge": r"不知道|不确定|看情况|再说|考虑|说不好|没想好|再看",
         "mind_change": r"改主意|其实|算了|还是|不对|等等",
