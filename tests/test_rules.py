@@ -197,7 +197,16 @@ def test_a_quantity_or_a_name_before_capitals_is_no_place(text, kept, not_found)
     ("How much is it for one person?", []), ("Can I get a table for 8 o'clock?", []),
     ("I want the 2 Bedroom Deluxe Suite", []), ("I need 2 guest rooms", []),
     ("It costs $3 per person, room 12 is free.", []),
-    ("我们3个人，要两张票", []),  # Chinese measure words count anything: not read
+    # Chinese: the measure word says what is counted, where a booking is (or the count
+    # is said alone, an answer)
+    ("我们3个人，要两张票", [("people", "3个人"), ("tickets", "两张票")]),
+    ("我想订两间大床房，住两晚。", [("rooms", "两间大床房"), ("nights", "两晚")]),
+    ("两位。", [("people", "两位")]), ("改成四张吧。", [("tickets", "四张")]),
+    ("我们一共5位，今晚7点。", [("people", "5位")]),
+    ("两人之间的感情比较稳定。", []), ("他是一位著名钢琴家。", []),  # not a booking
+    ("我经常感觉我会一个人过完一生。", []), ("收到了三张图片，验证码是6位数。", []),
+    ("我们点了三人套餐。", []), ("你们客服一个人都没回。", []),  # a product, not even one
+    ("我订了两张票。", []),  # told of the past
     ("My 2 tickets never arrived.", []), ("2 tickets didn't arrive", []),
     ("The room sleeps up to 6 guests.", []), ("max 4 people", []),
     ("Last time I was charged for 3 nights.", []), ("If I bought 3 tickets, is it cheaper?", []),

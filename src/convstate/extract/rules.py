@@ -106,15 +106,20 @@ _DIGIT = re.compile(r"\d")
 
 
 # the things a count counts, by the key their counts take: people (a party), tickets,
-# rooms... ("count_key"). English only: Chinese measure words count anything (三张图片,
-# 6位验证码, 三人套餐 is a product, 三间房 a place), no rule of this kind tells them apart.
+# rooms... ("count_key"). In Chinese the measure word says what is counted: 人 and 位
+# people (not 6位验证码, nor 三人套餐, a product), 张 tickets (张…票, or 张 alone: 改成四张吧;
+# not 三张图片), 间 rooms (间…房; not 三间房 as a place: 在三间房), 晚 or 夜 nights.
 _COUNTED = {"people": r"people|persons?|guests?|adults?|passengers?|travell?ers?",
             "tickets": r"tickets?|seats?", "rooms": r"rooms?", "bedrooms": r"bedrooms?",
             "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?"}
+_COUNTED_ZH = {"people": r"人|位", "tickets": r"张[\u4e00-\u9fff]{0,3}票|张",
+               "rooms": r"间[\u4e00-\u9fff]{0,3}房间?", "nights": r"晚上?|夜"}
 _COUNTED_ANY = "(?:" + "|".join(_COUNTED.values()) + ")"
 _COUNTED_WORDS = ("people", "person", "guest", "adult", "passenger", "travel", "ticket",
                   "seat", "room", "bed", "bath", "night", "table", "party", "group", "family")
-_COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
+_COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v}|{_COUNTED_ZH[k]})\s*$" if k in _COUNTED_ZH
+                              else rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
+_ZH_COUNT = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 
 
 # a clause about another time than the request's ("last time 2 tickets never came")
@@ -125,9 +130,14 @@ _PAST_TIME = re.compile(r"\b(?:last\s+(?:time|week|month|year|night|stay|visit|o
 def _wanted_count(text: str, start: int, end: int) -> bool:
     """Whether the count at ``text[start:end]`` says how many are wanted: not in a clause
     about another time, a supposition or a refusal ("If I bought 3 tickets...", "I don't
-    need 3 tickets"), nor in a question of price ("how much is it for one person?")."""
+    need 3 tickets"), nor in a question of price ("how much is it for one person?"); a
+    Chinese one only in a clause that books or orders (``count_wanted``: 订两张票, 我们三个
+    人), or that says the count alone (两位。, 改成四张吧)."""
     first, last = _clause(text, start, end)
     clause = text[first:last]
+    if HAN_RUN.search(text, start, end) and not (
+            C.count_wanted.search(clause) or len(normalize(clause)) <= end - start + 2):
+        return False  # (a Chinese count is wanted where a booking is: 两人之间 is none)
     return not (_PAST_TIME.search(clause) or C.condition.search(clause)
                 or C.negator.search(text, first, start)
                 or asks(clause) and C.asked_amount.search(clause))
@@ -408,6 +418,14 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         rf"|\b(?:table|party|group|family)\s+(?:for|of)\s+((?:\d{{1,2}}|{_EN_NUM})"
         r"(?:\s+people)?)\b"
         r"(?![.,:]\d|\s*(?:o['’‘`\x22]?clock|[ap]\.?m\b))", _I)), -1),
+    ("other", "count", _needs(("人", "位", "张", "间", "晚", "夜"), re.compile(
+        # 我们三个人, 两位, 两张电影票, 改成四张吧, 订两间大床房, 住两晚 (the number not part of
+        # another: 第三位, 十二; not told of the past: 订了两张)
+        rf"(?<![\d零一二两三四五六七八九十百千万第了在去到从.])({_ZH_COUNT}\s*(?:个?人(?!套餐|份"
+        r"|餐|次|民币|均|头|工|之间)|位(?!数|验证码|数字|密码|会员|老师|客服|专家|医生|朋友|同事|客户)"
+        r"|张[\u4e00-\u9fff]{0,3}?票|张(?=[吧呢啊，,。.！!？?\s]|$)"
+        r"|间[\u4e00-\u9fff]{0,3}?房间?|个?晚上?(?![饭餐])|个?夜(?!宵|班)))"
+        r"(?![都也][没不])")), -1),  # (not 一个人都没回: not even one)
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
                    r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,
@@ -782,6 +800,9 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                         claimed and start < claimed[-1][1]) \
                         or (key == "duration" and name_goes_on(text, end)):  # overlaps an
                     continue  # earlier anchor, or it begins a name (7天连锁酒店)
+                if key == "count" and HAN_RUN.search(value) \
+                        and not _wanted_count(text, start, end):
+                    continue  # (no count: its words stay for the names, 一位钢琴家)
                 claimed.append((start, end))
                 if len(value) > MAX_TEXT:
                     too_long.append(key)
