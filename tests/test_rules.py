@@ -207,6 +207,15 @@ def test_a_quantity_or_a_name_before_capitals_is_no_place(text, kept, not_found)
     ("我经常感觉我会一个人过完一生。", []), ("收到了三张图片，验证码是6位数。", []),
     ("我们点了三人套餐。", []), ("你们客服一个人都没回。", []),  # a product, not even one
     ("我订了两张票。", []),  # told of the past
+    ("上次我们六个人来吃，等了一个小时。", []), ("我们订的是两间房，结果只给了一间。", []),
+    ("帮我订两张明天去北京的高铁票。", [("tickets", "两张明天去北京的高铁票")]),
+    ("麻烦帮我开两张发票。", []), ("有一位导游带我们逛了一整天。", []),  # an invoice, a person
+    ("订两间房，每间两个人。", [("rooms", "两间房")]),  # one of each
+    ("我们三个人，一人一份牛排。", [("people", "三个人")]),
+    ("我们一共十个人，有三个人不吃辣。", [("people", "十个人")]),  # some of the party
+    ("今晚那桌从4位改到5位。", [("people", "5位")]),
+    ("我们120人，订个大厅。", [("people", "120人")]),
+    ("酒店有300间房，怎么会没房？", []),
     ("My 2 tickets never arrived.", []), ("2 tickets didn't arrive", []),
     ("The room sleeps up to 6 guests.", []), ("max 4 people", []),
     ("Last time I was charged for 3 nights.", []), ("If I bought 3 tickets, is it cheaper?", []),

@@ -112,14 +112,14 @@ _DIGIT = re.compile(r"\d")
 _COUNTED = {"people": r"people|persons?|guests?|adults?|passengers?|travell?ers?",
             "tickets": r"tickets?|seats?", "rooms": r"rooms?", "bedrooms": r"bedrooms?",
             "beds": r"beds?", "baths": r"baths?|bathrooms?", "nights": r"nights?"}
-_COUNTED_ZH = {"people": r"人|位", "tickets": r"张[\u4e00-\u9fff]{0,3}票|张",
-               "rooms": r"间[\u4e00-\u9fff]{0,3}房间?", "nights": r"晚上?|夜"}
+_COUNTED_ZH = {"people": r"人|位", "tickets": r"张.{0,12}票|张",
+               "rooms": r"间[\u4e00-\u9fff]{0,3}(?:房间?|间)|间", "nights": r"晚上?|夜"}
 _COUNTED_ANY = "(?:" + "|".join(_COUNTED.values()) + ")"
 _COUNTED_WORDS = ("people", "person", "guest", "adult", "passenger", "travel", "ticket",
                   "seat", "room", "bed", "bath", "night", "table", "party", "group", "family")
 _COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v}|{_COUNTED_ZH[k]})\s*$" if k in _COUNTED_ZH
                               else rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
-_ZH_COUNT = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
+_ZH_COUNT = r"(?:\d{1,4}|[一二两三四五六七八九十]{1,3})"  # (一百二十: no number_in reads it)
 
 
 # a clause about another time than the request's ("last time 2 tickets never came")
@@ -135,8 +135,8 @@ def _wanted_count(text: str, start: int, end: int) -> bool:
     人), or that says the count alone (两位。, 改成四张吧)."""
     first, last = _clause(text, start, end)
     clause = text[first:last]
-    if HAN_RUN.search(text, start, end) and not (
-            C.count_wanted.search(clause) or len(normalize(clause)) <= end - start + 2):
+    if HAN_RUN.search(text, start, end) and (C.count_past.search(clause) or not (
+            C.count_wanted.search(clause) or len(normalize(clause)) <= end - start + 4)):
         return False  # (a Chinese count is wanted where a booking is: 两人之间 is none)
     return not (_PAST_TIME.search(clause) or C.condition.search(clause)
                 or C.negator.search(text, first, start)
@@ -419,13 +419,19 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:\s+people)?)\b"
         r"(?![.,:]\d|\s*(?:o['’‘`\x22]?clock|[ap]\.?m\b))", _I)), -1),
     ("other", "count", _needs(("人", "位", "张", "间", "晚", "夜"), re.compile(
-        # 我们三个人, 两位, 两张电影票, 改成四张吧, 订两间大床房, 住两晚 (the number not part of
-        # another: 第三位, 十二; not told of the past: 订了两张)
-        rf"(?<![\d零一二两三四五六七八九十百千万第了在去到从.])({_ZH_COUNT}\s*(?:个?人(?!套餐|份"
-        r"|餐|次|民币|均|头|工|之间)|位(?!数|验证码|数字|密码|会员|老师|客服|专家|医生|朋友|同事|客户)"
-        r"|张[\u4e00-\u9fff]{0,3}?票|张(?=[吧呢啊，,。.！!？?\s]|$)"
-        r"|间[\u4e00-\u9fff]{0,3}?房间?|个?晚上?(?![饭餐])|个?夜(?!宵|班)))"
-        r"(?![都也][没不])")), -1),  # (not 一个人都没回: not even one)
+        # 我们三个人, 两位, 五位客人, 两张明天去北京的高铁票, 改成四张吧, 订两间大床房, 住两晚 (the
+        # number not part of another: 第三位, 十二; not told of the past: 订了两张; not one
+        # added or taken away: 再加一张; not one of each: 每桌十个人; not a person described:
+        # 一位导游, 两个人的事; not an invoice: 两张发票)
+        rf"(?<![\d零一二两三四五六七八九十百千万第了在去从加减多少退有.])(?<!每.)"
+        rf"(?:(?<=改到)|(?<!到))({_ZH_COUNT}\s*(?:"
+        r"个?人(?!套餐|份|餐|次|民币|均|头|工|之间|一|的(?:事|套餐|份|餐))"
+        r"|位(?=[吧呢啊的就，,。.！!？?\s]|$|客人|成人|大人|小孩|儿童|乘客|游客|宾客)"
+        r"|张[^，,。.！!？?\s]{0,12}?(?<!发)票|张(?=[吧呢啊就，,。.！!？?\s]|$)"
+        r"|间[\u4e00-\u9fff]{0,3}?(?:房间?|间)|间(?=[吧呢啊就，,。.！!？?\s]|$)"
+        r"|个?晚上?(?![饭餐])|个?夜(?!宵|班)))"
+        # (not 一个人都没回: not even one; not 有三个人不吃辣: some of the party)
+        r"(?![都也]?[没不])")), -1),
     ("language", "language", _needs(("用", "reply", "respond", "answer", "speak", "talk", "write"),
         re.compile(r"用(英文|中文|英语|汉语|粤语)(?:回复|回答|交流|沟通)"
                    r"|(?:reply|respond|answer|speak|talk|write)\s+(?:to me\s+)?in\s+" + _LANGS,

@@ -260,7 +260,11 @@ PACK = LanguagePack(
                       r"(?P<what_b>[\u4e00-\u9fffA-Za-z0-9、-]{1,16}?)(?=的)",
         # a clause where a count says how many are wanted (extract/rules.py): one that books,
         # orders or counts a party (订两张票, 我们三个人, 一共5位, 改成四张)
-        "count_wanted": r"订|预约|买|购|要|开|住|坐|一共|总共|共|我们|咱们|人数|改成|换成",
+        "count_wanted": r"订|预约|买|购|要|开|住|坐|一共|总共|共|我们|咱们|人数|改成|换成|改到|改为"
+                        r"|变成",
+        # ... not one told of another time (上次我们六个人来吃, 我买的那两张票)
+        "count_past": r"上次|昨天|昨晚|前天|上周|上个月|去年|之前|以前|来过|刚才"
+                      r"|(?:买|订)的(?:那|是)",
         "feature_seeks": r"找|推荐|预订|预定|订(?!单)|入住|办|买|租|换|不要|不想要",
         # ... a requirement by itself (还要有健身房, 要有行李寄存服务)
         "feature_demands": r"要有|要提供",
