@@ -136,8 +136,8 @@ def _turned(sentence: str, start: int, at: int) -> int | None:
     """Where a negation stands right before ``at`` or after a break of its clause since
     ``start`` ("..., but not one with"); None for none."""
     breaks = list(_TURN.finditer(sentence, start, at))
-    since = max(breaks[-1].end() if breaks else start,
-                _VERB_GROUP.search(sentence, 0, at).start())  # ("isn't pet-friendly")
+    group = _VERB_GROUP.search(sentence, 0, at)  # ("isn't pet-friendly")
+    since = max(breaks[-1].end() if breaks else start, group.start() if group else at)
     denied = C.negator.search(sentence, since, at)
     return denied.start() if denied else None
 
