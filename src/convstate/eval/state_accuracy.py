@@ -54,6 +54,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from ..extract.acts import HAN_RUN
+from ..lang import cue
 from ..normalize import normalize
 from ..sections import field_of, text_of
 from ..state import ConversationState
@@ -62,7 +64,6 @@ from .tally import Tally
 Slot = tuple[Any, ...]
 Forms = tuple[str, ...]  # the surface forms of one value, lower case
 GoldState = dict[Slot, Forms]
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 MEASURES = ("state_turn_recall", "state_anchor_recall", "state_stale", "state_precision",
             "state_folded_recall")
@@ -116,7 +117,6 @@ def _live(state: ConversationState) -> list[str]:
 _BOOLEANS: dict[Forms, bool] = {("true",): True, ("false",): False, ("是",): True,
                                 ("否",): False}
 _NAME_PARTS = re.compile(r"[_\-\s]+")
-_GENERIC = re.compile(r"(?:服务设施|设施|服务)$")  # a Chinese thing's generic head
 
 
 def _answers(state: ConversationState) -> list[tuple[frozenset[str], bool]]:
@@ -126,7 +126,7 @@ def _answers(state: ConversationState) -> list[tuple[frozenset[str], bool]]:
     (``Preference.text``/``polarity``, a Chinese one by its ``topic``)."""
     typed = [(d.last_turn, d.about, bool(d.answer)) for d in state.decisions
              if d.status == "active" and d.about and d.answer is not None]
-    typed += [(p.last_turn, p.topic if _HAN.search(p.topic) else p.text,
+    typed += [(p.last_turn, p.topic if HAN_RUN.search(p.topic) else p.text,
                p.polarity == "require") for p in state.preferences
               if p.status == "active" and p.polarity in ("require", "forbid")]
     return [(_heads(about), yes) for _, about, yes in sorted(typed, key=lambda t: t[0])]
@@ -159,8 +159,9 @@ def _heads(phrase: str) -> frozenset[str]:
     normalized, a plural as its singular ("with live music": live, music; "kid-friendly":
     kid, friendly; not "bar" of "minibar"); a Chinese phrase whole, without a generic
     head (洗衣 of 洗衣服务; 电话 is no 国际长途电话, 餐厅 no 中式餐厅)."""
-    if _HAN.search(phrase):
-        return frozenset({normalize(_GENERIC.sub("", phrase)) or normalize(phrase)})
+    if HAN_RUN.search(phrase):
+        thing = cue("feature_generic").sub("", phrase)  # (the extractor's generic heads)
+        return frozenset({normalize(thing) or normalize(phrase)})
     words = (normalize(w) for w in _NAME_PARTS.split(phrase)[-2:])
     return frozenset(w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words if w)
 

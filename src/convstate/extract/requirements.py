@@ -47,10 +47,10 @@ from ..lang import Cues
 from ..lang.acts import expressive
 from ..normalize import normalize
 from ..turns import Turn
+from .acts import HAN_RUN
 from .facts import sentences
 
 C = Cues()
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 MAX_FEATURES = 8  # a turn names a few; more is a pasted text, not a request
 MAX_SENTENCE = 400  # a request is a sentence of a few dozen words, not a pasted page
 MAX_TOPIC = 40  # a feature is a few words ("in-unit laundry"); longer is no feature
@@ -82,7 +82,7 @@ def requirements(turn: Turn) -> list[NewPreference]:
 
 def _features(sentence: str) -> Iterator[tuple[str, str, bool]]:
     """(the phrase, the feature, wanted) of each feature ``sentence`` requires."""
-    if _HAN.search(sentence):
+    if HAN_RUN.search(sentence):
         yield from _chinese(sentence)
     yield from _english(sentence)  # (a mixed turn: "Find me a hotel in 北京 with a pool")
 
@@ -108,11 +108,10 @@ def _chinese(sentence: str) -> Iterator[tuple[str, str, bool]]:
 
 def _english(sentence: str) -> Iterator[tuple[str, str, bool]]:
     """Of what a verb of seeking governs: "find me a hotel with wifi"."""
-    sought = None
-    for m, opening, listed in _matches(sentence, C.feature_en):
-        if sought is None:  # (found once a sentence, on its first feature phrase)
-            sought = list(C.feature_sought.finditer(sentence))
-            ends = [x.end() for x in sought]
+    found = list(_matches(sentence, C.feature_en))
+    sought = list(C.feature_sought.finditer(sentence)) if found else []
+    ends = [x.end() for x in sought]
+    for m, opening, listed in found:
         k = bisect.bisect_right(ends, m.start())
         if not k or C.feature_trouble.search(sentence[max(0, m.start() - 60):m.start()]):
             continue
@@ -135,9 +134,10 @@ def _english(sentence: str) -> Iterator[tuple[str, str, bool]]:
 def _turned(sentence: str, start: int, at: int) -> int | None:
     """Where a negation stands right before ``at`` or after a break of its clause since
     ``start`` ("..., but not one with"); None for none."""
-    breaks = list(_TURN.finditer(sentence, start, at))
     group = _VERB_GROUP.search(sentence, 0, at)  # ("isn't pet-friendly")
-    since = max(breaks[-1].end() if breaks else start, group.start() if group else at)
+    since = max(start, group.start() if group else at)
+    for turn in _TURN.finditer(sentence, since, at):
+        since = turn.end()
     denied = C.negator.search(sentence, since, at)
     return denied.start() if denied else None
 

@@ -117,8 +117,8 @@ _COUNTED_ZH = {"people": r"人|位", "tickets": r"张.{0,12}票|张",
 _COUNTED_ANY = "(?:" + "|".join(_COUNTED.values()) + ")"
 _COUNTED_WORDS = ("people", "person", "guest", "adult", "passenger", "travel", "ticket",
                   "seat", "room", "bed", "bath", "night", "table", "party", "group", "family")
-_COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v}|{_COUNTED_ZH[k]})\s*$" if k in _COUNTED_ZH
-                              else rf"(?<![a-z])(?:{v})\s*$", _I)) for k, v in _COUNTED.items()]
+_COUNT_KEYS = [(k, re.compile(rf"(?<![a-z])(?:{v}|{_COUNTED_ZH.get(k, '(?!)')})\s*$", _I))
+               for k, v in _COUNTED.items()]
 _ZH_COUNT = r"(?:\d{1,4}|[一二两三四五六七八九十]{1,3})"  # (一百二十: no number_in reads it)
 
 
@@ -806,8 +806,7 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                         claimed and start < claimed[-1][1]) \
                         or (key == "duration" and name_goes_on(text, end)):  # overlaps an
                     continue  # earlier anchor, or it begins a name (7天连锁酒店)
-                if key == "count" and HAN_RUN.search(value) \
-                        and not _wanted_count(text, start, end):
+                if key == "count" and not _wanted_count(text, start, end):
                     continue  # (no count: its words stay for the names, 一位钢琴家)
                 claimed.append((start, end))
                 if len(value) > MAX_TEXT:
@@ -818,8 +817,6 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
                 elif kind == "date" and _ends(text, start, end):
                     key_here = "until"
                 elif key == "count":
-                    if not _wanted_count(text, start, end):
-                        continue
                     key_here = count_key(value)
                 else:
                     key_here = key

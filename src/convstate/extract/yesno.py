@@ -49,6 +49,7 @@ from ..lang import Cues
 from ..sections import MAX_SUBJECT, clipped
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
+from .acts import HAN_RUN
 from .facts import sentences
 from .kinds import kind_named
 from .negation import question as asks
@@ -58,7 +59,6 @@ ARROW = " → "  # between the question and the answer in a decision's text
 REACH = 4  # turns after a closed question within which a reply still answers it
 MAX_QUESTION = 300  # a closed question is one sentence of a few words, not a pasted text
 _ASKS = re.compile(r"[?？吗么]")  # what every closed question holds: most turns have none
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 _PRONOUN = re.compile(r"(?:it|that|this|them|those|these)$", re.IGNORECASE)
 # a yes with a condition right after it ("Yes, but only if it's free", 好的，如果…)
 _CONDITIONAL = re.compile(r"^\W*\w+\W+(?:but\s+)?(?:only\s+)?(?:if|unless)\b"
@@ -82,7 +82,7 @@ def head(sentence: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _object(sentence: str) -> tuple[str, str] | None:
     """The object phrase of a closed question and its head, lower case."""
-    if _HAN.search(sentence):
+    if HAN_RUN.search(sentence):
         found = [C.wish_object.search(sentence)]
     else:
         found = [C.wish_object.match(sentence, m.end()) for m in C.wish_ask.finditer(sentence)]
@@ -94,7 +94,7 @@ def _object(sentence: str) -> tuple[str, str] | None:
             words.pop()
         if words:
             phrase, word = " ".join(words).lower(), words[-1].lower()
-            if _HAN.search(word) and len(short := C.generic_head.sub("", word)) >= 2:
+            if HAN_RUN.search(word) and len(short := C.generic_head.sub("", word)) >= 2:
                 word = short  # 接机 of 接机服务: said without 服务 too
             return phrase, word
     return None
@@ -112,9 +112,9 @@ def _closed(s: str) -> bool:
     # (an offer of a value: "Do you want their phone number?", not "Would you like to add
     # roaming to your mobile plan?")
     if not (C.question.search(s) and C.wish_ask.search(s)) or C.wish_more.search(s) \
-            or kind_named(found[0] if found and not _HAN.search(s) else s):
+            or kind_named(found[0] if found and not HAN_RUN.search(s) else s):
         return False
-    return found is not None or bool(_HAN.search(s)) and not C.wish_empty.match(s)
+    return found is not None or bool(HAN_RUN.search(s)) and not C.wish_empty.match(s)
 
 
 def closed_questions(turn: Turn) -> list[str]:
@@ -146,7 +146,7 @@ def polarity(reply: str) -> bool | None:
     first = next(sentences(reply), "")
     clause = m.group(0) if (m := _FIRST_CLAUSE.search(first)) else first
     # (a Chinese reply is a question by its mark or particle: 不要不要 holds 要不要)
-    if C.question.search(clause) or not _HAN.search(clause) and (
+    if C.question.search(clause) or not HAN_RUN.search(clause) and (
             asks(clause) or C.polar_question.search(clause)) or C.wish_hedge.search(first):
         return None
     yes = bool(C.agrees.search(reply) or C.affirms.search(reply))
@@ -174,7 +174,7 @@ def restated(reply: str, thing: str) -> tuple[bool, str] | None:
     a verb beside it, 发票要开的, not 保险费用太高了); None when no clause says it so (a
     question, "Is insurance mandatory?"; a hedge, "I'll decide about breakfast later"; a
     remark, "Breakfast was cold last time", 上次没人来接机)."""
-    han = bool(_HAN.search(thing))
+    han = bool(HAN_RUN.search(thing))
     pattern = re.escape(thing) if han else rf"\b{re.escape(thing)}\b"
     breaks = [(b.start(), b.end()) for b in _CLAUSE_BREAK.finditer(reply)]  # (once: a
     # long reply that says the thing often is read in one pass, each clause once)
