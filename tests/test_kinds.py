@@ -92,6 +92,22 @@ def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
 
 
 @BATCHES
+@pytest.mark.parametrize("question, answer, ids", [
+    ("What are the order numbers?", "KT-20931 and KT-20932", ["KT-20931", "KT-20932"]),
+    ("What are the order numbers?", "They are KT-20931, KT-20932 and KT-20933.",
+     ["KT-20931", "KT-20932", "KT-20933"]),
+    ("请问订单号分别是多少？", "JD1001203和JD1001204", ["JD1001203", "JD1001204"]),
+    # another form is no other value of the list
+    ("What is your order number?", "KT-20931 and 415-555-0100", ["KT-20931"]),
+])
+def test_an_answer_listing_ids_gives_each(batch: int, question: str, answer: str,
+                                          ids: list[str]) -> None:
+    state = folded([("user", "I was charged twice."), ("assistant", question),
+                    ("user", answer)], batch)
+    assert values(state, "order_id") == [("order_id", i, "user") for i in ids]
+
+
+@BATCHES
 def test_values_asked_for_together_are_answered_one_by_one(batch: int) -> None:
     state = folded([
         ("assistant", "ok, may I have your username, email address and order ID please?"),
@@ -197,6 +213,7 @@ def test_a_question_about_a_tracking_number_of_an_order_asks_for_the_tracking_nu
     ("Your case ref is CS-55102.", "ticket_id", "CS-55102"),
     ("The case number you gave me was CS-0048812.", "ticket_id", "CS-0048812"),
     ("报修单号BX20240611。", "ticket_id", "BX20240611"),
+    ("您的报修申请已提交，单号为BX0098123，请保持电话畅通。", "ticket_id", "BX0098123"),
     ("My refund reference is RF-55120.", "ticket_id", "RF-55120"),
     # a customer's or a member's number is their account
     ("My customer number is 4471209.", "account", "4471209"),
@@ -234,6 +251,39 @@ def test_an_id_of_the_form_of_the_users_is_of_its_kind(said, kept, replaced) -> 
                     ("user", said)], 1)  # (as the live state reads: turn by turn)
     assert [h.value for h in state.history("order_id") if h.status == "active"] == kept
     assert [h.value for h in state.history("order_id") if h.status != "active"] == replaced
+
+
+@pytest.mark.parametrize("batch", [1, 100])
+@pytest.mark.parametrize("rows, hotline, subject", [
+    # the hotline the assistant gave, said back by the user: still the assistant's
+    ([("user", "My number is 415-555-0142."),
+      ("assistant", "Please call our repair desk at 1-888-555-0100."),
+      ("user", "OK, I'll call 18885550100 now.")], "1-888-555-0100", "our repair desk"),
+    ([("user", "My number is 415-555-0142."),
+      ("assistant", "Our support line is 1-888-555-0100."),
+      ("user", "OK, I'll call 1-888-555-0100 now.")], "1-888-555-0100", "Our support line"),
+    # one the user calls the listener's: the service's
+    ([("user", "My number is 415-555-0142."), ("assistant", "Thanks."),
+      ("user", "I called your hotline 1-800-555-0166 three times and nobody picked up.")],
+     "1-800-555-0166", "your hotline"),
+    ([("user", "My number is 415-555-0142."), ("assistant", "Thanks."),
+      ("user", "Is 1-800-555-0166 your customer service number?")],
+     "1-800-555-0166", "your customer service number"),
+    ([("user", "我的手机是13912345678。"), ("assistant", "好的。"),
+      ("user", "我打了你们客服电话400-888-2323，一直没人接。")], "400-888-2323", "你们客服电话"),
+])
+def test_a_contact_of_the_services_said_by_the_user_stays_the_services(
+        rows: list[tuple[str, str]], hotline: str, subject: str, batch: int) -> None:
+    state = folded(rows, batch)
+    mine = rows[0][1].rstrip("。.").split("是")[-1].split(" is ")[-1]
+    assert state.anchor("phone").value == mine  # the user's own number, still active
+    assert [(h.value, h.status) for h in state.history("phone", speaker="user")
+            if h.value != hotline] == [(mine, "active")]
+    theirs = [a for a in state.anchors if a.value.replace("-", "") == hotline.replace("-", "")]
+    assert [a.subject for a in theirs] == [subject]
+    assert ("phone", mine) in {(k, v) for k, v, _ in candidates(state)}
+    assert not any(v.replace("-", "") == hotline.replace("-", "")
+                   for _, v, _ in candidates(state))
 
 
 def test_history_says_who_said_each_value_and_the_assistants_never_become_the_users() -> None:
@@ -386,6 +436,7 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("Add the Travel Pass roaming package, please.", ["Travel Pass roaming package"]),
     ("I bought the AppleCare+ protection plan.", ["AppleCare+ protection plan"]),
     ("I have the Fibre 500 broadband.", ["Fibre 500 broadband"]),
+    ("Can you add the Gold Shield warranty to my order?", ["Gold Shield warranty"]),
     # a head alone, or after a word saying which one or what for, names no product
     ("这个套餐太贵了，有没有便宜点的套餐？流量套餐也行。", []),
     ("酒店提供宽带吗？有叫醒服务和宽带", []),

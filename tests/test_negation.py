@@ -86,6 +86,10 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("I'm asking for a refund.", "refund"),
     ("I'm not asking for an exchange, I'm asking for a refund.", "refund"),
     ("No need for an exchange, a refund is fine.", "refund"),
+    # a request marker closing a question that asks for the thing itself
+    ("Could I get a refund please?", "refund"),
+    ("Could I just get a refund please, not an exchange.", "refund"),
+    ("Can you do an exchange please?", "exchange"),
 ])
 def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
                                                                   method: str) -> None:
@@ -94,7 +98,8 @@ def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
 
 @pytest.mark.parametrize("text", [
     "The exchange it offered was bad.", "We refund the shipping fee only.",
-    "Don't refund it.", "Refund it? No way.", "Today the courier never showed up.",
+    "Don't refund it.", "Refund it? No way.", "Exchange?! No way.",
+    "Today the courier never showed up.",
     "Today it rained.", "Tomorrow the store is closed, right",
 ])
 def test_a_noun_or_a_report_before_an_object_is_no_imperative(text: str) -> None:
@@ -149,6 +154,8 @@ def test_a_mention_that_is_not_a_request_chooses_nothing(text: str) -> None:
     ("I don't need it today.", None),
     ("Today doesn't work for me.", None),
     ("必须今天处理完，麻烦加急。", "expedite"),
+    ("Could you expedite it please?", "expedite"),
+    ("Can you tell me about expedite options, please?", None),  # an inquiry still
 ])
 def test_urgency_is_set_by_a_request_not_by_a_date_that_is_mentioned(
         text: str, urgency: str | None) -> None:
@@ -281,6 +288,16 @@ def test_agreeing_to_an_offer_of_one_option_chooses_it(offer, reply, method) -> 
     assert case_after_turns(turns).refund_method == method
 
 
+@pytest.mark.parametrize("offer, urgency", [
+    ("Do you want me to expedite it?", "expedite"),  # a verb offered with its object
+    ("Would you like me to expedite them?", "expedite"),
+    ("Do you want me to cancel the expedite request?", None),
+])
+def test_agreeing_to_an_offered_act_chooses_it(offer: str, urgency: str | None) -> None:
+    turns = [("user", "My parcel is late."), ("assistant", offer), ("user", "Yes please.")]
+    assert case_after_turns(turns).urgency == urgency
+
+
 def built_in(text: str) -> dict[str, list[str]]:
     """What the rule extractor makes of one user turn, by section."""
     delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
@@ -291,6 +308,15 @@ def built_in(text: str) -> dict[str, list[str]]:
         out[name] = [i.text for i in getattr(delta, name)]
     out["preferences"] = [f"{p.polarity}:{p.text}" for p in delta.preferences]
     return out
+
+
+@pytest.mark.parametrize("text", [
+    "Stop calling me after 8pm.", "Please refrain from texting my work number.",
+    "No more phone calls, please.", "I'd rather you didn't call me.",
+])
+def test_a_halt_or_a_wish_that_the_listener_not_act_refuses(text: str) -> None:
+    got = built_in(text)
+    assert got["negative_constraint"] and not got["preferences"], got
 
 
 def test_a_negated_want_is_a_refusal_not_a_goal_or_a_decision() -> None:
@@ -394,6 +420,13 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "Don't make me say it again.",
     "不要再让我重复了",
     "Don't give me that scripted answer again.",
+    # weariness and giving up, and what the service says instead of acting
+    "I'm tired of this.",
+    "Honestly, I'm exhausted.",
+    "Whatever, I give up.",
+    "Honestly, I don't care anymore.",
+    "别跟我说抱歉了，没用。",
+    "我不想再听你们的解释了。",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)

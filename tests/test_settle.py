@@ -296,10 +296,10 @@ def test_one_of_several_offered_values_is_taken_by_saying_it(reply, left) -> Non
       ("assistant", "We have tables at 6 pm and 8 pm."), ("user", "I'll take 8 pm.")], ["8 pm"]),
     ([("user", "周六中午12点订个包间"), ("assistant", "周六晚上6点有包间"),
       ("user", "行，就周六晚上6点")], ["晚上6点"]),
-    # turned down or asked about: not taken
+    # turned down or asked about: not taken (turned down, it goes)
     ([("user", "Book a table for Saturday at 7 pm."),
       ("assistant", "We have tables at 6 pm and 8 pm."), ("user", "I can't do 8 pm.")],
-     ["7 pm", "6 pm", "8 pm"]),
+     ["7 pm", "6 pm"]),
     ([("user", "Book a table for Saturday at 7 pm."),
       ("assistant", "We have tables at 6 pm and 8 pm."), ("user", "Is 8 pm the last one?")],
      ["7 pm", "6 pm", "8 pm"]),
@@ -693,6 +693,28 @@ def test_what_is_not_a_change_replaces_nothing() -> None:
      "date", ["3月5日", "3月6日"]),
     ([("user", "I need to tell you my car is a Toyota."), ("assistant", "Noted."),
       ("user", "I want you to know my wife drives a Honda.")], "category", []),
+    # a typo owned up to corrects what was said back
+    ([("user", "My order number is AB-55821-77 and it still hasn't shipped."),
+      ("assistant", "I can't find any order AB-55821-77, could you double-check it?"),
+      ("user", "Oops, typo on my end, it's AB-55812-77.")], "order_id", ["AB-55812-77"]),
+    ([("user", "My order number is AB-55821-77."),
+      ("assistant", "I can't find order AB-55821-77."),
+      ("user", "Sorry, it's AB-55812-77.")], "order_id", ["AB-55812-77"]),
+    # the way back is an end: the outbound date stands
+    ([("user", "Please book my outbound flight to Lisbon on May 1st."),
+      ("assistant", "Okay. And when do you fly back?"),
+      ("user", "The return flight should be on May 6th.")], "date", ["May 1st"]),
+    ([("user", "帮我订机票，去程5月1日，北京飞成都。"), ("assistant", "好的，请问回程是哪天？"),
+      ("user", "回程5月6日。")], "date", ["5月1日"]),
+    ([("user", "帮我订机票，5月1日出发。"), ("assistant", "好的，哪天回来？"),
+      ("user", "5月6日回来。")], "until", ["5月6日"]),
+    # a thing said of in a passive is no name the read-back is about
+    ([("user", "Please deliver the sofa on Wednesday."),
+      ("assistant", "Delivery is scheduled for Wednesday between 8am and noon."),
+      ("user", "Can you push it to Friday? I won't be home.")], "date", ["Friday"]),
+    # a count with another value between its measure word and what it counts
+    ([("user", "帮我订两张周六晚上的话剧票。"), ("assistant", "好的。"), ("user", "改成三张吧。")],
+     "tickets", ["三张"]),
 ])
 def test_a_change_is_read_by_its_grammar(turns, key, left) -> None:
     assert active(said(*turns), key) == left
@@ -720,6 +742,12 @@ def test_a_change_is_read_by_its_grammar(turns, key, left) -> None:
       ("user", "周六不行，周四呢？")], ["周四"], "周六"),
     ([("user", "Move it to Friday."), ("assistant", "Friday is full, is Saturday ok?"),
       ("user", "Saturday doesn't work, what about Thursday?")], ["Thursday"], "Saturday"),
+    # a verb of managing it, negated ("I can't do Friday"), not a "no" before a request
+    ([("user", "Friday works for me for the installation."), ("assistant", "Great, Friday it is."),
+      ("user", "Scratch that, I can't do Friday. Saturday is good.")], ["Saturday"], "Friday"),
+    ([("user", "Book it for the 11th of March."), ("assistant", "March 11th, confirmed?"),
+      ("user", "No actually make it for the 12th of this month instead.")],
+     ["12th of this month"], "11th of March"),
 ])
 def test_a_value_the_user_turns_down_is_not_theirs_and_goes(turns, kept, gone) -> None:
     mem = said(*turns)

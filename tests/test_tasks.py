@@ -68,6 +68,10 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "您的投诉会在24小时内处理。"),
     ("assistant", "I'll have a courier collect it tomorrow."),
     ("assistant", "Our courier will pick up the parcel tomorrow."),
+    # a causative's doer, any noun, and its act, a phrasal verb too
+    ("assistant", "I'll have a courier pick up the parcel today."),
+    ("assistant", "I'll have the warehouse reship it."),
+    ("assistant", "I'll have the store call you."),
     ("user", "I'll send you the photo."),
     ("user", "I will call you back this afternoon."),
     ("user", "照片我等下拍给你。"),
@@ -175,6 +179,7 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会把多收的运费退给您。", "多收的运费已经退给您了。"),
     ("我会把多收的安装费退给您。", "已经把多收的安装费退给您了。"),
     ("我这就去帮您催快递。", "已经帮您催了快递。"),
+    ("我会先给您退运费。", "运费已经退给您了。"),  # 先: when, not what
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:
@@ -378,6 +383,8 @@ def test_the_users_reply_settles_a_request_to_confirm(mode: str) -> None:
     ("I'll email you the return label and refund the shipping fee.",
      "I've emailed you the return label.", ["done", "open"]),
     ("我会为您安排上门取件，并给您寄一张优惠券。", "优惠券已经寄出了。", ["open", "done"]),
+    ("抱歉，我会先给您退运费，再给您补发一张优惠券。", "优惠券已经补发了。", ["open", "done"]),
+    ("我会先给您退运费，然后给您补发一张优惠券。", "运费已经退给您了。", ["done", "open"]),
     # one act with two objects is one task
     ("I'll send you the label and the invoice.", "I've sent the label and the invoice.",
      ["done"]),

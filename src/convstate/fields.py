@@ -88,7 +88,7 @@ class Cue:
     exchange"), a third party's want (他想换货), an inquiry or a subordinate clause ("I
     want to know about exchanges", "because ..."), and a question — a question asks, it
     does not choose ("Can I get an exchange?", 可以换货吗？, 要不要换货) unless it carries a
-    request marker ("Could you please ...", 能帮我退款吗？).
+    request marker ("Could you please ...", 能帮我退款吗？, "Could I get a refund please?").
 
     The field takes the option chosen last in the latest user turn that chooses one; a
     later turn that refuses the option the field holds and chooses none lets go of it

@@ -21,6 +21,7 @@ from .fields import FieldSpec, describe
 from .normalize import normalize
 from .sections import (
     CEILING_OF,
+    CONTACT_KEYS,
     COUNT_KEYS,
     GOALS,
     NAME_KEYS,
@@ -399,6 +400,9 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
     if a.kind == "address" and (whole := _whole_address(state, dedup, a.value)) is not None:
         dedup = whole  # "42 Maple Street" of "42 Maple Street, Springfield, IL": said again
         # (by the user correcting a misread street, or by the assistant reading it back)
+    if key in CONTACT_KEYS and not subject and sources[turns[0]].role == "user" \
+            and (theirs := _theirs(state, key, a.value, turns[0])) is not None:
+        dedup = theirs  # "OK, I'll call 1-888-555-0100": the hotline said back, still theirs
     if (old := keys.own("anchors", dedup)) is not None:
         if not (old.status == "superseded" and key in SINGLE_VALUED_KEYS
                 and sources[turns[0]].role != old.speaker
@@ -428,6 +432,23 @@ def _whole_address(state: ConversationState, dedup: tuple[str, str, str], value:
             whole = a.value.strip().lower()
             if whole.startswith(said) and whole[len(said):].lstrip().startswith(","):
                 return key, subject, normalize(a.value)
+    return None
+
+
+def _theirs(state: ConversationState, key: str, value: str, turn: int
+            ) -> tuple[str, str, str] | None:
+    """The dedup key of a contact of ``key`` that someone other than the user gave, before
+    ``turn``, as what it is of ("call our repair desk at ..."), the same as ``value`` (a
+    phone by its digits): the user saying it back says what it is, their own contact it
+    is not."""
+    def same(other: str) -> bool:  # (a phone in any layout: 1-888-555-0100, 18885550100)
+        return re.sub(r"\D", "", other) == re.sub(r"\D", "", value) if key == "phone" \
+            else normalize(other) == normalize(value)
+
+    for a in state.anchors:
+        if a.key == key and a.subject and a.speaker != "user" and a.first_turn < turn \
+                and same(a.value):
+            return key, normalize(a.subject), normalize(a.value)
     return None
 
 

@@ -39,7 +39,7 @@ from ..sections import AnchorKind
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .facts import sentences
-from .kinds import ASKED, asked_kinds, names_a_kind
+from .kinds import ASKED, LIST_SEP, asked_kinds, names_a_kind
 from .negation import question as asked
 
 C = Cues()
@@ -309,7 +309,8 @@ def _ask_text(sentence: str) -> str:
 def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
                  ) -> list[tuple[AnchorKind, int, int]]:
     """(kind, start, end) of the values in ``text`` with no cue of their own that take
-    a ``wanted`` kind, in the order the kinds are wanted, one per kind: not inside a
+    a ``wanted`` kind, in the order the kinds are wanted, one per kind (an id's kind, with
+    the ids of its form listed after it): not inside a
     value the patterns found (but a phone read by its shape alone may be an id asked
     for), nor after a cue of another kind in their clause."""
     held = _Spans(m.span() for v in {a.value for a in found if a.kind not in ("phone", "name")}
@@ -336,8 +337,19 @@ def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
             if _cued_otherwise(text, start, kind):
                 continue
             out.append((kind, start, end))
+            # ... and the values of its form listed right after it ("What are the order
+            # numbers?" "KT-20931 and KT-20932")
+            while kind in _LISTABLE and (more := _MORE.match(text, end)) \
+                    and (listed := shape.match(text, more.end())) \
+                    and _id_form(listed.group(0)) == _id_form(value):
+                start, end = listed.span()
+                out.append((kind, start, end))
             break
     return out
+
+
+_LISTABLE = ("order_id", "ticket_id", "tracking_number")
+_MORE = re.compile(LIST_SEP, re.IGNORECASE)
 
 
 class _Spans:

@@ -16,6 +16,9 @@ from typing import cast
 from ..sections import AnchorKind
 
 _I = re.IGNORECASE
+# what joins the values of a list ("SR-1, SR-2 and SR-3", "A、B和C"): a list of ids after
+# one cue (rules.py), or given in answer to one question (answers.py), is of its kind
+LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以及|和|及|与|或)\s*+"
 
 # the cue of a ticket: a complaint, a case, a return or a service request
 TICKET_CUE = (r"投诉单号|投诉编号|投诉单|工单号|工单编号|服务单号|受理单号|受理编号|售后单号"
@@ -39,8 +42,8 @@ TICKET_WORDS = ("投诉", "工单", "服务单号", "受理单号", "受理编�
 # it; "我要投诉，单号是DD…" quotes an order's)
 TICKET_ID = re.compile(
     rf"(?:{TICKET_CUE}|工单|(?<![A-Za-z])ticket(?![A-Za-z])"
-    r"|(?:(?:投诉|工单|售后|维修)[^。！？!?\n]{0,12}?(?:受理|提交|登记|生成|创建)"
-    r"|(?:受理|提交|登记|生成|创建)[^。！？!?\n]{0,6}?(?:投诉|工单|售后|维修))[^。！？!?\n]{0,8}?"
+    r"|(?:(?:投诉|工单|售后|维修|报修)[^。！？!?\n]{0,12}?(?:受理|提交|登记|生成|创建)"
+    r"|(?:受理|提交|登记|生成|创建)[^。！？!?\n]{0,6}?(?:投诉|工单|售后|维修|报修))[^。！？!?\n]{0,8}?"
     r"(?<![订运])单号)"
     # ... a relative clause between ("the case number you gave me was CS-0048812")
     r"(?:\s+(?:that\s+)?(?:you|they|we|your\s+\w+|the\s+\w+)\s+(?:gave|sent|provided|issued"

@@ -24,7 +24,9 @@ sentences cut at commas and semicolons. A mention is
   last time"), what a subordinate clause, a report or an inquiry holds (because, if,
   "I want to know ...", 因为, 如果, 了解一下), and a question. A question asks, it does not
   choose ("Can I get an exchange?", "可以换货吗？", 要不要换货) — unless it carries a
-  request marker ("Could you please expedite it?", 能帮我退款吗？).
+  request marker ("Could you please expedite it?", 能帮我退款吗？) that governs the
+  mention, or that closes a question asking for the mention itself ("Could I get a
+  refund please?").
 
 The words of each class come from the language packs (``negator``, ``want``, ``require``,
 ``request``, ``subject``, ``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``,
@@ -147,6 +149,8 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "refused"
     if (said := _predicate(after)) is not None:  # before an answer's words: 退款就算了
         return said
+    if _rx("asked_for").fullmatch(before) and _rx("request_end").fullmatch(after):
+        return "chosen"  # "Could I get a refund please?": the request's own object
     if _rx("fragment").fullmatch(f"{before} {after}"):
         return "chosen"
     if _rx("opening").fullmatch(before) and C.object.match(after):  # "Refund it."
@@ -285,8 +289,13 @@ _TEMPLATES = {
     "speaker": r"(?:{first_person}|{discourse}|[,，:：])\s*$",
     "verb_after": r"(?:{subject}|{adverb}|{negator}|\s)*?(?:{want}|{require})",
     "subject_start": r"(?:{subject})",
-    "neg_before": r"(?:{negator}|{neg_det})(?:{filler}|\s)*+$",
+    "neg_before": r"(?:(?:{negator}|{neg_det})(?:{filler}|\s)*+"
+                  r"|{negator}\s*(?:{managing}))(?:{filler}|\s)*+$",  # "can't do Friday"
     "fragment": r"(?:{filler}|{discourse}|{request}|[\W_])*+",
+    # a question that asks for the mention itself, and a request marker closing it
+    # ("Could I get a refund please?", "Can you expedite it, please?")
+    "asked_for": r"(?:{discourse}|{subject}|{filler}|{asks_for}|[\W_])*+",
+    "request_end": r"(?:{object})?[\s,，]*(?:{request})[\W_]*",
     # what may stand before a verb said as an imperative
     "opening": r"(?:{discourse}|{request}|{adverb}|[\W_])*+",
     # ... and before the speaker's own act asked for now

@@ -3,7 +3,8 @@
 No list of products: a product name is a naming part followed by a head that says
 what kind of product it is — 套餐, 流量包, 会员, 宽带, 月卡, 业务 ("畅享套餐", "5G流量包",
 "黄金会员", 开通"来电显示业务"); plan, package, pack, subscription, membership, card, pass,
-tier, broadband ("the Unlimited Plus plan", "Gold membership", "the 20GB data add-on").
+tier, broadband, warranty ("the Unlimited Plus plan", "Gold membership", "the 20GB data
+add-on", "the Premium Care warranty").
 The naming part is what tells one product from another, so a head alone, or one after
 a word that only says which one or what for (这个套餐, 流量套餐, my plan, a new plan), is
 no name:
@@ -38,7 +39,8 @@ from .names import _NOT_NAMES, WORD, _opens_sentence
 # -- English ---------------------------------------------------------------------------
 
 # count nouns of what is sold by name (a mass noun, "insurance", names a kind of thing)
-_EN_HEADS = r"plan|package|pack|subscription|membership|card|pass|tier|bundle|add-on|broadband"
+_EN_HEADS = ("plan|package|pack|subscription|membership|card|pass|tier|bundle|add-on|broadband"
+             "|warranty")
 # a word of the name: capitalized, an acronym, or one holding a digit (5GB, 24-month)
 _EN_WORD = r"(?:[A-Z][A-Za-z'’&+]*|[A-Za-z]*\d[\w+-]*)(?:\+)?"
 # words that join or point, never a word of what a product is ("John about the plan")
@@ -171,8 +173,7 @@ def chinese_apposed(text: str) -> Iterator[tuple[int, int]]:
 
 # A word every head holds (lower case), looked for before the patterns: most turns name
 # no product, and a substring test costs a fraction of the patterns' scan.
-HEAD_WORDS = ("plan", "pack", "broadband", "subscription", "membership", "card", "pass", "tier",
-              "bundle", "add-on", "套", "包", "会员", "宽带", "卡", "票", "业务")
+HEAD_WORDS = (*_EN_HEADS.split("|"), "套", "包", "会员", "宽带", "卡", "票", "业务")
 
 
 _EN_HEAD_AT_END = re.compile(rf"(?i:{_EN_HEADS})$")

@@ -52,7 +52,8 @@ from .acts import HAN_RUN, Act
 from .answers import GROUPED_ID, Asks, corrected_ids, ids_alike
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
-from .kinds import TICKET_ID, TICKET_WORDS, asked_kinds
+from .goals import achieved
+from .kinds import LIST_SEP, TICKET_ID, TICKET_WORDS, asked_kinds
 from .names import category_kind, find_names, name_goes_on, typed_kind
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
@@ -440,9 +441,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
 # The values a cue names may be a list: "orders: SR-1, SR-2 and SR-3", "单号分别是A、B和C".
 # Each listed value is one of the same form as the first (letters, digits and the rest
 # in the same order: a phone number after an order id is not another order id).
-_LIST_SEP = r"\s*+(?:[,，、/;；&]\s*+(?:(?:and|or)\s++)?|(?:and|or)\s++|以及|和|及|与|或)\s*+"
-LISTED = {"order_id": re.compile(rf"{_LIST_SEP}({_ORDER_ID})", _I),
-          "tracking_number": re.compile(rf"{_LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
+LISTED = {"order_id": re.compile(rf"{LIST_SEP}({_ORDER_ID})", _I),
+          "tracking_number": re.compile(rf"{LIST_SEP}({_TRACKING})(?![A-Za-z0-9])", _I)}
 _BUDGET_CUE = re.compile(r"预算|不超过|最多|以内|budget|at most|no more than|up to|under", _I)
 # a date in the end role (the packs' "date_end": "until March 13th", "drop it off on
 # the 5th") has the key "until": a later end replaces the end, a later start ("from the
@@ -593,6 +593,7 @@ class RuleExtractor(BaseExtractor):
         delta = StateDelta(language=detect_language(" ".join(t.text for t in turns)))
         open_tasks = [e for e in section_entries(index, "open_tasks") if e.status == "open"]
         open_requests = [e for e in section_entries(index, "requests") if e.status == "open"]
+        live_goals = [e for e in section_entries(index, "goals") if e.status == "active"]
         notes: list[str] = []
         # the names in the user turn just before, looked up when a value may be about one
         asked: list[str] | None = None
@@ -640,7 +641,7 @@ class RuleExtractor(BaseExtractor):
             for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
                 goes_on = goal is not None and goal[0].sentence == clause.sentence
                 sizes, goals = _sizes(delta) if goes_on else None, len(delta.goals)
-                self._clause(clause, delta, open_tasks)
+                self._clause(clause, delta, open_tasks, live_goals)
                 if len(delta.goals) > goals:
                     goal = (clause, delta.goals[-1])
                 elif goal and goes_on and _sizes(delta) == sizes \
@@ -693,7 +694,9 @@ class RuleExtractor(BaseExtractor):
             delta = delta_model.model_construct(**values)
         return Extraction(delta=delta, extractor=self.name, notes=notes)
 
-    def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> None:
+    def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry],
+                goals: list[IndexEntry]) -> None:
+        """What one clause gives: ``index`` holds the open tasks, ``goals`` the live goals."""
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
@@ -724,13 +727,13 @@ class RuleExtractor(BaseExtractor):
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
                                                        turns=at))
-            elif _lifecycle(c, delta, index):
-                pass
+            elif _lifecycle(c, delta, index, goals) and not C.goal.search(text):
+                pass  # (a want goes on: "I want to return the blender I bought")
             elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]) \
                     and not negated(text, m.start()):
                 delta.goals.append(NewGoal(text=text, turns=at))
         elif role == "assistant":
-            if _lifecycle(c, delta, index):
+            if _lifecycle(c, delta, index, goals):
                 pass
             elif C.ask_user.search(text) or C.ask_info.search(text) \
                     and not asked_kinds(text, owed=True):  # (a kind's ask: answers.py)
@@ -801,6 +804,8 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             if key in LISTED:  # and the values listed after it
                 spans += _listed(masked, LISTED[key], *spans[0])
             for start, end in spans:
+                if key == "count" and "\0" in masked[start:end]:  # 两张周六的票: a value
+                    end = masked.index("\0", start)  # within; the count is 两张
                 value = text[start:end].strip().rstrip(".")
                 if not value or "\0" in masked[start:end] or (
                         claimed and start < claimed[-1][1]) \
@@ -856,6 +861,9 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
             elif pronoun := C.third_owner.search(text, first, start):  # "Her phone is"
                 relations = list(C.relation.finditer(text, 0, pronoun.start()))
                 anchor.subject = (relations[-1] if relations else pronoun).group(0)
+            elif anchor.kind in CONTACT_KEYS and (theirs := _listeners(text, first, start,
+                                                                       anchor.value)):
+                anchor.subject = theirs  # "I called your hotline 1-800-...": the service's
     for start, end in products:
         found.append((start, NewAnchor(kind="name", key="product", value=text[start:end],
                                        turns=[turn.index])))
@@ -867,6 +875,18 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
         notes.append(f"turn #{turn.index}: {len(too_long)} value(s) over {MAX_TEXT} "
                      f"characters not taken ({', '.join(sorted(set(too_long)))})")
     return [a for _, a in sorted(found, key=lambda f: f[0])]
+
+
+def _listeners(text: str, first: int, start: int, value: str) -> str | None:
+    """What the user calls the contact at ``text[start:]`` (``value``, in a clause from
+    ``first``) when it is the listener's: right before it ("your hotline 1-800-...", 你们客服
+    电话400-…) or right after it ("Is 1-800-... your customer service number?")."""
+    before = [m for m in C.listener_contact.finditer(text, first, start)
+              if C.contact_link.fullmatch(text, m.end(), start)]
+    link = C.contact_link.match(text, start + len(value))
+    after = C.listener_contact.match(text, link.end()) if link else None
+    found = before[-1] if before else after
+    return found.group(0) if found else None
 
 
 def _alternates(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
@@ -1116,10 +1136,12 @@ def _close_matching(items: Sequence[NewTask | NewRequest], index: list[IndexEntr
     return closed
 
 
-def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
-    """A clause's reports close the open tasks of the same act (a failure cancels them),
-    its promises open tasks of the speaker's, replacing a renewed one (extract/tasks.py);
-    say whether it did any of it."""
+def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
+               goals: list[IndexEntry]) -> bool:
+    """A clause's reports close the open tasks (``index``) of the same act (a failure
+    cancels them) and achieve the live goals that want it (goals.py); its promises open
+    tasks of the speaker's, replacing a renewed one (extract/tasks.py); say whether it
+    did any of it."""
     if c.question:
         return False
     role, turn = c.turn.role, c.turn.index
@@ -1138,6 +1160,8 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry]) -> bool:
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal):
             pending[k][2](status)
+    for act in reading.reports:  # "I've changed the delivery address": what was wanted
+        achieved(act, turn, goals, delta)
     for act in reading.withdrawals:  # "I've cancelled the replacement": its sending is off
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in withdrawn(act, [(text, owner) for text, owner, _ in pending]):

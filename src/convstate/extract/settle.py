@@ -255,7 +255,9 @@ def offered_option(offer: str, options: Options) -> str | None:
     if len(named) != 1:
         return None
     words, start, end = named[0]
-    ends = not offer[start].isascii() or C.phrase_end.match(offer, end)
+    # (a verb offered may take its object: "Do you want me to expedite it?")
+    ends = not offer[start].isascii() or C.phrase_end.match(offer, end) \
+        or (it := C.object.match(offer, end)) is not None and C.phrase_end.match(offer, it.end())
     return words if ends and reading(offer, start, end) == "chosen" else None
 
 

@@ -124,10 +124,12 @@ def _starts_act(text: str, grammar: _Grammar) -> bool:
 
 
 # "and" before a verb phrase that shares the promise's subject and modal ("I'll email you
-# the label and refund the fee"); 并/同时 opening a clause after a promise (我会为您安排上门
-# 取件，并给您寄一张优惠券: rules.py reads those clauses with the one before)
+# the label and refund the fee"); 并/同时, or 然后/再 of a sequence, opening a clause after
+# a promise (我会为您安排上门取件，并给您寄一张优惠券; 我会先退运费，再补发一张优惠券:
+# rules.py reads those clauses with the one before)
 _AND = re.compile(r"\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
-JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?)\s*")
+JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?"
+                       r"|(?:然后|之后|随后|接着|再)(?:会|再)?)\s*")
 
 
 def _joined(part: str, act: Act, role: str, grammar: _Grammar) -> list[tuple[str, Act]]:
@@ -179,6 +181,21 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
         elif shared_verb and not (sent or renewal) and not (task.objects and done.objects):
             weak.append(k)
     return strong or weak[-1:]
+
+
+def achieves(done: Act, wanted: str) -> bool:
+    """Whether the report ``done`` does the act ``wanted`` names (a goal's words after its
+    want, goals.py): an act of a class of the text's grammar, with a verb of the same
+    class and a shared object; a generic report naming it ("Your refund has been
+    processed"); or, no object on either side, the same verb (退款: 已经为您退款了)."""
+    grammar = _grammar_for(wanted)
+    want = _act_of(wanted, LANGUAGES.version, False)
+    if grammar is None or want is None or not want.verbs & set(grammar.classes.values()):
+        return False  # (a search, a lookup: no act one party does for the other)
+    if done.generic:
+        return bool(done.objects & (want.objects | want.verbs))
+    return bool(want.verbs & done.verbs) and (
+        bool(want.objects & done.objects) or not (want.objects or done.objects))
 
 
 def terms(text: str) -> frozenset[str]:

@@ -161,12 +161,15 @@ class EnglishWords:
                           and (k + 1 == len(toks) or toks[k + 1] in self.ends)), None)
             if named is not None:
                 obj = list(toks[j:toks.index(named, j)])
-            else:  # "have a technician call you", "get someone to call you": their act
-                at = next((k for k in range(j, min(j + 4, len(toks) - 1))
-                           if toks[k] in self.team), None)
-                k = at + 1 + (toks[at + 1] == "to") if at is not None else 0
-                if at is not None and k < len(toks) and self.lemma(toks[k]) in self.classes:
-                    return self.verb_phrase(toks, k)
+            else:  # "have a technician call you", "get someone to call you", "have the
+                # store call you", "have a courier pick up the parcel": their act, the
+                # first verb of a class after who does it (a phrasal one too)
+                for k in range(j + 1, min(j + 6, len(toks))):
+                    lemma = self.lemma(toks[k])
+                    phrasal = f"{lemma}_{toks[k + 1]}" if k + 1 < len(toks) else ""
+                    if (lemma in self.classes or phrasal in self.classes) \
+                            and toks[k - 1].isalpha() and toks[k - 1] not in self.function:
+                        return self.verb_phrase(toks, k)
         if named is None and key in self.light:  # "give you a call", "let you know"
             named = next((t for t in toks[j:j + 5] if self.lemma(t) in self.classes), None)
             if named is not None:

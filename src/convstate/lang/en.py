@@ -38,6 +38,9 @@ SCOPE = {
                r"|\bcannot\b|(?<!n['’]t\s)(?<!not\s)\bforget(?:\s+about)?\b"
                r"|(?<!more )(?<!less )(?<!later )(?<!earlier )(?<!sooner )(?<!fewer )\bthan\b",
     "neg_det": r"\bno\b",
+    # a verb of managing a time, negated before it, turns the time down ("I can't do
+    # Friday", "we can't make it on Monday"): what stands between the negator and it
+    "managing": r"\b(?:do|make)(?:\s+it)?(?:\s+(?:on|at|for|by))?\b",
     # a negation of what did or did not happen, not of what is wanted ("I didn't get")
     "not_yet": r"\b(?:didn['’]t|did\s+not|haven['’]t|hasn['’]t|have\s+not|has\s+not"
                r"|wasn['’]t|weren['’]t|not\s+yet)\b",
@@ -61,6 +64,9 @@ SCOPE = {
     "require": r"\b(?:must|ha(?:ve|s)\s+to|should|need\s+to|needs\s+to)\b",
     # a request by itself, in a question too ("Could you please ...")
     "request": r"\b(?:please|kindly|pls|plz|let['’]?s)\b",
+    # what opens a question asking for a thing itself ("Could I get", "Can you"): with a
+    # request marker closing it, it asks for what it names (negation.py)
+    "asks_for": r"\b(?:can|could|would|will|may|get|have|do)\b",
     # a request said as an imperative of giving ("Just give me my money back"): it asks
     # for what it names, it is no question
     "imperative": r"^\W*(?:(?:just|please|so|ok(?:ay)?|then|now|and|honestly|actually)\W+)*"
@@ -281,7 +287,14 @@ PACK = LanguagePack(
             r"|shouldn'?t|may not)\b"
             r"|\bI\s+(?:don'?t|do not)\s+want\b|\b(?:won'?t|will not) accept|\brefuse to"
             r"|\bnot interested in\b"
-            r"|\bno\s+(?:exchange|replacement|store credit|calls?|emails?|substitut\w*)\b",
+            # a halt asked for ("Stop calling me after 8pm", "Please refrain from texting")
+            r"|^(?:and\s+|but\s+|so\s+)?(?:please\s+)?(?:stop|quit|cease|refrain\s+from)\s+\w+ing\b"
+            # a wish that the listener not act ("I'd rather you didn't call me")
+            r"|\bI(?:['’]d|\s+would)\s+(?:rather|prefer)\s+(?:(?:that|if)\s+)?you\s+(?:didn['’]?t"
+            r"|did not|wouldn['’]?t|would not|not)\b"
+            # (what is refused stays outside the match: "no more phone calls" names it)
+            r"|\bno\s+(?:more\s+)?(?=(?:phone\s+)?(?:exchange|replacement|store credit|calls?"
+            r"|emails?|texts?|messages?|visits?|substitut\w*)\b)",
         # a requirement, not a guess ("must have been") or a figure of speech ("I have to
         # say"); "only" and "within" only with what they limit
         "constraint":
@@ -322,7 +335,7 @@ PACK = LanguagePack(
                 r"|do you|does)\b|\b(?:tell|give|show|provide)\s+me\b(?!\s+a\s+(?:moment"
                 r"|minute|second|sec)\b)|\blet me know\b|\bI(?:'d| would)?\s+(?:like|want"
                 r"|need)\s+to\s+know\b",
-        "question": r"[?？]\s*$",
+        "question": r"[?？][!！?？]*\s*$",  # (also "?!", "??")
         # a question that asks the assistant to search or book ("Can you find me a cheap
         # restaurant?", "Could you help me find a Psychologist?"): what it seeks is a goal,
         # once answered too; matched up to where what it seeks is named
@@ -345,7 +358,10 @@ PACK = LanguagePack(
             r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible"
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
-            r"|sick of|tired of|(?:so|too|very|really|super|extremely|painfully)\s+slow"
+            # (what one is sick or tired of follows: "I'm tired of this")
+            r"|sick(?=\s+of\b)|tired(?=\s+of\b)|exhausted|(?<=I\s)give up"
+            r"|(?:don['’]?t|do\s+not)\s+care\s+any\s*more"
+            r"|(?:so|too|very|really|super|extremely|painfully)\s+slow"
             r"|irresponsible|outrag\w*|disgust\w*|unbelievable|livid|fuming|pissed|unhappy"
             r"|miserable|sad|appall\w*|shock(?:ed|ing)|nightmare|joke|disaster|mess|unreliable"
             r"|careless|lousy|disgrace\w*|shameful|absurd|insane|crap|garbage|trash|sucks"
@@ -594,12 +610,17 @@ PACK = LanguagePack(
         "bound_before": r"\b(?:before|after|until|till|by|past|from)\s+(?:well\s+)?$",
         # the assistant's own contact ("Our hotline is", "call us at", "our email:", "reach
         # our repair desk on"): about that (its subject), never the user's value said back
-        "own_contact": r"\b(?:our|my)(?:\s+(?!your\b)\w+){0,2}?\s+(?:hotline|helpline|number"
+        "own_contact": r"\b(?:our|my)(?:\s+(?!your\b)\w+){0,2}\s+(?:hotline|helpline|number"
                        r"|phone|line|email|e-mail|address|desk|team|office|department"
                        r"|cent(?:er|re)|service|support)\b|\b(?:hotline|helpline)\b|\bus\b",
         # ... "us" only as the object of a verb of reaching ("call us at", not "the number
         # you gave us is"); matched at the end of the text before it
         "reach_us": r"\b(?:call|reach|text|ring|email|contact|write\s+to)\s+$",
+        # a contact the user says is the listener's ("your hotline", "your customer service
+        # number"), in the clause that gives it: the service's, never the user's
+        "listener_contact": r"\b(?:your|you\s+guys['’]?)(?:\s+\w+){0,2}\s+(?:hotline|helpline"
+                            r"|number|phone|line|email|e-mail|address|desk|office|department"
+                            r"|cent(?:er|re)|service|support)\b",
         # what the user says is the listener's, right before a name ("your SmartHome app"):
         # the service's, not the user's
         "listeners": r"\b(?:your|you\s+guys['’]?)\s+(?:own\s+)?$",
@@ -629,6 +650,9 @@ PACK = LanguagePack(
                     r"|\bdrop(?:ping)?(?: (?:it|(?:the|my|our)(?: \w+){1,2}))? ?-?off(?: on| by)?"
                     r"|\b(?:com(?:e|ing)|fl(?:y|ying)|head(?:ing)?) back(?: on| by)?"
                     r"|\b(?:end|return|drop-?off|check-?out) date(?: is| of)?:?"
+                    # the way back named ("The return flight should be on", "return trip:")
+                    r"|\b(?:return|inbound)(?: (?:flight|trip|journey|leg|train|bus|ticket))?"
+                    r"(?: (?:is|will be|would be|should be|must be))?(?: on| by)?:?"
                     # (not "from now on": no start of a range)
                     r"|\bfrom\b(?!\s+(?:now|then|here|today)\s+on\b)[^.;!?]{1,40}?\s(?:to|-|–)"
                     # a stay or a rental made longer ends later ("extend it to the 7th")
@@ -724,7 +748,10 @@ PACK = LanguagePack(
         "corrects": r"^\W*(?:no(?!\s+(?:problem|worries)\b)|nope|nah)\b"
                     r"|\b(?:actually|instead(?!\s+of\b)"
                     r"|rather(?!\s+than\b)|changed? my mind"
-                    r"|my (?:bad|mistake)|made a mistake|correction|wrong)\b",
+                    r"|my (?:bad|mistake)|made a mistake|correction|wrong|oops|typo|mistyped"
+                    r"|misspoke|I meant?)\b"
+                    # ... "Sorry, it's AB-55812-77" (not any "sorry": "Sorry, what time?")
+                    r"|^\W*sorry\W+(?:it['’]?s|it\s+is|that\s+should\s+be|should\s+be)\b",
         # a reply that takes what was just offered ("Sure, book it", "OK, what's the address?")
         "agrees": r"^\W*(?:yes|yeah(?!,?\s+right\b)|yep|sure|ok(?:ay)?|alright|all right|perfect"
                   r"|great|fine"
@@ -771,7 +798,8 @@ PACK = LanguagePack(
         # verbs that name the same act, the first word naming the class; a phrasal verb
         # joins its particle with "_"
         "verb_classes":
-            "send resend email e-mail mail text message ship post forward dispatch deliver upload"
+            "send resend reship email e-mail mail text message ship post forward dispatch deliver"
+            " upload"
             " attach provide go_out;"
             " call ring phone contact reach reach_out get_back call_back follow_up respond"
             " reply touch;"
@@ -779,6 +807,7 @@ PACK = LanguagePack(
             " arrange schedule book reserve reschedule set_up;"
             " submit file lodge raise log request ask_for apply_for escalate;"
             " cancel void;"
+            " change modify amend alter edit correct;"
             " replace exchange swap;"
             " fix repair;"
             " come arrive visit stop_by drop_by;"

@@ -90,7 +90,10 @@ ACTS = {
     # how the service treats the speaker (不要敷衍我, 别再让我重复一遍了): a complaint
     "conduct": r"敷衍|推脱|推诿|推卸|踢皮球|忽悠|糊弄|打官腔|找借口|搪塞|应付我|重复一遍|绕圈子"
                r"|让我重复(?:说|一遍|了|[。！!]|$)|重复第?[二两三]遍"
-               r"|挂我电话|跟我说什么",
+               r"|挂我电话|跟我说什么"
+               # what the service says instead of acting (别跟我说抱歉了, 不想再听你们的解释)
+               r"|(?:跟我|给我)说(?:抱歉|对不起|sorry)|道歉(?:有什么|有啥)?用|听(?:你们?的?)?解释"
+               r"|解释(?:有什么|有啥)用",
     "grievance": r"第[一二三四五六七八九十几两\d]+[次回遍]|又(?:要|得|没|来了|是这样)|老是|每次都"
                  r"|一直(?:都)?(?:没|不|在等)|还(?:是)?没(?:有)?|多少次|几次了|好几次"
                  r"|(?:不能|没法|无法)再等|等不(?:了|下去|起)"
@@ -177,7 +180,7 @@ PACK = LanguagePack(
         "decision": r"就这样|就这么办|同意|确认(?!一下)|决定|那就|就按|就选|我选|选择了",
         "asks": r"请问|多少|什么|哪里|哪儿|哪个|哪些|几点|几个|是否|有没有|能不能|可不可以"
                 r"|怎么|如何|吗\s*$|告诉我|我想知道|想问(?:一下|问)?",
-        "question": r"[?？]\s*$|[吗么呢]\s*+[？?。]?\s*+$",  # possessive: linear
+        "question": r"[?？][!！?？]*\s*$|[吗么呢]\s*+[？?。]?\s*+$",  # possessive: linear
         # (not what was done for the user: 你帮我订的房间)
         "seek_ask": r"(?:帮我|给我)(?:找|推荐|预订|预定|订)(?!的)",
         # (nothing, or a thing known: 这家, 那家餐厅, 我的订单)
@@ -216,7 +219,7 @@ PACK = LanguagePack(
         "offer_ask": r"要不要|需要[^，。？?]{0,20}[吗么]",
         "offer_back": r"它|这个|这款|这家|这些|那个|那家|那款",
         "puts_off": r"再想想|再考虑|考虑一下|再看看|再说吧|问问|商量一下|回头",
-        "condition": r"如果|要是|假如|万一|的话|如需|如有",
+        "condition": r"如果|要是|假如|万一|的话(?![剧题费筒务语])|如需|如有",  # (not 的话剧票)
         "declines": r"^\W*(?:不用|不要|不了|算了|不行|不可以|不太好|不合适|不考虑|没兴趣)"
                     r"|不用了|不需要了|算了吧?[，,。！!]|^\W*太(?:贵|远|晚|早)了",
         # what a request to the user asks to have confirmed
@@ -359,6 +362,9 @@ PACK = LanguagePack(
         # user's value said back
         "own_contact": r"(?<![给您你])(?:我们|本店|我司|我们公司|公司)的?(?:客服)?"
                        r"(?:热线|电话|邮箱|地址|联系方式)|客服(?:热线|电话|邮箱)|热线",
+        # a contact the user says is the listener's (你们客服电话, 贵公司的热线): the service's
+        "listener_contact": r"(?:你们|您们|贵公司|贵店|贵方)(?:公司|家|店|平台)?的?(?:官方|人工)?"
+                            r"(?:客服|售后|服务)?(?:热线|电话|号码|邮箱|地址|联系方式)",
         # what the user says is the listener's, right before a name (你们的APP, 贵公司的…):
         # the service's, not the user's
         "listeners": r"(?:你们|您们|贵公司|贵店|贵方)(?:公司|家|店|平台)?的?\s*$|您的\s*$",
@@ -384,10 +390,10 @@ PACK = LanguagePack(
         # the text before the date
         "date_end": r"(?:[日号天]\s*(?:到|至|-|~|～)|(?:住|用|租|借|待|留|延长|延期|续住|续租)到"
                     # ... or the act that ends it said first (还车改到5月6日, 退房时间是…)
-                    r"|(?:还车|退房|离店|归还)(?:的?(?:日期|时间))?(?:改到|改成|改为|延到|推迟到"
+                    r"|(?:还车|退房|离店|归还|回程|返程)(?:的?(?:日期|时间|航班|机票|火车))?(?:改到|改成|改为|延到|推迟到"
                     r"|提前到|是|在)?)\s*$",
         # ... or one said before the act that ends it (3月6日还车, 6号退房)
-        "date_end_after": r"\s*(?:之前|前)?(?:还车|退房|离店|归还|结束)",
+        "date_end_after": r"\s*(?:之前|前)?(?:还车|退房|离店|归还|结束|回来|返程|回程)",
         # ... and one before the act that starts it (3月3日取车, 5号入住)
         "date_start_after": r"\s*(?:取车|提车|入住|出发|开始|起租)",
         # a question for when a stay or a rental ends (什么时候还车, 退房日期是哪天)
@@ -437,6 +443,7 @@ PACK = LanguagePack(
             " 换 换货 更换 调换;"
             " 修 维修 修理;"
             " 取消 撤销;"
+            " 改 修改 更改 变更;"
             " 上门 来 过来;"
             " 收 收到 签收 拿到",
         "converse_verbs": "收 发",
@@ -480,7 +487,7 @@ PACK = LanguagePack(
         "adverbs": "一定 尽快 马上 立即 立刻 稍后 随后 及时 再 也 都 就 亲自 优先 第一时间 这边"
                    " 尽力 尽量 尽我所能 尽一切努力 认真 积极"
                    " 那边 还 专门 重新 全部 统一 直接 会 将 原路 全额 按原路 顺利"
-                   " 这就",
+                   " 这就 先 首先",
         "benefactives": "为您 给您 帮您 替您 与您 跟您 和您 为你 给你 帮你 替你 与你 跟你 为你们"
                         " 给你们",
         "acknowledgements": "好的 好 嗯 那 那么 OK ok 没问题 是的 对 行",
