@@ -1,6 +1,7 @@
-"""A goal is achieved by a later report of the act it wants (zh + en), read turn by turn
-(the goal in the state's index) as in one batch; a search, another act, another thing or
-a negated report achieves nothing."""
+"""A goal is achieved by the assistant's later report of the act it wants (zh + en), read
+turn by turn (the goal in the state's index) as in one batch; a search, another act,
+another thing or id, an event of before, half the goal, the user's own report or a
+negated report achieves nothing."""
 
 from __future__ import annotations
 
@@ -37,6 +38,22 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
     ("I want to return the blender.", "I've sent you a return label.", "active"),  # another act
     ("I need to change the delivery address.", "I've changed your phone number.", "active"),
     ("我要退款。", "退款申请已经提交了，请耐心等待。", "active"),  # submitted, not refunded
+    # another thing, another id, another way, a past event, or half the goal
+    ("I want to cancel order 1234.", "I've cancelled order 5678.", "active"),
+    ("I want to cancel order 1234.", "Order 1234 has been cancelled.", "achieved"),
+    ("我要取消订单DD123456。", "订单DD999999已取消。", "active"),
+    ("I want a refund for my headphones.", "Your refund for the blender has been processed.",
+     "active"),
+    ("我想寄回这个电饭煲", "我们已经给您寄出了新的电饭煲", "active"),
+    ("I need to replace my router.",
+     "We replaced your router in March, so it's out of the swap window.", "active"),
+    ("I need to cancel my booking.", "Another customer cancelled the booking for room 5.",
+     "active"),
+    ("I want to send the package back.", "We sent the package on Monday.", "active"),
+    ("I want to cancel my subscription and get a refund.", "I have cancelled your subscription.",
+     "active"),
+    ("我想修改收货地址和手机号。", "手机号已修改。", "active"),
+    ("我想修改收货地址。", "收货地址已修改为北京市朝阳区建国路1号。", "achieved"),
 ])
 def test_a_report_of_the_act_a_goal_wants_achieves_it(goal: str, report: str, status: str,
                                                       one_batch: bool) -> None:
@@ -44,9 +61,21 @@ def test_a_report_of_the_act_a_goal_wants_achieves_it(goal: str, report: str, st
     assert [s for _, s in got] == [status], got
 
 
+def test_the_users_own_report_achieves_nothing() -> None:
+    got = goals_after([("user", "I want to change the delivery address."),
+                       ("assistant", "Sure."),
+                       ("user", "I changed the delivery address on the app but it still "
+                                "shows the old one.")], one_batch=False)
+    assert [s for _, s in got] == ["active"], got
+
+
 def test_a_want_goes_on_past_a_report_in_its_clause() -> None:
     """"The blender I bought" reports nothing the goal gives up: the want is a goal."""
     for text in ["I want to return the blender I bought last week, order 55-1234.",
-                 "I need to exchange the shoes you sent me."]:
+                 "I need to exchange the shoes you sent me.",
+                 "I want to return the blender that I bought."]:
         got = goals_after([("user", text)], one_batch=False)
         assert [s for _, s in got] == ["active"] and got[0][0] in text, got
+    # a want that frames a report is no goal
+    assert goals_after([("user", "I need you to know I've already returned the blender.")],
+                       one_batch=False) == []

@@ -319,6 +319,10 @@ def test_a_halt_or_a_wish_that_the_listener_not_act_refuses(text: str) -> None:
     assert got["negative_constraint"] and not got["preferences"], got
 
 
+def test_asking_to_hear_an_explanation_is_a_want_not_a_complaint() -> None:
+    assert built_in("我想听听你们的解释。")["goals"] == ["我想听听你们的解释"]
+
+
 def test_a_negated_want_is_a_refusal_not_a_goal_or_a_decision() -> None:
     got = built_in("我不希望再等了")
     assert got["negative_constraint"] == ["我不希望再等了"] and not got["goals"]
@@ -348,6 +352,11 @@ def test_a_negated_want_is_a_refusal_not_a_goal_or_a_decision() -> None:
     "如果我不接电话，请发短信。",
     # picking up is no choosing
     "I will not pick it up before Monday, I'm away.",
+    # what did not come is a report, no rule ("No more phone calls, please" is one)
+    "I have received no messages from you about the refund.",
+    "I've had no visits from the technician so far.",
+    "No more messages came after that.",
+    "There were no texts or emails about the delivery.",
 ])
 def test_a_statement_is_not_a_negative_constraint(text: str) -> None:
     assert not built_in(text)["negative_constraint"]
@@ -427,6 +436,7 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "Honestly, I don't care anymore.",
     "别跟我说抱歉了，没用。",
     "我不想再听你们的解释了。",
+    "Stop wasting my time.",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)

@@ -585,10 +585,9 @@ def test_user_questions_are_requests_closed_by_the_answer() -> None:
     ("I spoke with Jane 2 days ago at Walmart 24 hours store. I bought 2 iPhone chargers.",
      ["Jane", "Walmart", "iPhone"]),  # a count after a name, or before a brand
     ("My iPhone 15 keeps crashing. The Pixel 8 comes with a case.", ["iPhone 15", "Pixel 8"]),
-    # a verb of putting comes before a name, never in it; a thing said of in a passive
-    # opening a sentence is no one ("Delivery is scheduled"; "Terence is" is someone)
-    ("以后快递都放驿站，不要送上门。", []),
-    ("Delivery is scheduled for Wednesday. Terence is my son.", ["Terence"]),
+    # a person opening a sentence is someone, whatever follows ("Sarah was charged")
+    ("Sarah was charged twice. 我在解放路店买的，开放大学附近。",
+     ["Sarah", "解放路店", "开放大学"]),
 ])
 def test_names_are_found_verbatim_without_a_list_of_names(text, names) -> None:
     anchors = find_anchors(Turn(index=0, role="assistant", content=text))

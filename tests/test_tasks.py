@@ -384,6 +384,9 @@ def test_the_users_reply_settles_a_request_to_confirm(mode: str) -> None:
      "I've emailed you the return label.", ["done", "open"]),
     ("我会为您安排上门取件，并给您寄一张优惠券。", "优惠券已经寄出了。", ["open", "done"]),
     ("抱歉，我会先给您退运费，再给您补发一张优惠券。", "优惠券已经补发了。", ["open", "done"]),
+    # a lookup first, then an act the same future owes
+    ("我会先帮您查一下，然后给您回电话。", "已经给您回过电话了。", ["done"]),
+    ("我会先核实情况，再联系您。", "已经联系过您了。", ["done"]),
     ("我会先给您退运费，然后给您补发一张优惠券。", "运费已经退给您了。", ["done", "open"]),
     # one act with two objects is one task
     ("I'll send you the label and the invoice.", "I've sent the label and the invoice.",

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
+from .lookup import national_numbers
 from .normalize import normalize
 from .sections import (
     CEILING_OF,
@@ -412,6 +413,14 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         # number>" is no one taking it up again; only its owner brings it back)
         stats.deduplicated += 1
         return key
+    if key in _IDS and not subject and (same := _same_id(state, key, a.value, turns[0])):
+        known: Anchor = keys.own("anchors", _Keys.key("anchors", same))
+        if known.key == "reference":  # "I found order BX-4410-8821": the id the user gave
+            known.key, known.kind = key, a.kind  # with no cue takes its kind, still theirs
+            keys.of("anchors")[dedup] = known
+        _said_again(state.section("anchors"), known, turns)  # (or said again, its kind known)
+        stats.deduplicated += 1
+        return known.key
     keys.add("anchors", dedup, Anchor(
         id=_next_id(state, state.section("anchors")), kind=a.kind, key=key, value=a.value,
         subject=subject, turns=turns,
@@ -435,19 +444,36 @@ def _whole_address(state: ConversationState, dedup: tuple[str, str, str], value:
     return None
 
 
+# the ids a cue types, and "reference": an id the user gave with no cue, which takes the
+# kind of the first cue said of its value (extract/answers.py's uncued_ids)
+_TYPED = frozenset({"order_id", "ticket_id", "tracking_number", "account"})
+_IDS = _TYPED | {"reference"}
+
+
+def _same_id(state: ConversationState, key: str, value: str, turn: int) -> Anchor | None:
+    """For an id of ``key`` said in ``turn``: the user's live id with no kind that is
+    ``value``, said before (a typed one takes it); for a "reference", a live id of a kind
+    that is ``value`` (the reference is that id said again)."""
+    said, kinds = normalize(value), _TYPED if key == "reference" else {"reference"}
+    return next((a for a in state.anchors if a.key in kinds and a.status == "active"
+                 and not a.subject and a.first_turn < turn and normalize(a.value) == said),
+                None)
+
+
 def _theirs(state: ConversationState, key: str, value: str, turn: int
             ) -> tuple[str, str, str] | None:
     """The dedup key of a contact of ``key`` that someone other than the user gave, before
     ``turn``, as what it is of ("call our repair desk at ..."), the same as ``value`` (a
     phone by its digits): the user saying it back says what it is, their own contact it
     is not."""
-    def same(other: str) -> bool:  # (a phone in any layout: 1-888-555-0100, 18885550100)
-        return re.sub(r"\D", "", other) == re.sub(r"\D", "", value) if key == "phone" \
-            else normalize(other) == normalize(value)
+    def same(other: str) -> bool:  # a phone in any layout, with or without its country
+        if key != "phone":  # code (1-888-555-0100, 18885550100, 888-555-0100)
+            return normalize(other) == normalize(value)
+        return bool(national_numbers(other) & national_numbers(value))
 
     for a in state.anchors:
-        if a.key == key and a.subject and a.speaker != "user" and a.first_turn < turn \
-                and same(a.value):
+        if a.key == key and a.subject and a.speaker != "user" and a.status == "active" \
+                and a.first_turn < turn and same(a.value):
             return key, normalize(a.subject), normalize(a.value)
     return None
 

@@ -150,6 +150,12 @@ def _phone_readings(typed: str) -> list[tuple[str | None, str]]:
             if len(national) >= MIN_PHONE_DIGITS]
 
 
+def national_numbers(typed: str) -> set[str]:
+    """The national numbers a typed phone number may be (``_phone_readings``): two
+    layouts of one number, with a country code or without, share one."""
+    return {national for _, national in _phone_readings(typed)}
+
+
 def _phone_patterns(typed: str) -> list[str]:
     """Patterns of a typed phone number: the same number said in any of its forms, its
     national numbers (``_phone_readings``) alike once a country code and a trunk prefix

@@ -21,6 +21,9 @@ class Act:
     objects: frozenset[str] = frozenset()
     agent: Agent = None
     generic: bool = False  # a verb that names no act of its own ("processed", 处理)
+    # a report in the simple past ("We sent it on Monday"): an event told, maybe of
+    # before; a perfect or a passive ("I've sent it", 已发) says it is done now
+    told: bool = False
 
 
 def groups(source: str) -> list[list[str]]:

@@ -2,11 +2,14 @@
 
 A goal wants an act: its words after the want ("I need to change the delivery address":
 changing the address; "I want a refund for my headphones": refunding; 我想退掉电饭煲: 退).
-A later report of that act, by either side (the task grammar reads it: tasks.py), marks
-it achieved: "I've changed the delivery address for you", "Your refund has been
-processed", 已经为您退款了, 收货地址已修改. The report must do the same act to the same
-thing: a verb of the same class and a shared object, a generic verb that names the act
-("has been processed": the refund), or, with no object on either side, the same verb.
+The assistant's later report that the act is done marks it achieved: "I've changed the
+delivery address for you", "Your refund has been processed", 已经为您退款了, 收货地址已修
+改 (the task grammar reads it: tasks.py's ``achieves`` says when). The report must say
+the act is done now (a perfect or a passive, not a simple past: "We replaced your router
+in March" tells of before), by the speaker's side, to what the goal names and nothing
+else (not "Your refund for the blender", "order 5678" for "order 1234"), and the goal
+must want that one act ("cancel my subscription and get a refund" is not achieved by the
+cancelling alone).
 
 Only an act one party does for the other is achieved this way (a verb of the packs'
 classes: send, call, refund, arrange, cancel, replace, change...). A search is not:
@@ -16,7 +19,6 @@ search, not the list.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from ..delta import ItemUpdate, StateDelta
@@ -26,25 +28,29 @@ from .acts import Act
 from .tasks import achieves
 
 C = Cues()
-# what stands between a want and the act it wants ("to", "a", "my": "I'd like a refund")
-_LEAD = re.compile(r"^\s*(?:(?:to|a|an|the|my|our|some|help|me)\s+)*", re.IGNORECASE)
 
 
 def wanted(goal: str) -> str:
-    """The words of the act a goal's text wants: what follows its want."""
+    """The words of the act a goal's text wants: what follows its want, past what stands
+    before the act (the pack's ``want_lead``: "to", "a", "my"; "I'd like a refund")."""
     m = C.goal.search(goal)
-    return _LEAD.sub("", goal[m.end():] if m else goal)
+    rest = goal[m.end():] if m else goal
+    lead = C.want_lead.match(rest)
+    return rest[lead.end():] if lead else rest
 
 
-def achieved(done: Act, turn: int, index: Sequence[IndexEntry], delta: StateDelta
-             ) -> None:
+def achieved(done: Act, report: str, turn: int, index: Sequence[IndexEntry],
+             delta: StateDelta) -> None:
     """Mark achieved the live goals (the index's, by an update; this batch's from an
-    earlier turn, in place) whose act the report ``done``, in ``turn``, does."""
+    earlier turn, in place) whose act the assistant's report ``done`` (its clause
+    ``report``), in ``turn``, does (tasks.py's ``achieves``)."""
     taken = {u.id for u in delta.updates}
     for e in section_entries(index, "goals"):
-        if e.status == "active" and e.id not in taken and achieves(done, wanted(e.text)):
+        if e.status == "active" and e.id not in taken \
+                and achieves(done, report, wanted(e.text)):
             delta.updates.append(ItemUpdate(id=e.id, status="achieved", turn=turn))
     for g in delta.goals:
-        if g.status == "active" and g.turns[0] < turn and achieves(done, wanted(g.text)):
+        if g.status == "active" and g.turns[0] < turn \
+                and achieves(done, report, wanted(g.text)):
             g.status = "achieved"
             g.turns.append(turn)

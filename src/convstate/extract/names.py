@@ -97,10 +97,9 @@ def english_names(text: str) -> Iterator[tuple[int, int]]:
             yield start, end
 
 
-# After a lone capitalized word that opens a sentence, what makes it a name ("Terence
-# is ..."; not a passive, said of a thing: "Delivery is scheduled for ...").
-_NAMED = re.compile(r"'s\b|\s+(?:is|was)\b(?!\s+(?:now\s+|being\s+)?[a-z]+ed\b)|\s+(?:has|had"
-                    r"|said|says|told|lives|lived|works|worked|called|wrote|sent)\b")
+# After a lone capitalized word that opens a sentence, what makes it a name.
+_NAMED = re.compile(r"'s\b|\s+(?:is|was|has|had|said|says|told|lives|lived|works|worked"
+                    r"|called|wrote|sent)\b")
 
 
 _OPENERS = " \t\"'“‘(*_#>•-"  # what may stand between a sentence's end and its first word
@@ -126,9 +125,9 @@ _ZH_KINDS = (
     "景区|风景区|水库|公社|寺|宫|府|庙|塔|陵|桥|山|湖|海|岛|村|城|店|馆|院|园|厅|楼|所|站"
 )
 # Characters a name does not contain: pronouns, particles, and verbs of going, staying,
-# choosing, asking and putting that come right before a name (快递都放驿站).
+# choosing and asking that come right before a name.
 _ZH_STOP = ("您你我他她它们的是在去到和与或了吧呢吗啊呀就也还要想请给把被让从向对这那些个几"
-            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少该此啥放")
+            "座条有叫住选找逛推荐看玩吃喝订预约问查离近附哪什么怎样多少该此啥")
 # "a", "which", "this" + a measure word, or a word for "nearby"/"other": a kind of
 # place, not a named one (一家酒店, 哪家餐馆, 周边酒店, 其他景点)
 _ZH_QUANTITY = re.compile(r"[一两几这那每某哪该此][家个座间条所]|周边|附近|其[他它]|别的")

@@ -290,7 +290,7 @@ _TEMPLATES = {
     "verb_after": r"(?:{subject}|{adverb}|{negator}|\s)*?(?:{want}|{require})",
     "subject_start": r"(?:{subject})",
     "neg_before": r"(?:(?:{negator}|{neg_det})(?:{filler}|\s)*+"
-                  r"|{negator}\s*(?:{managing}))(?:{filler}|\s)*+$",  # "can't do Friday"
+                  r"|{cannot}\s*(?:{managing}))(?:{filler}|\s)*+$",  # "can't do Friday"
     "fragment": r"(?:{filler}|{discourse}|{request}|[\W_])*+",
     # a question that asks for the mention itself, and a request marker closing it
     # ("Could I get a refund please?", "Can you expedite it, please?")

@@ -49,7 +49,7 @@ from ..sections import (
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
-from .answers import GROUPED_ID, Asks, corrected_ids, ids_alike
+from .answers import GROUPED_ID, Asks, corrected_ids, ids_alike, uncued_ids
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .goals import achieved
@@ -79,7 +79,7 @@ from .settle import (
     took_stated,
 )
 from .takeback import given_up, lifted
-from .tasks import JOINED_ZH, act_of, closes, read, terms, withdrawn
+from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, read, terms, withdrawn
 from .yesno import answer_closed, closed_questions, last_closed, own_part, waits
 
 _I = re.IGNORECASE
@@ -614,6 +614,9 @@ class RuleExtractor(BaseExtractor):
             anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
             anchors, down = ids_alike(turn, anchors, index)  # "It's SR-20240315-898."
             delta.updates.extend(down)
+            if len(anchors) < MAX_ANCHORS_PER_TURN:  # (a turn cut short gives no more)
+                anchors = uncued_ids(turn, anchors)[:MAX_ANCHORS_PER_TURN]  # "Hi, it's
+                # about BX-4410-8821"
             anchors = anchors + _count_changed(turn, anchors, index)  # "Make it 3."
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = _own_name_said_again(anchors, index, delta)
@@ -727,8 +730,8 @@ class RuleExtractor(BaseExtractor):
                 topic = normalize(text[m.end():])[:12] or normalize(text)[:12]
                 delta.preferences.append(NewPreference(text=text, polarity=polarity, topic=topic,
                                                        turns=at))
-            elif _lifecycle(c, delta, index, goals) and not C.goal.search(text):
-                pass  # (a want goes on: "I want to return the blender I bought")
+            elif _lifecycle(c, delta, index, goals):
+                pass
             elif (m := C.goal.search(text)) and not C.goal_stop.search(text[m.start():]) \
                     and not negated(text, m.start()):
                 delta.goals.append(NewGoal(text=text, turns=at))
@@ -1147,7 +1150,8 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
     role, turn = c.turn.role, c.turn.index
     reading = read(c.text, role)
     if not (reading.promises or reading.reports or reading.failures) \
-            and (joined := JOINED_ZH.match(c.text)) and _promised_before(c, delta) \
+            and (joined := JOINED_ZH.match(c.text)) \
+            and (_promised_before(c, delta) or _future_before(c)) \
             and not C.addressed.match(c.text, joined.end()) \
             and (act := act_of(c.text[joined.end():])) is not None:  # 并给您寄一张优惠券
         reading.promises.append((c.text[joined.end():], act))
@@ -1160,8 +1164,8 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal):
             pending[k][2](status)
-    for act in reading.reports:  # "I've changed the delivery address": what was wanted
-        achieved(act, turn, goals, delta)
+    for act in reading.reports if role == "assistant" else ():  # "I've changed the
+        achieved(act, c.text, turn, goals, delta)  # delivery address": what was wanted
     for act in reading.withdrawals:  # "I've cancelled the replacement": its sending is off
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in withdrawn(act, [(text, owner) for text, owner, _ in pending]):
@@ -1200,6 +1204,15 @@ def _promised_before(c: _Clause, delta: StateDelta) -> bool:
     at = text.find(c.text)
     before = text.rfind(last.text, 0, at) if at > 0 else -1
     return before >= 0 and not text[before + len(last.text):at].strip(" ，,")
+
+
+def _future_before(c: _Clause) -> bool:
+    """Whether the clause right before ``c`` in its sentence (a comma apart) opens with
+    the speaker's future (我会先帮您查一下，|然后给您回电话)."""
+    text = c.turn.text
+    at = text.find(c.text)
+    start = max((text.rfind(mark, 0, max(at - 1, 0)) for mark in "，,。！？!?\n"), default=-1)
+    return at > 0 and text[at - 1] in "，," and bool(FUTURE_ZH.match(text, start + 1, at))
 
 
 def _pending(items: Sequence[NewTask] | Sequence[NewRequest], index: list[IndexEntry],

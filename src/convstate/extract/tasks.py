@@ -130,6 +130,9 @@ def _starts_act(text: str, grammar: _Grammar) -> bool:
 _AND = re.compile(r"\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
 JOINED_ZH = re.compile(r"^(?:并且?|同时(?:还会?)?|而且|另外(?:还会?)?|还会?"
                        r"|(?:然后|之后|随后|接着|再)(?:会|再)?)\s*")
+# ... or after a clause whose speaker's future scopes over it, though that clause owes
+# nothing itself (我会先帮您查一下，然后给您回电话: a lookup, then a callback)
+FUTURE_ZH = re.compile(r"(?:我们?|咱们?)(?:这边)?[^，,。！？!?]{0,3}?(?:会|将)")
 
 
 def _joined(part: str, act: Act, role: str, grammar: _Grammar) -> list[tuple[str, Act]]:
@@ -183,19 +186,49 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
     return strong or weak[-1:]
 
 
-def achieves(done: Act, wanted: str) -> bool:
-    """Whether the report ``done`` does the act ``wanted`` names (a goal's words after its
-    want, goals.py): an act of a class of the text's grammar, with a verb of the same
-    class and a shared object; a generic report naming it ("Your refund has been
-    processed"); or, no object on either side, the same verb (退款: 已经为您退款了)."""
+def achieves(done: Act, report: str, wanted: str) -> bool:
+    """Whether the report ``done`` (in ``report``, the assistant's clause) does the act
+    ``wanted`` names (a goal's words after its want, goals.py), now and to the same
+    thing. The act: one of a class of the grammar, and the goal's only one. The report:
+    a perfect or a passive (a simple past tells of an event, maybe of before: "We
+    replaced your router in March"), not of the user's doing, of a verb of the same class
+    on every object the goal names ("I've changed the delivery address to ..."; not 寄出
+    for 寄回), or a generic verb naming it and nothing else ("Your refund has been
+    processed"; not "Your refund for the blender"), or with no object on either side the
+    same verb (退款: 已经为您退款了); and no id the goal does not name."""
     grammar = _grammar_for(wanted)
     want = _act_of(wanted, LANGUAGES.version, False)
-    if grammar is None or want is None or not want.verbs & set(grammar.classes.values()):
+    if grammar is None or want is None or not want.verbs & set(grammar.classes.values()) \
+            or done.told or done.agent == "other" or _second_act(wanted):
         return False  # (a search, a lookup: no act one party does for the other)
+    named = want.objects | want.verbs
     if done.generic:
-        return bool(done.objects & (want.objects | want.verbs))
-    return bool(want.verbs & done.verbs) and (
-        bool(want.objects & done.objects) or not (want.objects or done.objects))
+        same = bool(done.objects) and done.objects <= named
+    else:
+        same = bool(want.verbs & done.verbs) and want.objects <= done.objects \
+            and bool(want.objects) == bool(done.objects)
+    return same and _ids(report) <= _ids(wanted) | {""}
+
+
+# an id or a number of three digits or more ("order 1234", DD999999; not "3-5 days")
+_ID = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z0-9-]*\d[A-Za-z0-9-]*")
+
+
+def _ids(text: str) -> set[str]:
+    """The ids ``text`` names (an empty string when none: any goal names that)."""
+    return {m.group(0).upper() for m in _ID.finditer(text)
+            if sum(c.isdigit() for c in m.group(0)) >= 3} or {""}
+
+
+def _second_act(wanted: str) -> bool:
+    """Whether ``wanted`` joins a second act to its first ("cancel my subscription and
+    get a refund", 修改收货地址和手机号): achieved only whole, which no one report says."""
+    return any(act_of(wanted[m.end():]) is not None or _act_of(
+        "get " + wanted[m.end():], LANGUAGES.version, False) is not None
+        for m in _JOINS.finditer(wanted))
+
+
+_JOINS = re.compile(r"\s+(?:and|&)\s+(?:also\s+|then\s+)?|[和并及]|然后|同时|以及")
 
 
 def terms(text: str) -> frozenset[str]:

@@ -17,6 +17,9 @@ _SENT = "send"
 class English(EnglishWords):
     """Future modal + verb promises; perfect, passive and past reports, on word tokens."""
 
+    # what opens a noun phrase that a relative clause may follow
+    DETERMINERS = frozenset("the this that these those my your our his her their a an".split())
+
     # words of a partitive ("one of", "the rest of", "a member of"): the head is after "of"
     PARTITIVE = frozenset("""one two three some most all each any none many few several
         both either neither rest part half member members""".split())
@@ -151,9 +154,23 @@ class English(EnglishWords):
                     passive, p = True, self.skip(toks, p + 1)
                 if p < len(toks) and self.is_past(toks[p]) and toks[p] != "been":
                     return self.reported(toks, a, p, passive)
-            elif self.is_past(t) and a > 0 and self.doer(toks, a) is not None:
+            elif self.is_past(t) and a > 0 and self.doer(toks, a) is not None \
+                    and not self.relative(toks, a):
                 return self.reported(toks, a, a, False)
         return None
+
+    def relative(self, toks: Sequence[str], a: int) -> bool:
+        """Whether the past form at ``a`` is a relative clause's: its subject right after a
+        noun a determiner opens ("the blender I bought", "the shoes you sent me"). It
+        says which thing is meant; it reports nothing done."""
+        k = a - 1
+        while k >= 0 and toks[k] in self.adverbs:
+            k -= 1
+        if k < 2 or toks[k] not in self.PRONOUNS:
+            return False
+        noun = k - 1 - (toks[k - 1] in ("that", "which"))  # "the blender that I bought"
+        return noun > 0 and toks[noun].isalpha() and toks[noun] not in self.function \
+            and any(t in self.DETERMINERS for t in toks[max(0, noun - 3):noun])
 
     def joined_reports(self, text: str, done: Act) -> list[Act]:
         """The acts a report goes on to after "and" with a past form of their own and the
@@ -205,7 +222,7 @@ class English(EnglishWords):
         # a passive's object is its subject ("the label has been emailed")
         objects = (self.content(subject) | self.content(obj)) if passive else \
             (self.content(obj) or self.content(subject))
-        return Act(verbs, objects, agent, generic=verbs <= self.generic)
+        return Act(verbs, objects, agent, generic=verbs <= self.generic, told=a == p)
 
     # a task's own text --------------------------------------------------------------
     def act_of(self, text: str) -> Act | None:

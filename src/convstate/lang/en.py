@@ -38,8 +38,9 @@ SCOPE = {
                r"|\bcannot\b|(?<!n['’]t\s)(?<!not\s)\bforget(?:\s+about)?\b"
                r"|(?<!more )(?<!less )(?<!later )(?<!earlier )(?<!sooner )(?<!fewer )\bthan\b",
     "neg_det": r"\bno\b",
-    # a verb of managing a time, negated before it, turns the time down ("I can't do
-    # Friday", "we can't make it on Monday"): what stands between the negator and it
+    # a verb of managing an option, after a present "cannot", turns it down ("I can't do
+    # Friday", "we won't make it on Monday"; not a report: "he couldn't make it on Friday")
+    "cannot": r"\b(?:can['’]?t|cannot|can\s+not|won['’]?t|will\s+not)",
     "managing": r"\b(?:do|make)(?:\s+it)?(?:\s+(?:on|at|for|by))?\b",
     # a negation of what did or did not happen, not of what is wanted ("I didn't get")
     "not_yet": r"\b(?:didn['’]t|did\s+not|haven['’]t|hasn['’]t|have\s+not|has\s+not"
@@ -191,7 +192,7 @@ ACTS = {
     # ("Don't make me repeat myself", "Don't give me that excuse"), not a constraint of
     # the case ("Don't call me after 8pm" is one)
     "conduct": r"\b(?:make\s+me\s+(?:repeat|explain|say\s+it\s+again)|repeat\s+myself|script(?:ed)?"
-               r"\s+(?:answer|reply|response)|waste\s+(?:my|our)\s+time"
+               r"\s+(?:answer|reply|response)|wast(?:e|ing)\s+(?:my|our)\s+time"
                r"|excuses?|runaround|brush(?:ing)?\s+me\s+off|(?:tell|telling)\s+me\s+to\s+(?:be"
                r"\s+patient|calm\s+down|relax)|hang(?:ing)?\s+up\s+on\s+me|patroni[sz]|lectur(?:e"
                r"|ing)\s+me|blam(?:e|ing)\s+me|l(?:ie|ying)\s+to\s+me|read(?:ing)?\s+(?:me\s+)?(?:the"
@@ -292,9 +293,11 @@ PACK = LanguagePack(
             # a wish that the listener not act ("I'd rather you didn't call me")
             r"|\bI(?:['’]d|\s+would)\s+(?:rather|prefer)\s+(?:(?:that|if)\s+)?you\s+(?:didn['’]?t"
             r"|did not|wouldn['’]?t|would not|not)\b"
-            # (what is refused stays outside the match: "no more phone calls" names it)
-            r"|\bno\s+(?:more\s+)?(?=(?:phone\s+)?(?:exchange|replacement|store credit|calls?"
-            r"|emails?|texts?|messages?|visits?|substitut\w*)\b)",
+            r"|\bno\s+(?:exchange|replacement|store credit|calls?|emails?|substitut\w*)\b"
+            # ... and "No more phone calls, please", a clause of its own, what it refuses
+            # outside the match (not a report: "No more messages came after that")
+            r"|^(?:please\s+)?no\s+more\s+(?=(?:phone\s+)?(?:calls?|emails?|texts?|messages?"
+            r"|visits?)\s*(?:[,.!;]|$|please\b|after\b|before\b|at\b|on\b|from\b|during\b))",
         # a requirement, not a guess ("must have been") or a figure of speech ("I have to
         # say"); "only" and "within" only with what they limit
         "constraint":
@@ -314,6 +317,9 @@ PACK = LanguagePack(
         # ("I'd rather not get a replacement", "I'd prefer not to wait")
         "weighs": r"rather|prefer",
         "not_after": r"\s+not\b",
+        # what stands between a goal's want and the act it wants ("I'd like a refund",
+        # "I need to change", "I need help resetting"): extract/goals.py reads the act
+        "want_lead": r"\s*(?:(?:to|a|an|the|my|our|some|help|me)\s+)*",
         "goal": r"\b(?:I (?:(?:just|really|only|also|still|actually|simply)\s+)?(?:want|need)"
                 r"|I'?d (?:(?:just|really|also)\s+)?like|I would (?:(?:just|really|also)\s+)?like"
                 r"|I'?m looking (?:for|to)|I wish to"
@@ -359,7 +365,8 @@ PACK = LanguagePack(
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
             # (what one is sick or tired of follows: "I'm tired of this")
-            r"|sick(?=\s+of\b)|tired(?=\s+of\b)|exhausted|(?<=I\s)give up"
+            r"|sick(?=\s+of\b)|tired(?=\s+of\b)|(?<=I['’]m\s)exhausted|(?<=I\sam\s)exhausted"
+            r"|(?<=I\s)give up"
             r"|(?:don['’]?t|do\s+not)\s+care\s+any\s*more"
             r"|(?:so|too|very|really|super|extremely|painfully)\s+slow"
             r"|irresponsible|outrag\w*|disgust\w*|unbelievable|livid|fuming|pissed|unhappy"
@@ -618,7 +625,8 @@ PACK = LanguagePack(
         "reach_us": r"\b(?:call|reach|text|ring|email|contact|write\s+to)\s+$",
         # a contact the user says is the listener's ("your hotline", "your customer service
         # number"), in the clause that gives it: the service's, never the user's
-        "listener_contact": r"\b(?:your|you\s+guys['’]?)(?:\s+\w+){0,2}\s+(?:hotline|helpline"
+        "listener_contact": r"\b(?:your|you\s+guys['’]?)(?:\s+(?!my\b|me\b|I\b|our\b)\w+){0,2}"
+                            r"\s+(?:hotline|helpline"
                             r"|number|phone|line|email|e-mail|address|desk|office|department"
                             r"|cent(?:er|re)|service|support)\b",
         # what the user says is the listener's, right before a name ("your SmartHome app"):
@@ -748,10 +756,12 @@ PACK = LanguagePack(
         "corrects": r"^\W*(?:no(?!\s+(?:problem|worries)\b)|nope|nah)\b"
                     r"|\b(?:actually|instead(?!\s+of\b)"
                     r"|rather(?!\s+than\b)|changed? my mind"
-                    r"|my (?:bad|mistake)|made a mistake|correction|wrong|oops|typo|mistyped"
-                    r"|misspoke|I meant?)\b"
-                    # ... "Sorry, it's AB-55812-77" (not any "sorry": "Sorry, what time?")
-                    r"|^\W*sorry\W+(?:it['’]?s|it\s+is|that\s+should\s+be|should\s+be)\b",
+                    r"|my (?:bad|mistake)|made a mistake|correction|wrong|typo|mistyped"
+                    r"|misspoke|I meant)\b"
+                    # ... "Sorry, it's AB-55812-77", a value after it (not any "sorry":
+                    # "Sorry, what time?", "Sorry, it's been two weeks")
+                    r"|^\W*sorry\W+(?:it['’]?s|it\s+is|that\s+should\s+be|should\s+be)"
+                    r"(?=(?-i:\s+[A-Z0-9]))",
         # a reply that takes what was just offered ("Sure, book it", "OK, what's the address?")
         "agrees": r"^\W*(?:yes|yeah(?!,?\s+right\b)|yep|sure|ok(?:ay)?|alright|all right|perfect"
                   r"|great|fine"
