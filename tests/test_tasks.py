@@ -228,7 +228,10 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("assistant", "I called the courier.")],
                  # the user's "I sent" is not the assistant's sending
                  [("assistant", "I'll send you the invoice."),
-                  ("user", "I sent you the invoice already.")]):
+                  ("user", "I sent you the invoice already.")],
+                 # what might have been is not what was done
+                 [("assistant", "I'll send you the invoice."),
+                  ("assistant", "I would have sent the invoice, but the system is down.")]):
         assert [t.status for t in run(rows, mode).open_tasks][0] == "open", rows
 
 

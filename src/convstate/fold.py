@@ -413,14 +413,6 @@ def _fold_anchor(state: ConversationState, a: NewAnchor, sources: Mapping[int, T
         # number>" is no one taking it up again; only its owner brings it back)
         stats.deduplicated += 1
         return key
-    if key in _IDS and not subject and (same := _same_id(state, key, a.value, turns[0])):
-        known: Anchor = keys.own("anchors", _Keys.key("anchors", same))
-        if known.key == "reference":  # "I found order BX-4410-8821": the id the user gave
-            known.key, known.kind = key, a.kind  # with no cue takes its kind, still theirs
-            keys.of("anchors")[dedup] = known
-        _said_again(state.section("anchors"), known, turns)  # (or said again, its kind known)
-        stats.deduplicated += 1
-        return known.key
     keys.add("anchors", dedup, Anchor(
         id=_next_id(state, state.section("anchors")), kind=a.kind, key=key, value=a.value,
         subject=subject, turns=turns,
@@ -442,22 +434,6 @@ def _whole_address(state: ConversationState, dedup: tuple[str, str, str], value:
             if whole.startswith(said) and whole[len(said):].lstrip().startswith(","):
                 return key, subject, normalize(a.value)
     return None
-
-
-# the ids a cue types, and "reference": an id the user gave with no cue, which takes the
-# kind of the first cue said of its value (extract/answers.py's uncued_ids)
-_TYPED = frozenset({"order_id", "ticket_id", "tracking_number", "account"})
-_IDS = _TYPED | {"reference"}
-
-
-def _same_id(state: ConversationState, key: str, value: str, turn: int) -> Anchor | None:
-    """For an id of ``key`` said in ``turn``: the user's live id with no kind that is
-    ``value``, said before (a typed one takes it); for a "reference", a live id of a kind
-    that is ``value`` (the reference is that id said again)."""
-    said, kinds = normalize(value), _TYPED if key == "reference" else {"reference"}
-    return next((a for a in state.anchors if a.key in kinds and a.status == "active"
-                 and not a.subject and a.first_turn < turn and normalize(a.value) == said),
-                None)
 
 
 def _theirs(state: ConversationState, key: str, value: str, turn: int

@@ -286,27 +286,6 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     return out, [ItemUpdate(id=i, status="superseded", turn=turn.index) for i in sorted(wrong)]
 
 
-# an id said with no cue and asked for by no question ("Hi, it's about BX-4410-8821",
-# JD556677889900 这个单子怎么还没发货): capital letters first, at least four digits, no
-# small letter (not a size or a measure: 40x60cm, 2333mb; not a page's slug)
-_UNCUED = re.compile(rf"{_OPEN}(?=[A-Z]{{1,5}}-?\d)(?=(?:[A-Z-]*\d){{4}})(?![\w-]*[a-z])"
-                     rf"{_ID}{_CLOSE}")
-
-
-def uncued_ids(turn: Turn, anchors: list[NewAnchor]) -> list[NewAnchor]:
-    """``anchors`` of a user turn with the ids it gives that no cue, no question and no
-    id of the user's of the same form typed: key ``reference`` (kind ``other``), kept
-    verbatim and the user's, until the assistant names its kind ("I found order
-    BX-4410-8821"): the fold then types it, still the user's (fold.py)."""
-    if turn.role != "user" or not turn.content or not _DIGITS.search(turn.text):
-        return anchors  # (most turns)
-    held = _Spans(m.span() for v in {a.value for a in anchors}
-                  for m in re.finditer(re.escape(v), turn.text))
-    return anchors + [NewAnchor(kind="other", key="reference", value=m.group(0),
-                                turns=[turn.index])
-                      for m in _UNCUED.finditer(turn.text) if not held.overlap(*m.span())]
-
-
 def _latest_turns(index: Sequence[IndexEntry]) -> dict[str, int]:
     """The latest turn that stated a value of each anchor key of ``index``."""
     latest: dict[str, int] = {}

@@ -6,10 +6,12 @@ The assistant's later report that the act is done marks it achieved: "I've chang
 delivery address for you", "Your refund has been processed", 已经为您退款了, 收货地址已修
 改 (the task grammar reads it: tasks.py's ``achieves`` says when). The report must say
 the act is done now (a perfect or a passive, not a simple past: "We replaced your router
-in March" tells of before), by the speaker's side, to what the goal names and nothing
-else (not "Your refund for the blender", "order 5678" for "order 1234"), and the goal
-must want that one act ("cancel my subscription and get a refund" is not achieved by the
-cancelling alone).
+in March" tells of before; not a modal perfect: "I would have changed it"), by the
+speaker's side, to what the goal names and nothing else (not "Your refund for the
+blender", "order 5678" for "order 1234", "the other order", "Your husband's order"), with
+no "but" after it in the turn ("..., but the change failed"), and the goal must want that
+one act ("cancel my subscription and get a refund" is not achieved by the cancelling
+alone).
 
 Only an act one party does for the other is achieved this way (a verb of the packs'
 classes: send, call, refund, arrange, cancel, replace, change...). A search is not:
@@ -39,11 +41,15 @@ def wanted(goal: str) -> str:
     return rest[lead.end():] if lead else rest
 
 
-def achieved(done: Act, report: str, turn: int, index: Sequence[IndexEntry],
+def achieved(done: Act, report: str, after: str, turn: int, index: Sequence[IndexEntry],
              delta: StateDelta) -> None:
     """Mark achieved the live goals (the index's, by an update; this batch's from an
     earlier turn, in place) whose act the assistant's report ``done`` (its clause
-    ``report``), in ``turn``, does (tasks.py's ``achieves``)."""
+    ``report``), in ``turn``, does (tasks.py's ``achieves``): not one of another one or
+    someone else's ("the other order", "Your husband's order"), nor one the rest of the
+    turn (``after``) takes back ("..., but unfortunately the change failed")."""
+    if C.another_one.search(report) or C.undone.search(after):
+        return
     taken = {u.id for u in delta.updates}
     for e in section_entries(index, "goals"):
         if e.status == "active" and e.id not in taken \

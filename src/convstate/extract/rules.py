@@ -49,7 +49,7 @@ from ..sections import (
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN, Act
-from .answers import GROUPED_ID, Asks, corrected_ids, ids_alike, uncued_ids
+from .answers import GROUPED_ID, Asks, corrected_ids, ids_alike
 from .base import BaseExtractor, Extraction
 from .facts import EN_SENTENCE, SENTENCE, expository, find_facts
 from .goals import achieved
@@ -614,9 +614,6 @@ class RuleExtractor(BaseExtractor):
             anchors = corrected_ids(turn, anchors, index)  # "No, it's SR-778812."
             anchors, down = ids_alike(turn, anchors, index)  # "It's SR-20240315-898."
             delta.updates.extend(down)
-            if len(anchors) < MAX_ANCHORS_PER_TURN:  # (a turn cut short gives no more)
-                anchors = uncued_ids(turn, anchors)[:MAX_ANCHORS_PER_TURN]  # "Hi, it's
-                # about BX-4410-8821"
             anchors = anchors + _count_changed(turn, anchors, index)  # "Make it 3."
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = _own_name_said_again(anchors, index, delta)
@@ -880,12 +877,18 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     return [a for _, a in sorted(found, key=lambda f: f[0])]
 
 
+_APPOSED = re.compile(r"\s*[,，(（]\s*")  # a value set beside what it is, or in brackets
+
+
 def _listeners(text: str, first: int, start: int, value: str) -> str | None:
     """What the user calls the contact at ``text[start:]`` (``value``, in a clause from
-    ``first``) when it is the listener's: right before it ("your hotline 1-800-...", 你们客服
-    电话400-…) or right after it ("Is 1-800-... your customer service number?")."""
-    before = [m for m in C.listener_contact.finditer(text, first, start)
-              if C.contact_link.fullmatch(text, m.end(), start)]
+    ``first``) when it is the listener's: right before it ("your hotline 1-800-...",
+    "Your hotline, 1-800-...,", 你们客服电话400-…, 打你们400-…) or right after it ("Is
+    1-800-... your customer service number?")."""
+    # (searched a character past ``start``: a cue may look ahead at the value, 打你们400-…)
+    before = [m for m in C.listener_contact.finditer(text, first, start + 1)
+              if m.end() <= start and (C.contact_link.fullmatch(text, m.end(), start)
+                                       or _APPOSED.fullmatch(text, m.end(), start))]
     link = C.contact_link.match(text, start + len(value))
     after = C.listener_contact.match(text, link.end()) if link else None
     found = before[-1] if before else after
@@ -1164,8 +1167,11 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal):
             pending[k][2](status)
-    for act in reading.reports if role == "assistant" else ():  # "I've changed the
-        achieved(act, c.text, turn, goals, delta)  # delivery address": what was wanted
+    if role == "assistant" and reading.reports:  # "I've changed the delivery address":
+        said = c.turn.text  # what was wanted
+        after = said[said.find(c.text) + len(c.text):]
+        for act in reading.reports:
+            achieved(act, c.text, after, turn, goals, delta)
     for act in reading.withdrawals:  # "I've cancelled the replacement": its sending is off
         pending = _pending(delta.open_tasks, index, delta, turn)
         for k in withdrawn(act, [(text, owner) for text, owner, _ in pending]):

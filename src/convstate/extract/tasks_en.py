@@ -17,6 +17,8 @@ _SENT = "send"
 class English(EnglishWords):
     """Future modal + verb promises; perfect, passive and past reports, on word tokens."""
 
+    # modals before "have" + participle: what might have been, not what was done
+    UNREAL = frozenset("would should could might must may".split())
     # what opens a noun phrase that a relative clause may follow
     DETERMINERS = frozenset("the this that these those my your our his her their a an".split())
 
@@ -146,7 +148,9 @@ class English(EnglishWords):
         for a, t in enumerate(toks):
             if any(s in self.subordinators for s in toks[:a]):
                 return None  # "once it is uploaded": a condition, not a report
-            perfect = t in ("have", "has", "had") and tuple(toks[a + 1:a + 2]) != ("to",)
+            # (not a modal perfect: "I would have changed it, but ..." did not)
+            perfect = t in ("have", "has", "had") and tuple(toks[a + 1:a + 2]) != ("to",) \
+                and not (a and toks[a - 1] in self.UNREAL)
             passive = t in ("is", "are", "was", "were", "am", "been")
             if perfect or passive:
                 p = self.skip(toks, a + 1)
@@ -154,8 +158,9 @@ class English(EnglishWords):
                     passive, p = True, self.skip(toks, p + 1)
                 if p < len(toks) and self.is_past(toks[p]) and toks[p] != "been":
                     return self.reported(toks, a, p, passive)
-            elif self.is_past(t) and a > 0 and self.doer(toks, a) is not None \
-                    and not self.relative(toks, a):
+            elif self.is_past(t) and a > 0 and toks[a - 1] not in ("have", "has", "had") \
+                    and self.doer(toks, a) is not None and not self.relative(toks, a):
+                # (a participle after "have" is a perfect's, read above, or a modal one's)
                 return self.reported(toks, a, a, False)
         return None
 

@@ -90,6 +90,13 @@ SCOPE = {
               r"|does|do|can|could|should|may|might|must|\w+ed)\b)",
     # a contrast ends a negation's scope ("not an exchange but a refund")
     "contrast": r"\b(?:but|instead(?!\s+of\b))\b",
+    # a report of an act done to another one of a thing, or to someone else's ("I've
+    # cancelled the other order", "Your husband's order has been cancelled"): no goal of
+    # the user's is achieved by it (extract/goals.py)
+    "another_one": r"\b(?:other|another|previous|old|different|wrong)\b"
+                   r"|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[a-z]+['’]s\b",
+    # what says after a report that it did not hold ("..., but it failed", "Unfortunately")
+    "undone": r"\b(?:but|however|unfortunately|though)\b",
     # options left open between ("either a refund or an exchange is fine")
     "alternative": r"\bor\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
@@ -626,9 +633,8 @@ PACK = LanguagePack(
         # a contact the user says is the listener's ("your hotline", "your customer service
         # number"), in the clause that gives it: the service's, never the user's
         "listener_contact": r"\b(?:your|you\s+guys['’]?)(?:\s+(?!my\b|me\b|I\b|our\b)\w+){0,2}"
-                            r"\s+(?:hotline|helpline"
-                            r"|number|phone|line|email|e-mail|address|desk|office|department"
-                            r"|cent(?:er|re)|service|support)\b",
+                            r"\s+(?:hotline|helpline|number|phone|line|email|e-mail|address|desk"
+                            r"|office|department|cent(?:er|re)|service|support|team)\b",
         # what the user says is the listener's, right before a name ("your SmartHome app"):
         # the service's, not the user's
         "listeners": r"\b(?:your|you\s+guys['’]?)\s+(?:own\s+)?$",

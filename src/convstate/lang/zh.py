@@ -46,6 +46,8 @@ SCOPE = {
     "filler": r"吧|呗|啊|呀|哈|嗯|哦|好的?|行|那么?|那就|就|还是|是|的|了|先|直接|就行|就好|即可",
     # a contrast ends a negation's scope (不要换货而是退款)
     "contrast": r"而是|但是|可是|只",
+    "another_one": r"另一|另外一|其他|其它|之前的|上一个|别的|旧的|先生|太太|老公|老婆|朋友|家人",
+    "undone": r"但是|可是|不过|然而|可惜",
     "alternative": r"或者?|还是",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
@@ -365,7 +367,8 @@ PACK = LanguagePack(
                        r"(?:热线|电话|邮箱|地址|联系方式)|客服(?:热线|电话|邮箱)|热线",
         # a contact the user says is the listener's (你们客服电话, 贵公司的热线): the service's
         "listener_contact": r"(?:你们|您们|贵公司|贵店|贵方)(?:公司|家|店|平台)?的?(?:官方|人工)?"
-                            r"(?:客服|售后|服务)?(?:热线|电话|号码|邮箱|地址|联系方式)",
+                            r"(?:(?:客服|售后|服务)?(?:热线|电话|号码|邮箱|地址|联系方式)"
+                            r"|(?=\s*[\d+(（]))",  # (打你们400-…)
         # what the user says is the listener's, right before a name (你们的APP, 贵公司的…):
         # the service's, not the user's
         "listeners": r"(?:你们|您们|贵公司|贵店|贵方)(?:公司|家|店|平台)?的?\s*$|您的\s*$",
