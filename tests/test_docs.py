@@ -84,6 +84,8 @@ PRINTS: dict[str, list[str]] = {
                              "[policy] Card refunds arrive within 5 business days.\n"],
     "docs/customer-service.md": [
         "['I will send you a return label']\n['What is your order number']\n[] BX-7741-2290",
+        "[('I need to change the delivery address for order 7781', 'achieved'), "
+        "('I also want a refund for the shipping fee', 'active')]",
         "[('Would you like to add insurance?', False)]",
         "[('require', 'pets'), ('forbid', 'smoking')]",
         'From earlier conversations:\n- phone: "13912345678"', "after erase: [] nowhere"],

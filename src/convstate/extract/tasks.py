@@ -223,9 +223,7 @@ def _ids(text: str) -> set[str]:
 def _second_act(wanted: str) -> bool:
     """Whether ``wanted`` joins a second act to its first ("cancel my subscription and
     get a refund", 修改收货地址和手机号): achieved only whole, which no one report says."""
-    return any(act_of(wanted[m.end():]) is not None or _act_of(
-        "get " + wanted[m.end():], LANGUAGES.version, False) is not None
-        for m in _JOINS.finditer(wanted))
+    return any(act_of(wanted[m.end():]) is not None for m in _JOINS.finditer(wanted))
 
 
 _JOINS = re.compile(r"\s+(?:and|&)\s+(?:also\s+|then\s+)?|[和并及]|然后|同时|以及")
