@@ -440,16 +440,15 @@ def _theirs(state: ConversationState, key: str, value: str, turn: int
             ) -> tuple[str, str, str] | None:
     """The dedup key of a contact of ``key`` that someone other than the user gave, before
     ``turn``, as what it is of ("call our repair desk at ..."), the same as ``value`` (a
-    phone by its digits): the user saying it back says what it is, their own contact it
-    is not."""
-    def same(other: str) -> bool:  # a phone in any layout, with or without its country
-        if key != "phone":  # code (1-888-555-0100, 18885550100, 888-555-0100)
-            return normalize(other) == normalize(value)
-        return bool(national_numbers(other) & national_numbers(value))
-
+    phone in any layout, with or without its country code: 1-888-555-0100, 888-555-0100;
+    lookup.py's national numbers): the user saying it back says what it is, their own
+    contact it is not."""
+    phone = key == "phone"
+    said = national_numbers(value) if phone else {normalize(value)}
     for a in state.anchors:
         if a.key == key and a.subject and a.speaker != "user" and a.status == "active" \
-                and a.first_turn < turn and same(a.value):
+                and a.first_turn < turn \
+                and said & (national_numbers(a.value) if phone else {normalize(a.value)}):
             return key, normalize(a.subject), normalize(a.value)
     return None
 

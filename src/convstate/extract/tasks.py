@@ -207,7 +207,7 @@ def achieves(done: Act, report: str, wanted: str) -> bool:
     else:
         same = bool(want.verbs & done.verbs) and want.objects <= done.objects and (
             bool(want.objects) or done.objects <= named | terms(wanted))  # (办理退款: 退款)
-    return same and _ids(report) <= _ids(wanted) | {""}
+    return same and _ids(report) <= _ids(wanted)
 
 
 # an id or a number of three digits or more ("order 1234", DD999999; not "3-5 days")
@@ -215,9 +215,9 @@ _ID = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z0-9-]*\d[A-Za-z0-9-]*")
 
 
 def _ids(text: str) -> set[str]:
-    """The ids ``text`` names (an empty string when none: any goal names that)."""
+    """The ids ``text`` names."""
     return {m.group(0).upper() for m in _ID.finditer(text)
-            if sum(c.isdigit() for c in m.group(0)) >= 3} or {""}
+            if sum(c.isdigit() for c in m.group(0)) >= 3}
 
 
 def _second_act(wanted: str) -> bool:
