@@ -95,6 +95,13 @@ def test_the_times_of_two_named_places_do_not_replace_each_other() -> None:
     ([("user", "Ideally I'd leave at 7:15 in the morning."),
       ("assistant", "I wasn't able to get those exact tickets - I've found a 7:20 am bus."),
       ("user", "That seems okay for me.")], "time", ["7:20 am"], "7:15 in the morning"),
+    # ... or told by the nearest that can be had
+    ([("user", "We would like to leave Washington at 07:15."),
+      ("assistant", "The best I can do is 7:10 am for $30."), ("user", "That will be fine.")],
+     "time", ["7:10 am"], "07:15"),
+    ([("user", "Can I see the dentist on Monday?"),
+      ("assistant", "The closest slot we have is Friday at 9 am."), ("user", "OK.")],
+     "date", ["Friday"], "Monday"),
 ])
 def test_a_proposal_made_instead_replaces_what_it_does_not_satisfy(turns, key, left, gone
                                                                    ) -> None:
@@ -355,6 +362,15 @@ def test_a_new_search_place_replaces_the_old_one() -> None:
         == {"Psychologist": "superseded", "Psychiatrist": "active"}
 
 
+def test_a_kind_sought_by_any_verb_of_seeking_is_a_category() -> None:
+    mem = said(("user", "I am seeking a General Practitioner in San Mateo."),
+               ("assistant", "Dr. Paley is a General Practitioner in San Mateo."),
+               ("user", "Who else is there? Try searching for a Gynecologist in Walnut Creek."))
+    assert active(mem, "category") == ["Gynecologist"]
+    mem = said(("user", "I'm interested in a Psychiatrist near Oakland."))
+    assert active(mem, "category") == ["Psychiatrist"]
+
+
 def test_a_new_search_inside_a_place_replaces_the_old_one() -> None:
     mem = said(("user", "Find diners in San Jose."),
                ("user", "Get diners inside Morgan Hill that offer pasta."))
@@ -585,9 +601,18 @@ def test_a_day_asked_for_is_a_date_and_one_told_in_passing_is_not() -> None:
                ("assistant", "An appointment on March 8th, is that correct?"),
                ("user", "No, change that to today."))
     assert active(mem, "date") == ["today"]
-    for passing in ("The parcel arrived today, broken.",
-                    "Thanks for today, see you then.", "I was charged twice for today’s order."):
-        assert active(said(("user", passing)), "date") == []
+    # ... and the day said of the thing talked of: its day
+    for change, day in (("No, make it later today.", "later today"),
+                        ("Sorry, it's for tomorrow.", "tomorrow"),
+                        ("Actually, can we do it tomorrow instead?", "tomorrow"),
+                        ("The booking is for today, please.", "today")):
+        mem = said(("user", "I need a bus on the 9th of this month."),
+                   ("assistant", "A bus on March 9th?"), ("user", change))
+        assert active(mem, "date") == [day], change
+    for passing in ("The parcel arrived today, broken.", "It came today.",
+                    "Thanks for today, see you then.", "I was charged twice for today’s order.",
+                    "It's today’s order I mean."):
+        assert active(said(("user", passing)), "date") == [], passing
     # a day said with a time is the day of it
     for text, day in (("Can I get a table for two tomorrow at 7 pm?", "tomorrow"),
                       ("Book it for 4 pm tomorrow.", "tomorrow"),
@@ -1158,6 +1183,89 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
 def test_an_end_date_replaces_the_end_and_a_start_the_start(turns, dates, ends) -> None:
     mem = said(*turns)
     assert active(mem, "date") == dates and active(mem, "until") == ends
+
+
+@pytest.mark.parametrize("question, first, second, key, now", [
+    ("What is your order number?", "It is BX-1234-5678", "CX99991111", "order_id",
+     ["BX-1234-5678", "CX99991111"]),
+    ("Where are you leaving from?", "Oakland.", "Fresno.", "origin", ["Fresno"]),
+    ("您想在哪个城市找？", "上海", "杭州", "place", ["杭州"]),
+])
+def test_a_question_asked_again_takes_the_new_answer(question, first, second, key, now
+                                                     ) -> None:
+    """The task an ask opened is closed by its answer, and open again when the same
+    question is asked again: the next answer answers it."""
+    mem = said(("assistant", question), ("user", first), ("assistant", question),
+               ("user", second))
+    assert active(mem, key) == now
+    assert [t.status for t in mem.state.open_tasks] == ["done"]
+
+
+@pytest.mark.parametrize("turns, origins, destinations", [
+    # where a trip starts and where it ends are two roles: a later start replaces the
+    # start, a later end the end ("I'm leaving from Las Vegas, going to Sacramento")
+    ([("user", "I'll be going from Fresno, CA to SD."),
+      ("assistant", "2 tickets from Fresno to San Diego?"),
+      ("user", "No, sorry, I'll actually be departing from Long Beach.")],
+     ["Long Beach"], ["SD", "San Diego"]),
+    ([("assistant", "Where are you leaving from?"), ("user", "I'm in SFO right now."),
+      ("assistant", "Where are you going to?"), ("user", "We're going to Las Vegas."),
+      ("assistant", "Leaving from San Francisco and going to Las Vegas?"),
+      ("user", "Actually I'm leaving from Las Vegas, going to Sacramento, CA.")],
+     ["Las Vegas"], ["Sacramento, CA"]),
+    # the answer to where a trip ends, said where something is, is the end
+    ([("assistant", "Where do you wish to go?"), ("user", "I need to be in Phoenix, AZ"),
+      ("user", "Sorry, I need to reach Paris, France.")], [], ["Paris"]),
+    # (in Chinese not: 从四季民福烤鸭店到国家大剧院 names places the assistant named, which
+    # the same names of another key would stand beside in the block, docs/experiments.md)
+    ([("user", "我想从四季民福烤鸭店乘坐地铁到国家大剧院")], [], []),
+    # ... and to "Sure, from where?", "Where will your trip start?"
+    ([("user", "Find a bus to Reno."), ("assistant", "Sure, from where?"),
+      ("user", "From Sacramento.")], ["Sacramento"], ["Reno"]),
+    ([("assistant", "Where will your trip start?"), ("user", "Oakland, please.")],
+     ["Oakland"], []),
+    # a "from", a "to" or a "leave" of no trip is none of its ends
+    ([("user", "I got an email from Sarah about tickets to Giants Vs Dodgers.")], [], []),
+    ([("user", "Please leave Sarah a note that I called.")], [], []),
+    ([("user", "I'm leaving Google Chrome open, is that a problem?")], [], []),
+    ([("user", "The bus driver from Greyhound was really rude to me.")], [], []),
+    ([("user", "I want to go to the Lakers game on Sunday.")], [], []),
+])
+def test_a_trip_has_a_start_and_an_end(turns, origins, destinations) -> None:
+    mem = said(*turns)
+    assert active(mem, "origin") == origins and active(mem, "destination") == destinations
+
+
+@pytest.mark.parametrize("turns, places, names", [
+    # the answer to the assistant's question for the city a search is in is its place,
+    # and a later search's place replaces it
+    ([("assistant", "In what city would you like me to search?"), ("user", "Morgan Hill Please."),
+      ("assistant", "Bay Area Kids Dentist is located in Morgan Hill. How does that sound?"),
+      ("user", "No thank you. Find me something in Pittsburg please.")],
+     ["Pittsburg"], ["Bay Area Kids Dentist"]),
+    # ... not a trip's end
+    ([("assistant", "Which city are you leaving from?"), ("user", "Fresno, please.")], [],
+     None),
+    ([("assistant", "In what city are you starting your trip?"), ("user", "Fresno, please.")],
+     [], None),
+    # ... and a reply that says it in the role asked of gives no other name that role
+    ([("assistant", "What type of food are you looking for? What city do you want to "
+                    "search in?"),
+      ("user", "I'm looking for a restaurant serving Indian food in Berkeley.")],
+     ["Berkeley"], ["Indian"]),
+])
+def test_the_city_asked_for_is_the_place(turns, places, names) -> None:
+    mem = said(*turns)
+    assert active(mem, "place") == places
+    assert names is None or active(mem, "names") == names
+
+
+def test_the_city_asked_for_in_chinese() -> None:
+    mem = said(("assistant", "您想在哪个城市找？"), ("user", "北京"))
+    assert active(mem, "place") == ["北京"] and active(mem, "name") == []
+    mem = said(("assistant", "What city should I search? And what name is the booking under?"),
+               ("user", "Ann Lee"))
+    assert active(mem, "name") == ["Ann Lee"] and active(mem, "place") == []
 
 
 @pytest.mark.parametrize("change", [

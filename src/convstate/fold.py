@@ -26,6 +26,7 @@ from .sections import (
     COUNT_KEYS,
     GOALS,
     NAME_KEYS,
+    OPEN_TASKS,
     SETTLED_KEYS,
     SLOT_KEYS,
     Section,
@@ -496,10 +497,16 @@ def _heads(head: str, text: str) -> bool:
 
 def _said_again(spec: Section, item: Any, turns: list[int]) -> None:
     """``item`` (the draft's own) is stated again in ``turns``: recorded, and live again
-    if a per-value cap had retired it."""
+    if a per-value cap had retired it, or if it is a task closed before these turns (one
+    made anew: the assistant asking "Where are you leaving from?" again wants another
+    answer, a promise made again is owed again)."""
+    closed = getattr(item, "closed_turn", None)
     item.add_turns(turns)
     if spec.revives(item):
         item.status = spec.live
+    elif spec is OPEN_TASKS and closed is not None and not spec.is_live(item) \
+            and min(turns) > closed:
+        item.status, item.closed_turn = spec.live, None
 
 
 def _settle(draft: _Draft, section: str, group: list[Any], stats: FoldStats,

@@ -293,14 +293,14 @@ def _anchor_rank(a: Anchor) -> float:
 # the ways to reach someone: a contact someone else may own ("my boss's number"), the
 # assistant may give of its own ("Our hotline is ..."), a profile keeps one of
 CONTACT_KEYS = frozenset({"phone", "email", "address"})
-SLOT_KEYS = frozenset({"date", "until", "time", "place", "category"})
+SLOT_KEYS = frozenset({"date", "until", "time", "place", "origin", "destination", "category"})
 # how many of a thing (extract/rules.py: count_key): a later count of it replaces the
 # earlier as a slot's value does, but only its speaker's (what the assistant says there
 # is, "40 seats left", "sleeps 2 guests", is no proposal of how many the user wants)
 COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths", "nights"})
 # the keys of names of things (not of kinds): a name in the place role is a name still,
 # and a retry's name replaces either (extract/settle.py: retried)
-NAME_KEYS = frozenset({"names", "place"})
+NAME_KEYS = frozenset({"names", "place", "origin", "destination"})
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}

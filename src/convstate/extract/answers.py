@@ -18,6 +18,11 @@ The rule, the same however the turns are batched:
   (a digit or "_" in it), a phone (7 to 15 digits), an address (zh: a clause with a
   place word, 路/号/区...; en: a street number and capitalized words).
 - An ask whose kinds were all given, by the user after it, is done.
+- A question for a value in a role ("Until when do you need the car?": a date, the end;
+  "In what city would you like me to search?": a name, the place; "Where are you
+  leaving from?" / "Where do you wish to go?": a name, the trip's origin / destination)
+  gives that role to the value the reply right after says in no role of its own ("Morgan
+  Hill please.", "I'm in SFO right now."), unless the reply says one in that role itself.
 
 Across batches the asks are the open user tasks of the index that name kinds of value
 (whoever wrote them: an LLM's "Provide the order number" too), each with the turn it was
@@ -62,11 +67,12 @@ SHAPES: dict[str, re.Pattern[str]] = {
                           rf"(?<![.-]){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(0\)\s?)?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
                         r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
-    # a person's name, the whole reply but for its opener: capitalized words ("Alvarez",
-    # "Sure, it's under Ann Lee."); two to four Han characters, maybe after 叫, 是, 姓 (免贵姓王:
-    # the surname), none of them a word no name holds (稍等一下, 不知道, 我查一下)
+    # a person's name, the whole reply but for its opener and a "please": capitalized
+    # words ("Alvarez", "Sure, it's under Ann Lee.", "Oakland, please" to a city asked
+    # for: answers take the role asked); two to four Han characters, maybe after 叫, 是,
+    # 姓 (免贵姓王: the surname), none of them a word no name holds (稍等一下, 不知道, 我查一下)
     "name": re.compile(
-        rf"^{_NAME_OPENS_EN}([A-Z][a-z]+(?:[ -][A-Z][a-z]+){{0,2}})\W*$"
+        rf"^{_NAME_OPENS_EN}([A-Z][a-z]+(?:[ -][A-Z][a-z]+){{0,2}})(?:\W+please)?\W*$"
         r"|^\s*(?:免贵)?我?姓([\u4e00-\u9fff])\s*[。.!！]?\s*$"
         rf"|^{_NAME_OPENS_ZH}((?:(?![一不没了吗吧呢啊哦嗯稍等查知道好谢是的])"
         r"[\u4e00-\u9fff]){2,4})\s*(?:[。.!！]?\s*$|[，,])"),
@@ -127,15 +133,15 @@ class Asks:
             if e.owner != "user" or e.status != "open" or e.turn is None:
                 continue
             kinds, role = asked_kinds(e.text, owed=True), None
-            if not kinds and C.asks_end.search(e.text):
-                kinds, role = ["date"], "until"
+            if not kinds:
+                kinds, role = _role_asked(e.text)
             if kinds:
                 if latest is None:
                     latest = _latest_turns(index)
                 ask = _Ask(kinds, e.turn, task_id=e.id, role=role)
                 ask.given = {k for k, t in latest.items() if t > ask.turn}
                 if role is not None and latest.get(role, -1) > ask.turn:
-                    ask.given.add("date")
+                    ask.given.update(kinds)
                 self.asks.append(ask)
         self.asks.sort(key=lambda a: a.turn)
 
@@ -148,28 +154,42 @@ class Asks:
         if turn.role != "user" or not turn.content or not live:
             return anchors
         out = list(anchors)
+        for ask in live:  # a value said in the role asked of ("... in Berkeley") answers it
+            if ask.role is not None and any(a.key == ask.role for a in out):
+                ask.given.update(ask.kinds)
         for k, a in enumerate(out):
             opens = turn.text[:turn.text.find(a.value)]
             if a.key == "names" and _NAME_OPENER.fullmatch(opens) \
-                    and any("name" in ask.wanted() for ask in live):
+                    and any("name" in ask.wanted() and ask.role is None for ask in live):
                 # the name a name was asked for ("What name is the booking under?"):
                 # the person's, the one the state keeps (not one of the names talked of)
                 out[k] = a = a.model_copy(update={"key": "name"})
             for ask in live:
                 if ask.role is not None and a.kind in ask.wanted():
-                    if a.key == a.kind and not _starts(turn.text, a.value):
+                    if a.key in _NO_ROLE.get(a.kind, ()) and not (
+                            a.kind == "date" and _starts(turn.text, a.value)):
                         # said in no role of its own: the one asked for
                         out[k] = a = a.model_copy(update={"key": ask.role})
                     elif a.key != ask.role:
                         continue  # "I'll pick it up on the 4th": not the end asked for
-                if a.kind == "name" and a.key != "name":
+                if a.kind == "name" and a.key != (ask.role or "name"):
                     continue  # a place or a thing named: no person's name given
                 ask.given.add(a.kind)
-        wanted = list(dict.fromkeys(k for ask in live for k in ask.wanted()))
-        for kind, start, end in _bare_values(turn.text, wanted, out):
+        # each kind wanted, the role it is asked in: the latest ask's, and of two asked
+        # together its own (a name and a city: "Ann Lee" is the name)
+        roles: dict[AnchorKind, tuple[int, str | None]] = {}
+        for ask in live:
+            for want in ask.wanted():
+                if want not in roles or roles[want][0] == ask.turn and ask.role is None:
+                    roles[want] = (ask.turn, ask.role)
+        for kind, start, end in _bare_values(turn.text, list(roles), out):
             value = turn.text[start:end].strip()
+            if any(a.value == value and a.key not in _NO_ROLE["name"] for a in out
+                   if a.kind == "name"):
+                continue  # given another ask already (the name, not the city)
             out = [a for a in out if a.value != value]  # a phone read by its shape alone
-            out.append(NewAnchor(kind=kind, key=kind, value=value, turns=[turn.index]))
+            out.append(NewAnchor(kind=kind, key=roles[kind][1] or kind, value=value,
+                                 turns=[turn.index]))
             for ask in live:
                 ask.given.add(kind)
         for ask in live:  # an end asked for is answered by the reply right after, or not
@@ -182,24 +202,44 @@ class Asks:
         rules made a task of is the ask's task)."""
         if turn.role != "assistant" or not turn.content:
             return
-        ends = C.asks_end.search(turn.content) is not None
-        if not ends and not names_a_kind(turn.content):
+        if not names_a_kind(turn.content) and not C.asks_end.search(turn.content) and not any(
+                getattr(C, cue).search(turn.content) for _, cue in _ROLE_CUES):
             return
         for sentence in sentences(turn.content):
             given = {a.kind for a in anchors if a.value in sentence}
             kinds, role = [k for k in asked_kinds(sentence) if k not in given], None
-            if not kinds and ends and "date" not in given and C.asks_end.search(sentence) \
-                    and asked(sentence):
-                kinds, role = ["date"], "until"  # "Until when do you need the car?"
+            if not kinds and asked(sentence):
+                kinds, role = _role_asked(sentence)
+                kinds = [k for k in kinds if k not in given]
             if not kinds:
                 continue  # "Your order BX-1 has shipped": a value given, not asked for
             task = next((t for t in delta.open_tasks if t.owner == "user"
                          and t.turns == [turn.index]
-                         and set(kinds) <= set(asked_kinds(t.text, owed=True))), None)
+                         and (set(kinds) <= set(asked_kinds(t.text, owed=True))
+                              if role is None else _role_asked(t.text)[1] == role)), None)
             if task is None:
                 task = NewTask(text=_ask_text(sentence), owner="user", turns=[turn.index])
                 delta.open_tasks.append(task)
             self.asks.append(_Ask(kinds, turn.index, task=task, role=role))
+
+
+# the keys of a value said in no role of its own, by its kind: a date's, a name's (one
+# said where something is, "I'm in SFO right now", is where a trip asked of starts)
+_NO_ROLE = {"date": ("date",), "name": ("names", "place")}
+# the role of a name a question asks for: where a search is, where a trip starts or ends
+_ROLE_CUES = (("place", "asks_place"), ("origin", "asks_origin"),
+              ("destination", "asks_destination"))  # (cue names: a pack added later counts)
+
+
+def _role_asked(sentence: str) -> tuple[list[AnchorKind], str | None]:
+    """The kind a question asks a value of in a role, and the role (the key its answer
+    takes): when a stay or a rental ends ("Until when do you need the car?": a date, its
+    end), the city a search is in ("In what city would you like me to search?": a name,
+    its place); ([], None) when it asks for none."""
+    if C.asks_end.search(sentence):
+        return ["date"], "until"
+    roles = [role for role, cue in _ROLE_CUES if getattr(C, cue).search(sentence)]
+    return (["name"], roles[0]) if len(roles) == 1 else ([], None)  # (both ends: neither)
 
 
 def _starts(text: str, value: str) -> bool:

@@ -317,7 +317,16 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # ("it arrived today", "thanks for today")
         r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve|get)\b"
         r"[^.?!;\n]{0,40}?\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b"
-        r"(?!['’])", _I)), 1),
+        r"(?!['’])"
+        # ... or the day said of the thing talked of ("No, make it later today", "it's for
+        # tomorrow"): its day, not one an event of it was on ("it came today")
+        r"|\b(?:make|have|do)\s+(?:it|that|them)\s+((?:later\s+)?(?:today|tomorrow|tonight))"
+        r"\b(?!['’])"
+        r"|\b(?:it|that|they)(?:['’]s|['’]re|\s+is|\s+are|\s+will\s+be)\s+(?:for\s+)?"
+        r"((?:later\s+)?(?:today|tomorrow|tonight))\b(?!['’])"
+        r"|\bthe\s+(?:table|booking|reservation|appointment|ride|trip|ticket|tickets|room"
+        r"|delivery|pick-?up)\s+(?:is|are|will\s+be)\s+for\s+((?:later\s+)?(?:today|tomorrow"
+        r"|tonight))\b(?!['’])", _I)), -1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I)), 1),
@@ -463,6 +472,10 @@ def _own_name_said_again(anchors: list[NewAnchor], index: Sequence[IndexEntry],
             and normalize(a.value) in own else a for a in anchors]
 
 
+# a trip's ends, and the preposition each is said after
+_TRIP_ENDS = {"origin": "trip_from_only", "destination": "trip_to_only"}
+
+
 def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry],
                       delta: StateDelta, batch: Sequence[Turn]) -> list[NewAnchor]:
     """A value said with no role takes the role of a live value of its kind (``SLOT_OF``)
@@ -471,19 +484,29 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     Friday", then "Sorry, I meant Saturday"; not "I'll pick it up on the 12th"): so it
     does not replace the start."""
     kinds = set(SLOT_OF.values())
-    if not any(a.key in kinds for a in anchors):
+    if not any(a.key in kinds or a.key == "names" for a in anchors):
         return anchors
     live = [(*e.text.partition("=")[::2], e.speaker)
             for e in section_entries(index, "anchors") if e.status == "active"]
     speakers = {t.index: t.role for t in batch}  # (this batch's values: not in the index yet)
     live += [(a.key, a.value, speakers.get(a.turns[0])) for a in delta.anchors]
     said = {(SLOT_OF[key], normalize(value)): key for key, value, _ in live if key in SLOT_OF}
+    # ... and a trip's end said again after its preposition ("a Sedan car from Palo Alto
+    # Caltrain Station" read back: where the pick-up is), not in another act ("share the
+    # location Palo Alto Caltrain Station")
+    ends = {(key, normalize(value)) for key, value, _ in live if key in _TRIP_ENDS}
     mine = {key for key, _, speaker in live if speaker == "user"}
     alone = {kind: role for role, kind in SLOT_OF.items()
              if turn.role == "user" and role in mine and kind not in mine}
     out = []
     for a in anchors:
         role = said.get((a.key, normalize(a.value)))
+        if a.key == "names" and ends:
+            at = max(turn.text.find(a.value), 0)
+            role = next((key for key, cue in _TRIP_ENDS.items()
+                         if (key, normalize(a.value)) in ends
+                         and getattr(C, cue).search(turn.text, max(0, at - _ROLE_REACH), at)),
+                        None)
         if role is None and a.key in alone:
             at = max(turn.text.find(a.value), 0)
             if not C.date_start.search(turn.text, max(0, at - _END_REACH), at):
@@ -952,6 +975,8 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
         return "names", owner.group(0).rstrip("的 ")  # the service's (你们的APP, your app)
     if speaker == "user" and C.own_name.search(text, max(0, start - _SEEK_REACH), start):
         return "name", None
+    if end_of_trip := _trip_end(text, start, end):
+        return end_of_trip, None
     before = text[max(0, start - _ROLE_REACH):start]
     if C.locative.search(before):
         return "place", None
@@ -978,6 +1003,28 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
             and not C.negator.search(text, max(first, start - _SEEK_REACH), start):
         return "category", None
     return "names", None
+
+
+# how far before a name its trip's verb is looked for ("picking them up from "), and a
+# "from" before it with the name it was said of ("from Toronto Pearson International
+# Airport to ")
+_TRIP_REACH, _PAIR_REACH = 32, 72
+
+
+def _trip_end(text: str, start: int, end: int) -> str | None:
+    """The end of a trip the name at ``text[start:end]`` is ("origin": where it starts;
+    "destination": where it ends; the cues say how), or None: its own role ("a bus from
+    Fresno to San Diego", "I'm leaving from Las Vegas, going to Sacramento"; not "an email
+    from Sarah", "tickets to Giants Vs Dodgers")."""
+    before = text[max(0, start - _TRIP_REACH):start]
+    if C.trip_from.search(before):
+        role = "origin"
+    elif C.trip_to.search(before) or C.trip_pair.search(text, max(0, start - _PAIR_REACH),
+                                                         start):
+        role = "destination"
+    else:
+        return None
+    return role if C.phrase_end.match(text, end) else None
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:

@@ -540,6 +540,30 @@ PACK = LanguagePack(
         # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
         # before the name
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
+        # a name at one end of a trip: where it starts, right after "from" and a verb of
+        # going or a means of it ("departing from Long Beach", "a bus from Fresno", "pick it
+        # up from Orly"), or after a verb of leaving alone ("leave Washington at 7"), and
+        # where it ends, after a verb of going and its preposition ("going to Las Vegas",
+        # "I need to reach Paris"), or "to" right after a name said "from" ("from Fresno,
+        # CA to SD"); each matched at the end of the text before the name, which ends its
+        # phrase (not "the bus driver from Greyhound", "leave Sarah a note", "go to the
+        # Lakers game")
+        "trip_from": r"\b(?:(?:go(?:es|ing)?|went|head(?:s|ed|ing)?|travel(?:s|l?ed|l?ing)?"
+                     r"|fl(?:y|ies|ying|ew|ights?)|driv(?:e|es|ing)|rid(?:e|es|ing)|leav(?:e|es|ing)"
+                     r"|depart(?:s|ing)?|com(?:e|es|ing)|(?:bus|train|cab|taxi|ride|trip|shuttle)"
+                     r"(?:es|s)?|pick(?:s|ed|ing)?(?:\s+(?:me|us|it|him|her|them))?[- ]?up|pickup)"
+                     r"\s+from|leav(?:e|es|ing)|depart(?:s|ing)?)\s+(?:the\s+)?$",
+        "trip_to": r"\b(?:(?:go(?:es|ing)?|went|head(?:s|ed|ing)?|travel(?:s|l?ed|l?ing)?"
+                   r"|fl(?:y|ies|ying|ew)|driv(?:e|es|ing)|rid(?:e|es|ing)|return(?:s|ed|ing)?"
+                   r"|get(?:ting)?|take\s+(?:me|us)|(?:bus|train|flight|cab|taxi|ride|trip)s?)"
+                   r"\s+(?:back\s+)?(?:to|into)|(?:leav(?:e|es|ing)|bound|head(?:s|ed|ing)?)\s+for"
+                   r"|reach(?:es|ing)?|arriv(?:e|es|ing)\s+(?:in|at))\s+(?:the\s+)?$",
+        "trip_pair": r"\bfrom\s+(?:the\s+)?(?-i:[A-Z])[\w.'’-]*(?:,?\s+(?-i:[A-Z])[\w.'’-]*){0,4}"
+                     r"\s+to\s+(?:the\s+)?$",
+        # ... and the preposition a name known as a trip's end is said again after ("a
+        # Sedan car from Palo Alto Caltrain Station" read back)
+        "trip_from_only": r"\bfrom\s+(?:the\s+)?$",
+        "trip_to_only": r"\bto\s+(?:the\s+)?$",
         # the speaker's own name ("my name is Ann Lee", "my name's Ann Lee"): the
         # single-valued "name", not one of the names the conversation is about
         "own_name": r"\b(?:my (?:full )?name is|my name's)\s+$",
@@ -689,6 +713,25 @@ PACK = LanguagePack(
                       r"|arriv\w*|depart\w*|leav\w*|(?:fl(?:y|ying|ies)|head(?:ing)?) out"
                       r"|set(?:ting)? off|travel\w*)(?: on| at| by)?"
                       r"\s+(?:on\s+)?(?:(?:the|this|next|coming)\s+)?$",
+        # a question for the city a search is in ("In what city would you like me to
+        # search?", "For what city?"): the name the reply gives is its place; not one of
+        # a trip's ends ("Which city are you leaving from?": its start, not where)
+        "asks_place": r"^(?!.*\b(?:from|leav\w*|depart\w*|go(?:ing)?|head\w*|arriv\w*"
+                      r"|fly\w*|travel\w*|return\w*|destination|origin|start\w*|trip"
+                      r"|pick\w*|drop\w*|out of)\b)"
+                      r".*\b(?:what|which)\s+(?:city|town)\b",
+        # a question for where a trip starts ("Where are you leaving from?"), or ends
+        # ("Where do you wish to go?", "What's your destination?"): the name the reply
+        # gives is that end, whatever preposition it comes with ("I'm in SFO right now")
+        "asks_origin": r"\bwhere\b[^.?!]{0,40}\b(?:from|start\w*|begin\w*|out of)\b"
+                       r"|\bfrom\s+where\b|\b(?:origin|departure\s+(?:city|point|station"
+                       r"|airport))\b|\b(?:what|which)\s+(?:city|station|airport)\b"
+                       r"[^.?!]{0,30}\b(?:leav\w*|depart\w*|start\w*|out of)",
+        "asks_destination": r"\bwhere\b(?![^.?!]{0,40}\b(?:from|start\w*|begin\w*|out of)\b)"
+                            r"[^.?!]{0,40}\b(?:go(?:ing)?"
+                            r"|head\w*|travel\w*|fl(?:y|ying)|to\s*\?)|\bdestination\b"
+                            r"|\b(?:what|which)\s+(?:city|station|airport)\b[^.?!]{0,30}"
+                            r"\b(?:go(?:ing)?|head\w*|arriv\w*|travel\w*)\b",
         # a question for when a stay, a rental or a trip ends ("Until when do you need
         # the car?", "When will you return it?", "What is the drop-off date?"): the
         # date the user answers with is an end
@@ -727,6 +770,7 @@ PACK = LanguagePack(
         # in its clause
         "indefinite": r"\b(?:an?|another)\s+$",
         "seeks": r"\b(?:I(?: want| need| wish|['’]d like| would like)|look(?:ing)? for"
+                 r"|seek(?:ing)?|interested in|in the mood for"
                  r"|find|search|recommend|book|reserve|is there|are there|any|what about"
                  r"|how about|try|get|do you have|(?:fine|ok(?:ay)?|happy|go) with|prefer"
                  r"|choose)\b",
@@ -748,7 +792,12 @@ PACK = LanguagePack(
                        r"|could ?n[o']t"
                        r"|can ?n[o']t|not available|unavailable|no (?:\w+ )?(?:available"
                        r"|availability|openings?|vacanc(?:y|ies)|matches|results)"
-                       r"|fully booked|sold out|failed)|n't able to)\b",
+                       r"|fully booked|sold out|failed)|n't able to"
+                       # ... or only the nearest to it can be had ("The best I can do is
+                       # 7:10 am", "the closest slot we have is Friday"; not "the earliest
+                       # we have is Friday": a bound, which a later day meets)
+                       r"|\bthe (?:best|closest|nearest)\b[^.?!]{0,20}?"
+                       r"\b(?:I|we) (?:can|could|have)\b)\b",
         # ... or a contrast proposes beside what it says back, which then stands ("Refunded
         # $200, but the $10 shipping is not"; "Booked for 7 pm, but the kitchen closes at 10")
         "contrast_offer": r"\b(?:but|however)\b",

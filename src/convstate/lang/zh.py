@@ -400,6 +400,9 @@ PACK = LanguagePack(
         "date_end_after": r"\s*(?:之前|前)?(?:还车|退房|离店|归还|结束|回来|返程|回程)",
         # ... and one before the act that starts it (3月3日取车, 5号入住)
         "date_start_after": r"\s*(?:取车|提车|入住|出发|开始|起租)",
+        # a question for the city a search is in (您想在哪个城市找？), not a trip's ends
+        "asks_place": r"^(?!.*(?:从|到|去|出发|回|飞|目的地))"
+                      r".*(?:哪个|哪座|什么|哪一个)(?:城市|区域|地区)",
         # a question for when a stay or a rental ends (什么时候还车, 退房日期是哪天)
         "asks_end": r"(?:什么时候|哪天|哪一天|几号|何时)(?:还车|退房|离店)(?!的)"
                     r"|(?:还车|退房|离店)(?:的)?(?:日期|时间|是哪天|是几号|是什么时候)",
