@@ -18,6 +18,7 @@ from convstate.profile import (
     ONE_OFF,
     Profile,
     ProfileItem,
+    candidates,
     fade,
     promote,
     stable,
@@ -462,3 +463,16 @@ def test_a_feeling_beside_a_request_makes_it_no_rule() -> None:
     (item,) = _live("我等不了了，你们必须今天发货").values()
     assert item.value == "你们必须今天发货" and item.importance <= ONE_OFF
     assert not standing("我等不了了，你们必须今天发货")
+
+
+def test_what_one_session_settles_on_is_no_profile_item() -> None:
+    """A trip's ends, a search's place and category are this session's, not lasting facts
+    about the user; the user's contact is."""
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=8192)
+    for text in ("I need a bus from Fresno to Reno on Friday.",
+                 "Find me a Psychiatrist in Oakland. My email is ann@example.com"):
+        mem.add("user", text)
+        mem.context()
+    offered = {value for _, value, _ in candidates(mem.state)}
+    assert "ann@example.com" in offered
+    assert not offered & {"Fresno", "Reno", "Friday", "Oakland", "Psychiatrist"}

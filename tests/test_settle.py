@@ -334,6 +334,13 @@ def test_a_rating_asked_for_is_the_least_wanted() -> None:
     assert {h.value: h.status for h in mem.state.history("time")}["morning 11:30"] == "active"
 
 
+def test_a_best_thing_the_assistant_has_is_no_failure() -> None:
+    mem = said(("user", "Can I book the 7 pm tour on Friday?"),
+               ("assistant", "Yes! Booked for Friday at 7 pm. The best guides we have lead it; "
+                             "tours also run Saturday at 10 am."))
+    assert "7 pm" in active(mem, "time") and "Friday" in active(mem, "date")
+
+
 def test_a_requirement_the_proposal_meets_stays() -> None:
     mem = said(("user", "推荐一家评分4.5分以上，人均消费100-150元的餐馆。"),
                ("assistant", "抱歉，没有符合要求的餐馆，推荐小吊梨汤，人均消费85元，评分4.6分。"))
@@ -611,7 +618,9 @@ def test_a_day_asked_for_is_a_date_and_one_told_in_passing_is_not() -> None:
         assert active(mem, "date") == [day], change
     for passing in ("The parcel arrived today, broken.", "It came today.",
                     "Thanks for today, see you then.", "I was charged twice for today’s order.",
-                    "It's today’s order I mean."):
+                    "It's today’s order I mean.", "I won't have them tomorrow, still in the mail.",
+                    "The parcel was due yesterday and it's today already!",
+                    "It is tonight that the noise started."):
         assert active(said(("user", passing)), "date") == [], passing
     # a day said with a time is the day of it
     for text, day in (("Can I get a table for two tomorrow at 7 pm?", "tomorrow"),
@@ -649,6 +658,7 @@ def test_an_address_ends_where_the_sentence_goes_on() -> None:
     "No, the address is Heathrow International Airport.",
     "I made a mistake. The location to share is Heathrow International Airport.",
     "No, I want to share the address of Heathrow International Airport.",
+    "No, I am actually sharing the address Heathrow International Airport.",
 ])
 def test_a_name_said_to_be_the_address_corrects_the_address_said_back(correction) -> None:
     """A name after "the address/location ... is" is in the address role: the correction
@@ -1185,6 +1195,27 @@ def test_an_end_date_replaces_the_end_and_a_start_the_start(turns, dates, ends) 
     assert active(mem, "date") == dates and active(mem, "until") == ends
 
 
+def test_a_next_leg_of_a_trip_leaves_what_was_booked_for_the_first() -> None:
+    """A new trip's ends replace the ends (the trip now asked about), but what the
+    assistant said of a place still live in the new trip ("New York", now its start)
+    stays: the first leg's time."""
+    mem = said(("user", "I need a train from Boston to New York on Friday."),
+               ("assistant", "Your train from Boston to New York leaves at 8 am Friday. "
+                             "Booked, ticket TK-55123."),
+               ("user", "Thanks. Now I need a train from New York to Washington on Sunday."))
+    assert active(mem, "origin") == ["New York"] and active(mem, "destination") == ["Washington"]
+    assert active(mem, "time") == ["8 am"] and active(mem, "ticket_id") == ["TK-55123"]
+
+
+def test_the_assistants_promise_said_again_once_kept_stays_done() -> None:
+    mem = said(("user", "Can you send me a return label?"),
+               ("assistant", "I'll send you the return label."),
+               ("assistant", "I've sent the return label."),
+               ("user", "Thanks."),
+               ("assistant", "As I said, I'll send you the return label. It's in your inbox."))
+    assert [t.status for t in mem.state.open_tasks if t.owner == "assistant"] == ["done"]
+
+
 @pytest.mark.parametrize("question, first, second, key, now", [
     ("What is your order number?", "It is BX-1234-5678", "CX99991111", "order_id",
      ["BX-1234-5678", "CX99991111"]),
@@ -1215,21 +1246,37 @@ def test_a_question_asked_again_takes_the_new_answer(question, first, second, ke
      ["Las Vegas"], ["Sacramento, CA"]),
     # the answer to where a trip ends, said where something is, is the end
     ([("assistant", "Where do you wish to go?"), ("user", "I need to be in Phoenix, AZ"),
-      ("user", "Sorry, I need to reach Paris, France.")], [], ["Paris"]),
+      ("user", "Sorry, I need to fly to Paris, France.")], [], ["Paris"]),
     # (in Chinese not: 从四季民福烤鸭店到国家大剧院 names places the assistant named, which
     # the same names of another key would stand beside in the block, docs/experiments.md)
     ([("user", "我想从四季民福烤鸭店乘坐地铁到国家大剧院")], [], []),
-    # ... and to "Sure, from where?", "Where will your trip start?"
-    ([("user", "Find a bus to Reno."), ("assistant", "Sure, from where?"),
-      ("user", "From Sacramento.")], ["Sacramento"], ["Reno"]),
+    # ... and to "Where will your trip start?"
     ([("assistant", "Where will your trip start?"), ("user", "Oakland, please.")],
      ["Oakland"], []),
+    # where a rental is picked up is where its trip starts
+    ([("assistant", "Can you tell me from where will you pick the car up?"),
+      ("user", "I want to pick up the rented car in Pacific Central Station."),
+      ("user", "No, I need to pick the car on March 9th at Charles de Gaulle Airport.")],
+     ["Charles de Gaulle Airport"], []),
     # a "from", a "to" or a "leave" of no trip is none of its ends
     ([("user", "I got an email from Sarah about tickets to Giants Vs Dodgers.")], [], []),
     ([("user", "Please leave Sarah a note that I called.")], [], []),
     ([("user", "I'm leaving Google Chrome open, is that a problem?")], [], []),
     ([("user", "The bus driver from Greyhound was really rude to me.")], [], []),
     ([("user", "I want to go to the Lakers game on Sunday.")], [], []),
+    ([("user", "I tried to reach John Smith. How do I get to Account Settings?")], [], []),
+    ([("user", "I switched from Verizon to AT&T, and moved money from Chase to Wells Fargo.")],
+     [], []),
+    ([("user", "I want to leave Comcast. It is coming from China.")], [], []),
+    ([("user", "My refund is going to PayPal.")], [], []),
+    # ... nor the answer to a question of no trip, or of both its ends
+    ([("assistant", "Where did you buy it from?"), ("user", "Best Buy.")], [], []),
+    ([("assistant", "Where are you calling from?"), ("user", "Texas, please.")], [], []),
+    ([("assistant", "Which city are you flying from and which city are you going to?"),
+      ("user", "Boston.")], [], []),
+    # a correction's "from" names the origin it corrects
+    ([("user", "I need a bus from Fresno to Reno."), ("assistant", "A bus from Fresno to Reno?"),
+      ("user", "Sorry, I meant from Modesto.")], ["Modesto"], ["Reno"]),
 ])
 def test_a_trip_has_a_start_and_an_end(turns, origins, destinations) -> None:
     mem = said(*turns)
@@ -1248,6 +1295,9 @@ def test_a_trip_has_a_start_and_an_end(turns, origins, destinations) -> None:
      None),
     ([("assistant", "In what city are you starting your trip?"), ("user", "Fresno, please.")],
      [], None),
+    ([("assistant", "Sure thing. Where should I begin the search?"),
+      ("user", "I'm looking for events next Wednesday in the Stanford area.")],
+     ["Stanford"], None),
     # ... and a reply that says it in the role asked of gives no other name that role
     ([("assistant", "What type of food are you looking for? What city do you want to "
                     "search in?"),
@@ -1258,6 +1308,15 @@ def test_the_city_asked_for_is_the_place(turns, places, names) -> None:
     mem = said(*turns)
     assert active(mem, "place") == places
     assert names is None or active(mem, "names") == names
+
+
+@pytest.mark.parametrize("question", ["What name is the booking under?",
+                                      "In what city would you like me to search?"])
+@pytest.mark.parametrize("reply", ["Yes please.", "Sure, please.", "Hold On please.",
+                                   "Wait, please!", "Same please."])
+def test_a_reply_that_names_nothing_gives_no_name(question, reply) -> None:
+    mem = said(("assistant", question), ("user", reply))
+    assert [a.value for a in mem.state.active_anchors()] == []
 
 
 def test_the_city_asked_for_in_chinese() -> None:
@@ -1354,6 +1413,20 @@ def test_a_retry_replaces_the_name_the_attempt_named(retry, names) -> None:
                ("user", retry))
     assert [n for n in active(mem, "names") if n in names + ["Century Regency"]] == names
     assert "Brittany Runs" in active(mem, "names")  # what the assistant offered stays
+
+
+def test_a_retry_name_replaces_the_pick_up_it_retries() -> None:
+    """A retry's name in no role ("SFO Airport is fine too for pick up") stands for the
+    one where-role the newest request named (the pick-up's origin), with its reading
+    back."""
+    mem = said(("assistant", "Where would you like to pick up the vehicle?"),
+               ("user", "Toronto Pearson Airport is a convenient place for pick up at 13:45."),
+               ("assistant", "So pick up the vehicle from Toronto Pearson International Airport "
+                             "on March 11th at 1:45 PM?"),
+               ("user", "Can you try it again? SFO Airport is fine too for pick up at 2:45 PM."))
+    assert active(mem, "origin") == []
+    assert {h.value for h in mem.state.history("origin")} \
+        == {"Toronto Pearson Airport", "Toronto Pearson International Airport"}
 
 
 @pytest.mark.parametrize("turns, left", [

@@ -497,15 +497,16 @@ def _heads(head: str, text: str) -> bool:
 
 def _said_again(spec: Section, item: Any, turns: list[int]) -> None:
     """``item`` (the draft's own) is stated again in ``turns``: recorded, and live again
-    if a per-value cap had retired it, or if it is a task closed before these turns (one
-    made anew: the assistant asking "Where are you leaving from?" again wants another
-    answer, a promise made again is owed again)."""
+    if a per-value cap had retired it, or if it is the user's task closed before these
+    turns (asked anew: the assistant asking "Where are you leaving from?" again wants
+    another answer; not the assistant's promise, which a turn saying it was kept, "As I
+    said, I'll send you the label. It's in your inbox.", may repeat)."""
     closed = getattr(item, "closed_turn", None)
     item.add_turns(turns)
     if spec.revives(item):
         item.status = spec.live
-    elif spec is OPEN_TASKS and closed is not None and not spec.is_live(item) \
-            and min(turns) > closed:
+    elif spec is OPEN_TASKS and item.owner == "user" and closed is not None \
+            and not spec.is_live(item) and min(turns) > closed:
         item.status, item.closed_turn = spec.live, None
 
 
@@ -743,6 +744,9 @@ def _offer_turned_down(state: ConversationState, item: Anchor, turn: Turn) -> bo
         and any(t.owner == "user" and t.first_turn == offer for t in state.open_tasks)
 
 
+_WHERE = NAME_KEYS - {"names"}  # the roles of a name that say where: a place, a trip's end
+
+
 def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     """What the assistant or a tool said about a named thing this fold replaced (the
     times offered at the station the user traded for another, the address shared with
@@ -752,6 +756,10 @@ def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     gone = {normalize(item.value): item for s, item, was in draft.owned.values()
             if s == "anchors" and was == "active" and item.status == "superseded"
             and item.kind == "name"}
+    if gone:  # (not a name still live in another role: a first leg's end, the next's start)
+        for a in draft.state.anchors:
+            if a.key in _WHERE and a.status == "active":
+                gone.pop(normalize(a.value), None)
     if not gone:
         return
     for a in draft.state.anchors:

@@ -51,7 +51,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from .lang.acts import event, expressive, standing
 from .normalize import normalize as norm
-from .sections import CONTACT_KEYS
+from .sections import CONTACT_KEYS, SLOT_KEYS
 from .state import ConversationState
 
 # What is promoted: the kinds of the user's exact values, and preferences.
@@ -152,13 +152,15 @@ class Profile(BaseModel):
 def candidates(state: ConversationState) -> Iterable[tuple[str, str, int]]:
     """(kind, value, turn) of what a session's state offers the profile: the user's own
     active values of the promoted kinds, and the user's preferences. Only what the user
-    said: an assistant or a tool cannot set a user's contact details."""
+    said: an assistant or a tool cannot set a user's contact details. Not what one
+    session settles on (``SLOT_KEYS``: a search's place and category, a trip's ends, a
+    date): one trip's city is no lasting fact about the user."""
     values = []
     # what a fact quoting one says of someone else: their contact ("收件人是我妈，她的电话是
     # 136…", "my boss, his email is ...") never reaches the user's profile, in a fact either
     others = [a.value for a in state.anchors if a.subject and a.kind in CONTACT_KEYS]
     for a in state.active_anchors():
-        if a.speaker == "user" and not a.subject \
+        if a.speaker == "user" and not a.subject and a.key not in SLOT_KEYS \
                 and (a.kind in PROMOTED_KINDS or a.key in PROMOTED_KEYS) \
                 and not (a.kind in HARD_KINDS and expressive(a.value)):
             values.append(a.value)

@@ -56,6 +56,10 @@ _OPEN, _CLOSE = r"(?<![A-Za-z0-9_@.+-])", r"(?![A-Za-z0-9_@-])"
 _NAME_OPENS_EN = (r"\W*(?:(?:sure|yes|yeah|ok(?:ay)?)\W+)?(?:(?:it['’]?s|it\s+is"
                   r"|my\s+name\s+is|the\s+name\s+is)\s+)?(?:under\s+)?")
 _NAME_OPENS_ZH = r"\s*(?:我?(?:叫|是))?"
+# ... not a word of a reply that names nothing ("Yes please.", "Hold on, please.")
+_NO_NAME_EN = (r"(?:Yes|Yeah|Yep|Yup|Sure|Ok|Okay|No|Nope|Nah|Wait|Hold|Hang|Thanks|Thank"
+               r"|Please|Same|Anywhere|Anything|Nowhere|Nothing|Whatever|Hi|Hello|Hey|Sorry"
+               r"|Fine|Great|Cool|Right|Correct|Maybe|Perhaps)")
 # ... or said in groups of digits ("It's 6645 1234 9988"; rules.py takes one after its
 # cue the same way, 订单号 0123 4567 8901)
 GROUPED_ID = r"\d{2,6}(?:[ \t]\d{2,6}){1,4}"
@@ -72,7 +76,8 @@ SHAPES: dict[str, re.Pattern[str]] = {
     # for: answers take the role asked); two to four Han characters, maybe after 叫, 是,
     # 姓 (免贵姓王: the surname), none of them a word no name holds (稍等一下, 不知道, 我查一下)
     "name": re.compile(
-        rf"^{_NAME_OPENS_EN}([A-Z][a-z]+(?:[ -][A-Z][a-z]+){{0,2}})(?:\W+please)?\W*$"
+        rf"^{_NAME_OPENS_EN}(?!{_NO_NAME_EN}\b)([A-Z][a-z]+(?:[ -][A-Z][a-z]+){{0,2}})"
+        r"(?:\W+please)?\W*$"
         r"|^\s*(?:免贵)?我?姓([\u4e00-\u9fff])\s*[。.!！]?\s*$"
         rf"|^{_NAME_OPENS_ZH}((?:(?![一不没了吗吧呢啊哦嗯稍等查知道好谢是的])"
         r"[\u4e00-\u9fff]){2,4})\s*(?:[。.!！]?\s*$|[，,])"),

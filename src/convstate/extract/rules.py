@@ -320,9 +320,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?!['’])"
         # ... or the day said of the thing talked of ("No, make it later today", "it's for
         # tomorrow"): its day, not one an event of it was on ("it came today")
-        r"|\b(?:make|have|do)\s+(?:it|that|them)\s+((?:later\s+)?(?:today|tomorrow|tonight))"
+        r"|\b(?:make|do)\s+(?:it|that|them)\s+((?:later\s+)?(?:today|tomorrow|tonight))"
         r"\b(?!['’])"
-        r"|\b(?:it|that|they)(?:['’]s|['’]re|\s+is|\s+are|\s+will\s+be)\s+(?:for\s+)?"
+        r"|\b(?:it|that|they)(?:['’]s|['’]re|\s+is|\s+are|\s+will\s+be)\s+for\s+"
         r"((?:later\s+)?(?:today|tomorrow|tonight))\b(?!['’])"
         r"|\bthe\s+(?:table|booking|reservation|appointment|ride|trip|ticket|tickets|room"
         r"|delivery|pick-?up)\s+(?:is|are|will\s+be)\s+for\s+((?:later\s+)?(?:today|tomorrow"
@@ -492,9 +492,13 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     live += [(a.key, a.value, speakers.get(a.turns[0])) for a in delta.anchors]
     said = {(SLOT_OF[key], normalize(value)): key for key, value, _ in live if key in SLOT_OF}
     # ... and a trip's end said again after its preposition ("a Sedan car from Palo Alto
-    # Caltrain Station" read back: where the pick-up is), not in another act ("share the
-    # location Palo Alto Caltrain Station")
+    # Caltrain Station" read back: where the pick-up is) or in a sentence of travel ("You
+    # will be picking up a hatchback at 9:30 am on March 8th at Gatwick"), not in another
+    # act ("share the location Palo Alto Caltrain Station")
     ends = {(key, normalize(value)) for key, value, _ in live if key in _TRIP_ENDS}
+    # ... or, in the user's correction, another one ("Sorry, I meant from Modesto")
+    corrects = {key for key, _ in ends} if ends and turn.role == "user" \
+        and C.corrects.search(turn.text) else set()
     mine = {key for key, _, speaker in live if speaker == "user"}
     alone = {kind: role for role, kind in SLOT_OF.items()
              if turn.role == "user" and role in mine and kind not in mine}
@@ -503,10 +507,11 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
         role = said.get((a.key, normalize(a.value)))
         if a.key == "names" and ends:
             at = max(turn.text.find(a.value), 0)
-            role = next((key for key, cue in _TRIP_ENDS.items()
-                         if (key, normalize(a.value)) in ends
-                         and getattr(C, cue).search(turn.text, max(0, at - _ROLE_REACH), at)),
-                        None)
+            travel = C.trip_means.search(turn.text, *_sentence(turn.text, at, at))
+            role = next((key for key, cue in _TRIP_ENDS.items() if (
+                getattr(C, cue).search(turn.text, max(0, at - _ROLE_REACH), at)
+                and (key in corrects or (key, normalize(a.value)) in ends)
+                or (key, normalize(a.value)) in ends and travel)), None)
         if role is None and a.key in alone:
             at = max(turn.text.find(a.value), 0)
             if not C.date_start.search(turn.text, max(0, at - _END_REACH), at):
@@ -1017,14 +1022,30 @@ def _trip_end(text: str, start: int, end: int) -> str | None:
     Fresno to San Diego", "I'm leaving from Las Vegas, going to Sacramento"; not "an email
     from Sarah", "tickets to Giants Vs Dodgers")."""
     before = text[max(0, start - _TRIP_REACH):start]
-    if C.trip_from.search(before):
-        role = "origin"
-    elif C.trip_to.search(before) or C.trip_pair.search(text, max(0, start - _PAIR_REACH),
-                                                         start):
-        role = "destination"
+    if not C.phrase_end.match(text, end):
+        return None
+    # the sentence (its commas may set off a name's region: "from Fresno, CA to SD")
+    first, last = _sentence(text, start, end)
+    if C.trip_from.search(before) or C.trip_leave.search(before) and C.trip_when.match(text, end):
+        role, context = "origin", C.trip_context
+    elif C.trip_to.search(before):
+        role, context = "destination", C.trip_context
+    elif C.trip_pair.search(text, max(0, start - _PAIR_REACH), start):
+        role, context = "destination", C.trip_means
+    elif C.trip_from_only.search(before) and C.trip_pair_ahead.match(text, end):
+        role, context = "origin", C.trip_means
     else:
         return None
-    return role if C.phrase_end.match(text, end) else None
+    return role if context.search(text, first, last) else None
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence holding ``text[start:end]`` starts and ends (within a clause's
+    length either way)."""
+    first = max((m.end() for m in _BREAK.finditer(text, max(0, start - MAX_CLAUSE), start)),
+                default=max(0, start - MAX_CLAUSE))
+    stop = _BREAK.search(text, end, end + MAX_CLAUSE)
+    return first, stop.start() if stop else min(len(text), end + MAX_CLAUSE)
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:

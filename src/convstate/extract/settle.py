@@ -650,6 +650,9 @@ def _switched_to(turn: Turn, anchors: Sequence[NewAnchor]
     return heads, new, at
 
 
+_WHERE = frozenset({"place", "origin", "destination"})  # the roles of a name that say where
+
+
 def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
             ) -> list[ItemUpdate]:
     """The updates a user's retry of a request makes ("Can you try it again? SFO Airport
@@ -668,8 +671,18 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
     entries = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
                if e.status == "active" and e.text.partition("=")[0] in new.keys() | NAME_KEYS]
     mine = {key for e, key, _ in entries if e.speaker == "user"}
-    if "names" in new and "names" not in mine and "place" not in new:
-        new["place"] = new["names"]  # a name in no role ("Oakland is fine too"): the place's
+    if "names" in new and not new.keys() & _WHERE:
+        # a name in no role ("Oakland is fine too", "SFO Airport is fine too for pick
+        # up"): the one where-role of the user's newest request that named one (a place,
+        # a trip's end), or with none, the attempt's place
+        newest = max((e.turn or 0 for e, key, _ in entries if e.speaker == "user"
+                      and key in NAME_KEYS), default=None)
+        roles = {key for e, key, _ in entries if e.speaker == "user" and key in _WHERE
+                 and (e.turn or 0) == newest}
+        if len(roles) == 1:
+            new[roles.pop()] = new["names"]
+        elif "names" not in mine:
+            new["place"] = new["names"]
     since = {key: max((e.turn or 0 for e, k, _ in entries if k == key and e.speaker == "user"),
                       default=turn.index) for key in new}  # (none asked: nothing to replace)
     gone = [(e, key, value) for e, key, value in entries if e.speaker == "user" and key in new

@@ -542,24 +542,44 @@ PACK = LanguagePack(
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
         # a name at one end of a trip: where it starts, right after "from" and a verb of
         # going or a means of it ("departing from Long Beach", "a bus from Fresno", "pick it
-        # up from Orly"), or after a verb of leaving alone ("leave Washington at 7"), and
-        # where it ends, after a verb of going and its preposition ("going to Las Vegas",
-        # "I need to reach Paris"), or "to" right after a name said "from" ("from Fresno,
-        # CA to SD"); each matched at the end of the text before the name, which ends its
-        # phrase (not "the bus driver from Greyhound", "leave Sarah a note", "go to the
-        # Lakers game")
+        # up from Orly", "pick the car up at Orly"), or after a verb of leaving alone with
+        # when ("leave Washington at 7", not "leave Comcast"), and where it ends, after a
+        # verb of going and its preposition ("going to Las Vegas", "fly to Paris"), or "to"
+        # right after a name said "from" ("from Fresno, CA to SD"); each matched at the end
+        # of the text before the name, which ends its phrase (not "the bus driver from
+        # Greyhound", "leave Sarah a note", "go to the Lakers game"), in a sentence with a
+        # traveller or a means of travel (trip_context: not "My refund is going to PayPal",
+        # "I switched from Verizon to AT&T")
         "trip_from": r"\b(?:(?:go(?:es|ing)?|went|head(?:s|ed|ing)?|travel(?:s|l?ed|l?ing)?"
                      r"|fl(?:y|ies|ying|ew|ights?)|driv(?:e|es|ing)|rid(?:e|es|ing)|leav(?:e|es|ing)"
-                     r"|depart(?:s|ing)?|com(?:e|es|ing)|(?:bus|train|cab|taxi|ride|trip|shuttle)"
-                     r"(?:es|s)?|pick(?:s|ed|ing)?(?:\s+(?:me|us|it|him|her|them))?[- ]?up|pickup)"
-                     r"\s+from|leav(?:e|es|ing)|depart(?:s|ing)?)\s+(?:the\s+)?$",
+                     r"|depart(?:s|ing)?|(?:bus|train|cab|taxi|ride|trip|shuttle)(?:es|s)?"
+                     r"|pick(?:s|ed|ing)?(?:\s+(?:me|us|it|him|her|them))?[- ]?up|pickup)"
+                     r"\s+from)\s+(?:the\s+)?$"
+                     # ... or where a pick-up is ("pick up the rented car in Pacific Central
+                     # Station", "pick the car on March 9th at Charles de Gaulle Airport")
+                     r"|\bpick(?:s|ed|ing)?(?:\s+up\b|\s+(?:it|them|the\s+\w+)(?:\s+up)?\b)"
+                     r"[^.,;!?]{0,30}?\b(?:at|in|from)\s+(?:the\s+)?$",
+        "trip_leave": r"\b(?:leav(?:e|es|ing)|depart(?:s|ing)?)\s+(?:the\s+)?$",
+        "trip_when": r"\s+(?:at|on|by|around|tomorrow|today|tonight|this|next|early|late)\b",
         "trip_to": r"\b(?:(?:go(?:es|ing)?|went|head(?:s|ed|ing)?|travel(?:s|l?ed|l?ing)?"
                    r"|fl(?:y|ies|ying|ew)|driv(?:e|es|ing)|rid(?:e|es|ing)|return(?:s|ed|ing)?"
-                   r"|get(?:ting)?|take\s+(?:me|us)|(?:bus|train|flight|cab|taxi|ride|trip)s?)"
+                   r"|take\s+(?:me|us)|(?:bus|train|flight|cab|taxi|ride|trip)s?)"
                    r"\s+(?:back\s+)?(?:to|into)|(?:leav(?:e|es|ing)|bound|head(?:s|ed|ing)?)\s+for"
-                   r"|reach(?:es|ing)?|arriv(?:e|es|ing)\s+(?:in|at))\s+(?:the\s+)?$",
+                   r"|arriv(?:e|es|ing)\s+(?:in|at))\s+(?:the\s+)?$",
         "trip_pair": r"\bfrom\s+(?:the\s+)?(?-i:[A-Z])[\w.'’-]*(?:,?\s+(?-i:[A-Z])[\w.'’-]*){0,4}"
                      r"\s+to\s+(?:the\s+)?$",
+        # ... and "from" before a name that such a "to" follows ("2 tickets from Fresno to
+        # San Diego"), matched right after the name
+        "trip_pair_ahead": r",?\s+to\s+(?:the\s+)?(?-i:[A-Z])",
+        # a traveller or a means of travel, in the sentence of a trip's end
+        "trip_context": r"\b(?:i|we|you|me|us)\b|\b(?:bus(?:es)?|trains?|flights?|fl(?:y|ies|ying"
+                        r"|ew)|cabs?|taxis?|rides?|trips?|tickets?|cars?|shuttles?|journey"
+                        r"|travel\w*|leav\w*|depart\w*|pick\w*)\b",
+        # ... a means or a verb of travel itself, in the sentence of a "from ... to" pair
+        "trip_means": r"\b(?:go(?:es|ing)?|went|head\w*|travel\w*|fl(?:y|ies|ying|ew|ights?)"
+                      r"|driv\w*|rid(?:e|es|ing)|leav\w*|depart\w*|arriv\w*|bus(?:es)?|trains?"
+                      r"|cabs?|taxis?|trips?|journey|tickets?|shuttles?|pick(?:s|ed|ing)?[- ]?up"
+                      r"|picking)\b",
         # ... and the preposition a name known as a trip's end is said again after ("a
         # Sedan car from Palo Alto Caltrain Station" read back)
         "trip_from_only": r"\bfrom\s+(?:the\s+)?$",
@@ -719,16 +739,24 @@ PACK = LanguagePack(
         "asks_place": r"^(?!.*\b(?:from|leav\w*|depart\w*|go(?:ing)?|head\w*|arriv\w*"
                       r"|fly\w*|travel\w*|return\w*|destination|origin|start\w*|trip"
                       r"|pick\w*|drop\w*|out of)\b)"
-                      r".*\b(?:what|which)\s+(?:city|town)\b",
+                      r".*(?:\b(?:what|which)\s+(?:city|town)\b|\bwhere\b[^.?!]{0,40}"
+                      r"\b(?:search|look)\w*)",
         # a question for where a trip starts ("Where are you leaving from?"), or ends
         # ("Where do you wish to go?", "What's your destination?"): the name the reply
         # gives is that end, whatever preposition it comes with ("I'm in SFO right now")
-        "asks_origin": r"\bwhere\b[^.?!]{0,40}\b(?:from|start\w*|begin\w*|out of)\b"
-                       r"|\bfrom\s+where\b|\b(?:origin|departure\s+(?:city|point|station"
-                       r"|airport))\b|\b(?:what|which)\s+(?:city|station|airport)\b"
-                       r"[^.?!]{0,30}\b(?:leav\w*|depart\w*|start\w*|out of)",
-        "asks_destination": r"\bwhere\b(?![^.?!]{0,40}\b(?:from|start\w*|begin\w*|out of)\b)"
-                            r"[^.?!]{0,40}\b(?:go(?:ing)?"
+        "asks_origin": r"\bwhere\b[^.?!]{0,40}\b(?:leav\w*|depart\w*|fl(?:y|ying)|travel\w*"
+                       r"|go(?:ing)?|head\w*|pick\w*)\b[^.?!]{0,30}\b(?:from|out of)\b"
+                       r"|\bfrom\s+where\b[^.?!]{0,40}\b(?:leav\w*|depart\w*|fl(?:y|ying)"
+                       r"|travel\w*|go(?:ing)?|head\w*|pick\w*)\b"
+                       r"|\bwhere\b[^.?!]{0,40}\bpick(?:ing)?\b[^.?!]{0,20}\bup\b"
+                       r"|\bwhere\b[^.?!]{0,40}\b(?:trip|journey|ride|route)\b[^.?!]{0,20}"
+                       r"\b(?:start|begin)\w*|\b(?:origin|departure)\s+(?:city|point|station"
+                       r"|airport)\b|\b(?:what|which)\s+(?:city|station|airport)\b"
+                       r"[^.?!]{0,30}\b(?:leav\w*|depart\w*|start\w*|fl(?:y|ying)\s+from"
+                       r"|travel\w*\s+from|out of)",
+        "asks_destination": r"\bwhere\b(?![^.?!]{0,40}\b(?:from|start\w*|begin\w*|out of"
+                            r"|search\w*|look\w*)\b)"
+                            r"[^.?!]{0,40}\byou\b[^.?!]{0,30}\b(?:go(?:ing)?"
                             r"|head\w*|travel\w*|fl(?:y|ying)|to\s*\?)|\bdestination\b"
                             r"|\b(?:what|which)\s+(?:city|station|airport)\b[^.?!]{0,30}"
                             r"\b(?:go(?:ing)?|head\w*|arriv\w*|travel\w*)\b",
@@ -759,8 +787,8 @@ PACK = LanguagePack(
                         r"|should be)\s+(?:the\s+)?$|\b(?:address|location)\s*:\s*$"
                         # ... or what a share, a sending or a pick-up uses ("share the
                         # address of Heathrow International Airport")
-                        r"|\b(?:share|use)\s+(?!me\b|us\b)(?:\w+\s+){0,2}?"
-                        r"(?:address|location)\s+of\s+(?:the\s+)?$",
+                        r"|\b(?:shar(?:e|es|ed|ing)|us(?:e|es|ed|ing))\s+(?!me\b|us\b)"
+                        r"(?:\w+\s+){0,2}?(?:address|location)\s+(?:of\s+)?(?:the\s+)?$",
         # a name in the category role: what a request seeks, an indefinite name that
         # heads its phrase ("I need a Psychiatrist in Pittsburg", "is there another SUV?";
         # not "a GUI library", "my car is a Toyota"), unless the request adds one more
@@ -795,9 +823,11 @@ PACK = LanguagePack(
                        r"|fully booked|sold out|failed)|n't able to"
                        # ... or only the nearest to it can be had ("The best I can do is
                        # 7:10 am", "the closest slot we have is Friday"; not "the earliest
-                       # we have is Friday": a bound, which a later day meets)
-                       r"|\bthe (?:best|closest|nearest)\b[^.?!]{0,20}?"
-                       r"\b(?:I|we) (?:can|could|have)\b)\b",
+                       # we have is Friday": a bound, which a later day meets, nor "the
+                       # best guides we have")
+                       r"|\bthe best (?:I|we) can (?:do|offer)|\bthe (?:closest|nearest)"
+                       r"(?: (?:time|slot|date|one|option|availability))? (?:I|we) (?:have|can"
+                       r"|could))\b",
         # ... or a contrast proposes beside what it says back, which then stands ("Refunded
         # $200, but the $10 shipping is not"; "Booked for 7 pm, but the kitchen closes at 10")
         "contrast_offer": r"\b(?:but|however)\b",
