@@ -29,6 +29,7 @@ from .sections import (
     OPEN_TASKS,
     SETTLED_KEYS,
     SLOT_KEYS,
+    WHERE_KEYS,
     Section,
     clipped,
     field_of,
@@ -744,9 +745,6 @@ def _offer_turned_down(state: ConversationState, item: Anchor, turn: Turn) -> bo
         and any(t.owner == "user" and t.first_turn == offer for t in state.open_tasks)
 
 
-_WHERE = NAME_KEYS - {"names"}  # the roles of a name that say where: a place, a trip's end
-
-
 def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
     """What the assistant or a tool said about a named thing this fold replaced (the
     times offered at the station the user traded for another, the address shared with
@@ -758,7 +756,7 @@ def _follow_replaced_names(draft: _Draft, stats: FoldStats) -> None:
             and item.kind == "name"}
     if gone:  # (not a name still live in another role: a first leg's end, the next's start)
         for a in draft.state.anchors:
-            if a.key in _WHERE and a.status == "active":
+            if a.key in WHERE_KEYS and a.status == "active":
                 gone.pop(normalize(a.value), None)
     if not gone:
         return

@@ -288,8 +288,9 @@ def _anchor_rank(a: Anchor) -> float:
 # the same thing (fold.py); values said in one turn stand together ("from the 3rd to the
 # 5th"), and the user who takes up the assistant's proposal replaces theirs with it. A
 # place is a name in the place role ("in Walnut Creek": where a search is), a category
-# one in the category role ("a Psychiatrist": what is sought); "until" is a date in the
-# end role ("until March 13th": a later end replaces it, a later start does not).
+# one in the category role ("a Psychiatrist": what is sought), an origin and a destination
+# a trip's two ends ("leaving from Las Vegas, going to Sacramento"); "until" is a date in
+# the end role ("until March 13th": a later end replaces it, a later start does not).
 # the ways to reach someone: a contact someone else may own ("my boss's number"), the
 # assistant may give of its own ("Our hotline is ..."), a profile keeps one of
 CONTACT_KEYS = frozenset({"phone", "email", "address"})
@@ -301,6 +302,8 @@ COUNT_KEYS = frozenset({"people", "tickets", "rooms", "bedrooms", "beds", "baths
 # the keys of names of things (not of kinds): a name in the place role is a name still,
 # and a retry's name replaces either (extract/settle.py: retried)
 NAME_KEYS = frozenset({"names", "place", "origin", "destination"})
+# ... of which those that say where: a search's place, a trip's start and end
+WHERE_KEYS = NAME_KEYS - {"names"}
 # ... and the values a user asks for that a proposal they take up settles: the price, the
 # rating, how long (a range asked for, the value found)
 SETTLED_KEYS = SLOT_KEYS | {"amount", "duration", "rating", "product"}

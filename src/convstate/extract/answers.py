@@ -240,7 +240,8 @@ def _role_asked(sentence: str) -> tuple[list[AnchorKind], str | None]:
     """The kind a question asks a value of in a role, and the role (the key its answer
     takes): when a stay or a rental ends ("Until when do you need the car?": a date, its
     end), the city a search is in ("In what city would you like me to search?": a name,
-    its place); ([], None) when it asks for none."""
+    its place), where a trip starts or ends ("Where are you leaving from?": a name, its
+    origin); ([], None) when it asks for none, or for both ends of a trip."""
     if C.asks_end.search(sentence):
         return ["date"], "until"
     roles = [role for role, cue in _ROLE_CUES if getattr(C, cue).search(sentence)]

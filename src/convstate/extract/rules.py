@@ -482,7 +482,7 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     that it says again ("Would March 12th work?" for the end, "Yes, March 12th works."),
     or, from the user, that it changes where the user gave that role alone ("until
     Friday", then "Sorry, I meant Saturday"; not "I'll pick it up on the 12th"): so it
-    does not replace the start."""
+    does not replace the start. A name takes a trip's end the same way (below)."""
     kinds = set(SLOT_OF.values())
     if not any(a.key in kinds or a.key == "names" for a in anchors):
         return anchors
@@ -1042,17 +1042,18 @@ def _trip_end(text: str, start: int, end: int) -> str | None:
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """Where the sentence holding ``text[start:end]`` starts and ends (within a clause's
     length either way)."""
-    first = max((m.end() for m in _BREAK.finditer(text, max(0, start - MAX_CLAUSE), start)),
-                default=max(0, start - MAX_CLAUSE))
-    stop = _BREAK.search(text, end, end + MAX_CLAUSE)
-    return first, stop.start() if stop else min(len(text), end + MAX_CLAUSE)
+    return _between(_BREAK, text, start, end)
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:
     """Where the clause holding ``text[start:end]`` starts and ends (within a clause's
     length either way)."""
-    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, max(0, start - MAX_CLAUSE), start)]
-    stop = _CLAUSE_BREAK.search(text, end, end + MAX_CLAUSE)
+    return _between(_CLAUSE_BREAK, text, start, end)
+
+
+def _between(breaks: re.Pattern[str], text: str, start: int, end: int) -> tuple[int, int]:
+    starts = [m.end() for m in breaks.finditer(text, max(0, start - MAX_CLAUSE), start)]
+    stop = breaks.search(text, end, end + MAX_CLAUSE)
     return (starts[-1] if starts else max(0, start - MAX_CLAUSE),
             stop.start() if stop else min(len(text), end + MAX_CLAUSE))
 

@@ -43,6 +43,7 @@ from ..sections import (
     SETTLED_KEYS,
     SLOT_KEYS,
     SLOT_OF,
+    WHERE_KEYS,
     slot_of,
 )
 from ..state import INDEX_TEXT, IndexEntry, section_entries
@@ -650,9 +651,6 @@ def _switched_to(turn: Turn, anchors: Sequence[NewAnchor]
     return heads, new, at
 
 
-_WHERE = frozenset({"place", "origin", "destination"})  # the roles of a name that say where
-
-
 def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
             ) -> list[ItemUpdate]:
     """The updates a user's retry of a request makes ("Can you try it again? SFO Airport
@@ -671,13 +669,13 @@ def retried(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry
     entries = [(e, *e.text.partition("=")[::2]) for e in section_entries(index, "anchors")
                if e.status == "active" and e.text.partition("=")[0] in new.keys() | NAME_KEYS]
     mine = {key for e, key, _ in entries if e.speaker == "user"}
-    if "names" in new and not new.keys() & _WHERE:
+    if "names" in new and not new.keys() & WHERE_KEYS:
         # a name in no role ("Oakland is fine too", "SFO Airport is fine too for pick
         # up"): the one where-role of the user's newest request that named one (a place,
         # a trip's end), or with none, the attempt's place
         newest = max((e.turn or 0 for e, key, _ in entries if e.speaker == "user"
                       and key in NAME_KEYS), default=None)
-        roles = {key for e, key, _ in entries if e.speaker == "user" and key in _WHERE
+        roles = {key for e, key, _ in entries if e.speaker == "user" and key in WHERE_KEYS
                  and (e.turn or 0) == newest}
         if len(roles) == 1:
             new[roles.pop()] = new["names"]
