@@ -18,7 +18,9 @@ from convstate import (
     Turn,
     fold,
 )
+from convstate.extract.answers import _ROLE_CUES, _asks_a_role
 from convstate.extract.rules import find_anchors
+from convstate.lang import cue
 from convstate.profile import candidates
 
 
@@ -568,3 +570,17 @@ def test_a_things_value_is_the_users_own(text: str) -> None:
 def test_a_claim_or_a_case_without_a_number_of_its_kind_is_no_ticket(text: str) -> None:
     assert not [a for a in find_anchors(Turn(index=0, role="user", content=text))
                 if a.kind == "ticket_id"]
+
+
+@pytest.mark.parametrize("question", [
+    "In what city would you like me to search?", "For what city?", "Where should I begin the "
+    "search?", "Where are you leaving from?", "Where do you wish to go?", "Which city are you "
+    "flying out of?", "What's your destination?", "Departure station, please?",
+    "Can you tell me from where will you pick the car up?", "您想在哪个城市找？",
+    "Which airport are you departing from?", "Until when do you need the car?",
+])
+def test_the_fast_test_for_role_questions_misses_none(question) -> None:
+    """The word test before the role cues (answers._asks_a_role) never skips a question a
+    cue reads."""
+    cued = any(cue(name).search(question) for _, name in _ROLE_CUES)
+    assert _asks_a_role(question) == cued

@@ -207,8 +207,8 @@ class Asks:
         rules made a task of is the ask's task)."""
         if turn.role != "assistant" or not turn.content:
             return
-        if not names_a_kind(turn.content) and not C.asks_end.search(turn.content) and not any(
-                getattr(C, cue).search(turn.content) for _, cue in _ROLE_CUES):
+        if not names_a_kind(turn.content) and not C.asks_end.search(turn.content) and not (
+                _asks_a_role(turn.content)):
             return
         for sentence in sentences(turn.content):
             given = {a.kind for a in anchors if a.value in sentence}
@@ -234,6 +234,19 @@ _NO_ROLE = {"date": ("date",), "name": ("names", "place")}
 # the role of a name a question asks for: where a search is, where a trip starts or ends
 _ROLE_CUES = (("place", "asks_place"), ("origin", "asks_origin"),
               ("destination", "asks_destination"))  # (cue names: a pack added later counts)
+
+
+# a word every role question above holds (lower case), looked for before its cues: most
+# assistant turns ask for no place and no trip's end
+_ROLE_WORDS = ("where", "city", "town", "station", "airport", "origin", "departure",
+               "destination", "城市", "区域", "地区")
+
+
+def _asks_a_role(text: str) -> bool:
+    """Whether ``text`` may ask for a name in a role (a fast test, then the cues)."""
+    low = text.lower()
+    return any(w in low for w in _ROLE_WORDS) \
+        and any(getattr(C, cue).search(text) for _, cue in _ROLE_CUES)
 
 
 def _role_asked(sentence: str) -> tuple[list[AnchorKind], str | None]:

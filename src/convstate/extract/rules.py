@@ -482,42 +482,69 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     that it says again ("Would March 12th work?" for the end, "Yes, March 12th works."),
     or, from the user, that it changes where the user gave that role alone ("until
     Friday", then "Sorry, I meant Saturday"; not "I'll pick it up on the 12th"): so it
-    does not replace the start. A name takes a trip's end the same way (below)."""
+    does not replace the start."""
     kinds = set(SLOT_OF.values())
-    if not any(a.key in kinds or a.key == "names" for a in anchors):
+    if not any(a.key in kinds for a in anchors):
         return anchors
-    live = [(*e.text.partition("=")[::2], e.speaker)
-            for e in section_entries(index, "anchors") if e.status == "active"]
-    speakers = {t.index: t.role for t in batch}  # (this batch's values: not in the index yet)
-    live += [(a.key, a.value, speakers.get(a.turns[0])) for a in delta.anchors]
+    live = _live_values(index, delta, batch)
     said = {(SLOT_OF[key], normalize(value)): key for key, value, _ in live if key in SLOT_OF}
-    # ... and a trip's end said again after its preposition ("a Sedan car from Palo Alto
-    # Caltrain Station" read back: where the pick-up is) or in a sentence of travel ("You
-    # will be picking up a hatchback at 9:30 am on March 8th at Gatwick"), not in another
-    # act ("share the location Palo Alto Caltrain Station")
-    ends = {(key, normalize(value)) for key, value, _ in live if key in _TRIP_ENDS}
-    # ... or, in the user's correction, another one ("Sorry, I meant from Modesto")
-    corrects = {key for key, _ in ends} if ends and turn.role == "user" \
-        and C.corrects.search(turn.text) else set()
     mine = {key for key, _, speaker in live if speaker == "user"}
     alone = {kind: role for role, kind in SLOT_OF.items()
              if turn.role == "user" and role in mine and kind not in mine}
     out = []
     for a in anchors:
         role = said.get((a.key, normalize(a.value)))
-        if a.key == "names" and ends:
-            at = max(turn.text.find(a.value), 0)
-            travel = C.trip_means.search(turn.text, *_sentence(turn.text, at, at))
-            role = next((key for key, cue in _TRIP_ENDS.items() if (
-                getattr(C, cue).search(turn.text, max(0, at - _ROLE_REACH), at)
-                and (key in corrects or (key, normalize(a.value)) in ends)
-                or (key, normalize(a.value)) in ends and travel)), None)
         if role is None and a.key in alone:
             at = max(turn.text.find(a.value), 0)
             if not C.date_start.search(turn.text, max(0, at - _END_REACH), at):
                 role = alone[a.key]
         out.append(a if role is None else a.model_copy(update={"key": role}))
     return out
+
+
+def _ends_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry],
+                     delta: StateDelta, batch: Sequence[Turn]) -> list[NewAnchor]:
+    """A name said with no role that is a live trip end, said again after its preposition
+    ("a Sedan car from Palo Alto Caltrain Station" read back: where the pick-up is) or in
+    a sentence of travel ("You will be picking up a hatchback at 9:30 am on March 8th at
+    Gatwick"), takes that end; not in another act ("share the location Palo Alto Caltrain
+    Station"). In the user's correction, a name after an end's preposition takes that end
+    whatever it was ("Sorry, I meant from Modesto")."""
+    said: dict[int, tuple[list[str], bool]] = {}  # (the ends a preposition gives, travel)
+    for k, a in enumerate(anchors):  # (the text first: the live values only if it may)
+        if a.key == "names":
+            at = max(turn.text.find(a.value), 0)
+            after = [key for key, cue in _TRIP_ENDS.items()
+                     if getattr(C, cue).search(turn.text, max(0, at - _ROLE_REACH), at)]
+            travel = C.trip_means.search(turn.text, *_sentence(turn.text, at, at)) is not None
+            if after or travel:
+                said[k] = (after, travel)
+    if not said:
+        return anchors
+    ends = {(key, normalize(value)) for key, value, _ in _live_values(index, delta, batch)
+            if key in _TRIP_ENDS}
+    if not ends:
+        return anchors
+    corrects = {key for key, _ in ends} if turn.role == "user" \
+        and C.corrects.search(turn.text) else set()
+    out = list(anchors)
+    for k, (after, travel) in said.items():
+        value = normalize(anchors[k].value)
+        role = next((key for key in _TRIP_ENDS if key in after and (
+            key in corrects or (key, value) in ends) or (key, value) in ends and travel), None)
+        if role is not None:
+            out[k] = anchors[k].model_copy(update={"key": role})
+    return out
+
+
+def _live_values(index: Sequence[IndexEntry], delta: StateDelta, batch: Sequence[Turn]
+                 ) -> list[tuple[str, str, str | None]]:
+    """(key, value, speaker) of the live anchors: the index's, and this batch's so far
+    (not in the index yet)."""
+    live = [(*e.text.partition("=")[::2], e.speaker)
+            for e in section_entries(index, "anchors") if e.status == "active"]
+    speakers = {t.index: t.role for t in batch}
+    return live + [(a.key, a.value, speakers.get(a.turns[0])) for a in delta.anchors]
 
 
 def _not_hours(text: str, found: list[tuple[int, NewAnchor]]) -> list[tuple[int, NewAnchor]]:
@@ -644,6 +671,7 @@ class RuleExtractor(BaseExtractor):
             delta.updates.extend(down)
             anchors = anchors + _count_changed(turn, anchors, index)  # "Make it 3."
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
+            anchors = _ends_said_again(turn, anchors, index, delta, turns)
             anchors = _own_name_said_again(anchors, index, delta)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)
