@@ -57,6 +57,9 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
     ("I want a refund for order 88231.", "Your refund for order 88231 has been processed.",
      "achieved"),
     ("我要退款。", "已为您办理退款。", "achieved"),
+    ("我要退款。", "您的退款已经处理完毕。", "achieved"),
+    ("I want a refund for my broken headphones.", "Your refund is complete.", "achieved"),
+    ("I want a refund.", "Is your refund complete?", "active"),  # asked, not reported
     # what might have been, someone else's, another one, or taken back after it
     ("I need to change the delivery address.",
      "I would have changed the delivery address, but the parcel has already shipped.",

@@ -611,6 +611,7 @@ def test_names_in_a_tool_result_are_not_taken_as_said() -> None:
     ("At 6 o’clock in the evening", "time", "6 o’clock in the evening"),
     ("At 6 o‘clock in the evening", "time", "6 o‘clock in the evening"),
     ("How about morning 11:30?", "time", "morning 11:30"),
+    ("Is there any possibility for afternoon 2?", "time", "afternoon 2"),
     ("Book it for the 12th please", "date", "the 12th"),
     ("the day after tomorrow works", "date", "the day after tomorrow"),
     ("It has a rating of 4.8", "rating", "4.8"),
@@ -621,6 +622,23 @@ def test_names_in_a_tool_result_are_not_taken_as_said() -> None:
 def test_numbers_in_words_and_cued_values(text, key, value) -> None:
     anchors = find_anchors(Turn(index=0, role="user", content=text))
     assert (key, value) in [(a.key, a.value) for a in anchors]
+
+
+@pytest.mark.parametrize("text, times", [
+    # a part of the day before a time said whole, or before a count, is no hour of its own
+    ("Saturday afternoon 3 pm works.", ["3 pm"]),
+    ("A table for the evening 2 guests, please.", []),
+    ("It is the afternoon 2nd shift.", []),
+    ("For the evening 4 of us will be coming.", []),
+    ("We need the hall for the afternoon 3 hours total.", []),
+    ("It was an afternoon 25 minutes wait.", []),
+    ("The Morning 10 coffee blend was out of stock.", []),
+    ("Monday afternoon 2 o'clock works.", ["afternoon 2 o'clock"]),
+    ("Could I come in at afternoon 2.30?", ["afternoon 2.30"]),
+])
+def test_a_part_of_the_day_takes_only_a_bare_hour(text, times) -> None:
+    anchors = find_anchors(Turn(index=0, role="user", content=text))
+    assert [a.value for a in anchors if a.key == "time"] == times
 
 
 def test_quoted_words_are_kept_whole() -> None:

@@ -1299,10 +1299,13 @@ def test_a_trip_has_a_start_and_an_end(turns, origins, destinations) -> None:
       ("user", "I'm looking for events next Wednesday in the Stanford area.")],
      ["Stanford"], None),
     # ... and a reply that says it in the role asked of gives no other name that role
+    # (Indian is a kind of food: a category)
     ([("assistant", "What type of food are you looking for? What city do you want to "
                     "search in?"),
       ("user", "I'm looking for a restaurant serving Indian food in Berkeley.")],
-     ["Berkeley"], ["Indian"]),
+     ["Berkeley"], []),
+    ([("assistant", "What city do you want to search in?"),
+      ("user", "I'd like to try Chez Panisse in Berkeley.")], ["Berkeley"], ["Chez Panisse"]),
 ])
 def test_the_city_asked_for_is_the_place(turns, places, names) -> None:
     mem = said(*turns)
@@ -1565,6 +1568,45 @@ def test_a_grade_is_split_from_a_name_only(text, kinds) -> None:
 ])
 def test_a_kind_taken_or_sought_with_a_bare_head_is_a_category(turns, kinds) -> None:
     assert active(said(*turns), "category") == kinds
+
+
+@pytest.mark.parametrize("turns, kinds", [
+    # a name right before a noun of a kind says which kind: a later one of that kind
+    # replaces it, with any verb or none ("I love", "would be a great choice")
+    ([("user", "I usually enjoy watching Documentary movies."), ("assistant", "How about X?"),
+      ("user", "Can you try again? I am interested in a Suspense movie in 3d.")],
+     [("Suspense", "movie")]),
+    ([("user", "I think European food would be a great choice."),
+      ("user", "Please suggest other restaurants with Halal type of food.")],
+     [("Halal", "food")]),
+    # ... the assistant's of that kind too ("the Luxury ride" read back)
+    ([("assistant", "So that will be 2 for the Luxury ride?"),
+      ("user", "No make it a Shared ride now.")], [("Shared", "ride")]),
+    # ... one of another kind stands beside it
+    ([("user", "I love Drama movies."), ("user", "Now find me some Italian food nearby.")],
+     [("Drama", "movie"), ("Italian", "food")]),
+    ([("user", "I would like Japanese food in Livermore."),
+      ("user", "I would like to rent a car. I would like a Hatchback.")],
+     [("Japanese", "food"), ("Hatchback", None)]),
+    # ... one refused or disliked is none
+    ([("user", "I like Comedy films."), ("user", "I don't want Horror films at all.")],
+     [("Comedy", "film")]),
+    ([("user", "I like Comedy films."), ("user", "I hate Horror films, by the way.")],
+     [("Comedy", "film")]),
+    ([("user", "Anything but Horror films is fine.")], []),
+    # ... nor a particular thing the user has (the, my), nor a name before a noun of a kind
+    # that heads another thing ("car rental", "concert tickets", "music app")
+    ([("user", "I'd like to watch Drama movies tonight."),
+      ("user", "Also, the Netflix movie I paid for won't load.")], [("Drama", "movie")]),
+    ([("user", "My Toyota car broke down.")], []),
+    ([("user", "I have a reservation with Hertz car rental.")], []),
+    ([("user", "Where are my Taylor Swift concert tickets?")], []),
+    ([("user", "The Spotify music app keeps crashing.")], []),
+])
+def test_a_name_before_a_noun_of_a_kind_is_a_category_of_that_kind(turns, kinds) -> None:
+    mem = said(*turns)
+    assert [(a.value, a.subject) for a in mem.state.active_anchors()
+            if a.key == "category"] == kinds
 
 
 _RANGE = [("user", "I need a rental car in Boston from March 3rd until March 13th."),

@@ -164,6 +164,13 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("I'll message you the tracking link.", "I've sent you the tracking link."),
     ("我们会在3个工作日内为您退款。", "退款已经办理完成。"),
     ("我们将于3个工作日内为您退款。", "退款已原路退回。"),
+    ("我会尽快为您办理退款。", "您的退款已经处理完毕。"),  # 完毕: done, as 完成
+    # an act's thing said done with an adjective or an empty verb
+    ("I'll process your refund today.", "Your refund is complete."),
+    ("I'll process your refund today.", "The refund is done."),
+    ("I'll process your refund today.", "Your refund is fully complete now."),
+    ("I'll process your refund today.", "Your refund is all done!"),
+    ("我会尽快为您办理退款。", "等了很久，退款已经处理完毕了。"),  # 等了: a wait told, no condition
     # 已为您 says the service's act whatever the verb (one the table lacks: 重置, 激活)
     ("我会帮您重置端口。", "已为您重置端口。"),
     ("我会帮您激活账户。", "已经为您激活账户了。"),
@@ -231,7 +238,13 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("user", "I sent you the invoice already.")],
                  # what might have been is not what was done
                  [("assistant", "I'll send you the invoice."),
-                  ("assistant", "I would have sent the invoice, but the system is down.")]):
+                  ("assistant", "I would have sent the invoice, but the system is down.")],
+                 # ... nor what is done on a condition or later (如果, 等, 一旦; 将在)
+                 [("assistant", "I'll process your refund today."),
+                  ("assistant", "Once the refund is complete, you'll get an email.")],
+                 *([("assistant", "我会尽快为您办理退款。"), ("assistant", later)] for later in (
+                     "如果退款处理完毕，系统会通知您。", "等退款处理完毕，我再联系您。",
+                     "一旦退款处理完毕，我们会通知您。", "退款将在三天内处理完毕。"))):
         assert [t.status for t in run(rows, mode).open_tasks][0] == "open", rows
 
 

@@ -574,13 +574,17 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
 def _replaces(new: Anchor, old: Anchor) -> bool:
     """Whether ``new`` is a later value of the same thing as ``old`` that its speaker may
     replace: the user's replaces the user's about the same subject (or either about
-    none) and what the assistant proposed (a value about no named thing, or the same
-    one); the assistant's (or a tool's) replaces its own about the same named thing
-    (what it says about no named thing may be about many: opening hours of two places)."""
+    none; a category only of the same kind) and what the assistant proposed (a value
+    about no named thing, or the same one); the assistant's (or a tool's) replaces its
+    own about the same named thing (what it says about no named thing may be about
+    many: opening hours of two places)."""
     named = bool(old.subject) and _subject(new) == _subject(old)
     if new.speaker == "user":
-        return not new.subject or not old.subject or named if old.speaker == "user" \
-            else not old.subject or named
+        if old.speaker != "user":
+            return not old.subject or named
+        # (a category's subject is its kind, "Japanese food": a Hatchback is no food)
+        return _subject(new) == _subject(old) if new.key == "category" \
+            else not new.subject or not old.subject or named
     return named and old.speaker != "user"
 
 

@@ -304,7 +304,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b(?:(?:a\s+)?quarter\s+(?:to|past)\s+|half\s+past\s+)?"
         rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o['’‘`\x22]?clock)?"
         rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
-        rf"|\b{_PART_OF_DAY}\s+\d{{1,2}}:\d{{2}}\b"
+        # a part of the day before its hour ("morning 7:15", "afternoon 2"), ending its
+        # phrase: not a time said whole ("afternoon 3 pm"), a count ("evening 2 guests")
+        rf"|\b{_PART_OF_DAY}\s+(?:1[0-2]|0?[1-9])(?:[:.][0-5]\d)?(?:\s+o['’‘`\x22]?clock)?"
+        r"(?![:.]?\d)(?=\s*(?:[,;!?)]|\.|$)|\s+(?:on|at|in|for|with|and|or|but|please|then"
+        r"|today|tomorrow|tonight|instead|too|again|if|is|works?|would|will|sounds?|okay|ok"
+        r"|fine)\b)"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
         rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b"
         r"|\b(?:12\s+)?(?:noon|midnight)\b", _I)), 0),  # "at noon", "by midnight"
@@ -1019,11 +1024,16 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     of = category_kind(text[start:end])
     indefinite = C.indefinite.search(before) is not None
     one_of_a_kind = indefinite and C.phrase_end.match(text, end)
+    first, last = _clause(text, start, end)
+    negated_ = C.negator.search(text, max(first, start - _SEEK_REACH), start) is not None
+    if (noun := C.kind_noun.match(text, end)) and not negated_ \
+            and not C.dislikes.search(text, max(first, start - _SEEK_REACH), start) \
+            and not (speaker == "user" and C.particular.search(before)):
+        return "category", next(g for g in noun.groups() if g).lower()  # "Drama movies"
     if speaker != "user":  # the kind the assistant offers or says a place is, about no
         # kind in particular: what the user seeks next replaces it, the assistant's own
         # kinds of two places stand together (如家是经济型酒店, 全季是舒适型酒店)
         return ("category" if of or one_of_a_kind else "names"), None
-    first, last = _clause(text, start, end)
     if C.adds.search(text, first, last):
         return "names", None
     if of:
@@ -1032,8 +1042,7 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     seeks = C.seeks.search(text, max(first, start - _SEEK_REACH), start)
     taken = indefinite and C.kind_taken.match(text, head.end() if head else end)
     # ... not refused ("I'm not happy with a Hatchback", "don't pick a Minivan")
-    if ((one_of_a_kind or head) and seeks or taken) \
-            and not C.negator.search(text, max(first, start - _SEEK_REACH), start):
+    if ((one_of_a_kind or head) and seeks or taken) and not negated_:
         return "category", None
     return "names", None
 

@@ -156,7 +156,8 @@ class English(EnglishWords):
                 p = self.skip(toks, a + 1)
                 if perfect and tuple(toks[p:p + 1]) == ("been",):
                     passive, p = True, self.skip(toks, p + 1)
-                if p < len(toks) and self.is_past(toks[p]) and toks[p] != "been":
+                if p < len(toks) and toks[p] != "been" and (
+                        self.is_past(toks[p]) or passive and toks[p] in self.done_adjectives):
                     return self.reported(toks, a, p, passive)
             elif self.is_past(t) and a > 0 and toks[a - 1] not in ("have", "has", "had") \
                     and self.doer(toks, a) is not None and not self.relative(toks, a):
@@ -214,6 +215,9 @@ class English(EnglishWords):
     def reported(self, toks: Sequence[str], a: int, p: int, passive: bool) -> Act | None:
         """The act of a report whose aux is at ``a`` and participle at ``p``."""
         phrase = self.verb_phrase(toks, p)
+        if phrase is None and passive and self.lemma(toks[p]) in self.empty:
+            # "The refund is done": an empty verb whose subject names the act
+            phrase = frozenset({self.lemma(toks[p])}), [], p + 1
         if phrase is None:
             return None
         verbs, obj, _ = phrase

@@ -9,6 +9,16 @@ from collections.abc import Mapping
 
 from .acts import HAN, HAN_RUN, Act, Agent, alternation, groups, words
 
+# a verb of two characters with its aspect between them (回过电话: 回电)
+_SPLIT = re.compile(r"([\u4e00-\u9fff])[了过]([\u4e00-\u9fff])")
+
+
+def _conditions(table: Mapping[str, str]) -> re.Pattern[str]:
+    """What opens a clause of condition or of the future (如果, 一旦, 将在; 等 and 待 at
+    its start, not 等了, a wait told)."""
+    openers = alternation(table["condition_openers"]).pattern
+    return re.compile(f"{alternation(table['conditions']).pattern}|^(?:{openers})(?![了过着])")
+
 
 class Chinese:
     """会/将/保证/马上 + verb promises; 已/已经 + verb and verb + 了 reports."""
@@ -21,7 +31,7 @@ class Chinese:
         r"(?:半|\d{1,2}分?)?(?:之前|以前|前|左右)?"
         r"|在?(?:今天|明天|后天|今晚|明早|当天|本周|下周)|之后|以后|随后|上午|下午|晚上|中午|早上"
         r"|稍后|待会儿?|等会儿?|回头|晚点)")
-    ASPECT = re.compile(r"^(?:完成|成功|[了着完好]|过(?![去来]))+")  # what may follow a verb
+    ASPECT = re.compile(r"^(?:完成|完毕|成功|[了着完好]|过(?![去来]))+")  # what may follow a verb
     MODAL_END = re.compile(r"(?:会|将|要|想|能|可以|得|需要)$")  # a future or a wish before it
     PLEASE = re.compile(r"(?:请您?|麻烦您?|能否|可以)?")  # what opens a request
 
@@ -36,9 +46,8 @@ class Chinese:
         self.generic = words(table["generic_verbs"])
         self.check = words(table["check_verbs"])
         verbs = set(self.classes) | self.generic | self.check | words(table["other_verbs"])
-        self.verb = re.compile("|".join(sorted(verbs, key=len, reverse=True)))
-        self.long_verb = re.compile("|".join(sorted((v for v in verbs if len(v) > 1),
-                                                    key=len, reverse=True)))
+        self.verb = alternation(" ".join(verbs))
+        self.long_verb = alternation(" ".join(v for v in verbs if len(v) > 1))
         self.pairs = frozenset(v for v in verbs if len(v) == 2)  # (split_verb)
         self.first = words(table["first_person"])
         self.team = words(table["team_nouns"])
@@ -50,6 +59,7 @@ class Chinese:
         negations = alternation(table["negations"]).pattern
         self.negated = re.compile(f"(?:{negations})$")  # what a verb follows
         self.negation = re.compile(negations)
+        self.condition = _conditions(table)
         self.perfective = re.compile(
             f"(?:{alternation(table['perfective']).pattern})[。！!~～.]*$")
         self.adverbs = alternation(table["adverbs"])
@@ -153,11 +163,9 @@ class Chinese:
         obj = tail[:end.start()] if end else tail
         return frozenset(verbs), verb, moved + obj
 
-    SPLIT = re.compile(r"([\u4e00-\u9fff])[了过]([\u4e00-\u9fff])")
-
     def split_verb(self, text: str, at: int = 0) -> re.Match[str] | None:
         """A two-character verb at ``at`` with its aspect between (回过电话: 回电)."""
-        m = self.SPLIT.match(text, at)
+        m = _SPLIT.match(text, at)
         return m if m is not None and m.group(1) + m.group(2) in self.pairs else None
 
     def promise(self, text: str, role: str) -> Act | None:
@@ -229,6 +237,8 @@ class Chinese:
 
     def report(self, text: str) -> Act | None:
         """The act ``text`` reports done (已/已经 + verb, verb + 了/过/好了); None if none."""
+        if self.condition.search(text):  # 如果退款处理完毕, 将在三天内处理完毕: not yet
+            return None
         m = self.done_marker.search(text)
         if m is not None:
             before = text[:m.start()]

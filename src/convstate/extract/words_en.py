@@ -37,6 +37,7 @@ class EnglishWords:
         self.light = {self.key(w) for w in table["light_verbs"].split()}
         self.causative = {self.key(w) for w in table["causative_verbs"].split()}
         self.empty = {self.key(w) for w in table["empty_verbs"].split()}
+        self.done_adjectives = set(table["done_adjectives"].split())
         self.naming = {self.key(w) for w in table["naming_verbs"].split()}
         self.check = {self.key(w) for w in table["check_verbs"].split()}
         self.stative = {self.key(w) for w in table["stative_verbs"].split()}

@@ -19,6 +19,14 @@ _ROLE = (r"(?:courier|driver|deliver(?:y\s+(?:man|guy|person|driver)|er)|technic
          r"|installer|plumber|repairman|doctor|nurse|teacher|lawyer|person|guy|man|woman|lady"
          r"|store|shop|restaurant|hotel|company|bank|clinic|hospital|office|pharmacy|branch"
          r"|dealer|dealership|airline|school|warehouse|supplier|carrier)")
+# what may follow a name that ends its phrase: a mark, the end, a preposition, a conjunction
+_PHRASE_END = (r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|until|till"
+               r"|by|before|after|that|which|who|and|or|but|instead|please|too|as well|again"
+               r"|then|now|today|tomorrow|tonight)\b")
+# nouns that name a kind of thing: a name right before one says which kind the user
+# wants ("Drama movies", "European food", "Halal type of food", "a Luxury ride"), so
+# a later name of the same kind replaces it; each in the singular (a plural adds s, es)
+_KIND_NOUNS = ("food meal cuisine dish movie film music song event concert ride car vehicle")
 # a past participle after "must have" ("must have lost it"): a guess about the past
 _PARTICIPLE = (r"(?:\w+ed|lost|done|gone|seen|made|sent|got|gotten|forgotten|taken|given"
                r"|left|put|told|said|heard|known|thrown|broken|mixed)")
@@ -806,13 +814,26 @@ PACK = LanguagePack(
         "kind_taken": r"\s+(?:is|would be|will be|sounds|seems) (?:fine|good|ok|okay|great"
                       r"|perfect|better)\b|\s+works\b",
         "adds": r"\b(?:also|as well|additionally)\b|\btoo\b(?=\s*(?:[.,;:!?]|$))",
-        "phrase_end": r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|until|till"
-                      r"|by|before|after|that"
-                      r"|which|who|and|or|but|instead|please|too|as well|again|then|now"
-                      r"|today|tomorrow|tonight)\b",
+        "phrase_end": _PHRASE_END,
         # ... or a head after it that says only what it is a kind of, in a request ("I
         # need a Hatchback model", "Get me a Luxury ride")
         "kind_head": r"\s+(?:ride|model|type|kind|car|vehicle|class|option)\b",
+        # ... or a noun of a kind right after it, maybe as its type ("Spicy Noodles type
+        # of food"): what it is about, in the singular, is group 1
+        "kind_noun": r"\s+(?:(?:type|kind|sort)\s+of\s+)?(" + "|".join(_KIND_NOUNS.split())
+                     + r")(?:e?s)?\b"
+                     # ... heading its phrase: not "car rental", "concert tickets", "music
+                     # app" (another thing), but "food places", "food would be great"
+                     rf"(?={_PHRASE_END}|\s+(?:of|is|are|was|would|will|should|could|can"
+                     r"|sounds?|seems?|works?|nearby|here|there|places?|restaurants?|options?"
+                     r"|showing|playing)\b)",
+        # ... unless disliked ("I hate Horror movies", "anything but Horror films"), or,
+        # said by the user, a particular one ("The Netflix movie keeps buffering", "my
+        # Toyota car"), matched at the end of the text before the name
+        "dislikes": r"\b(?:hat(?:e|es|ed)|dislik(?:e|es|ed)|can['’]?t\s+stand|(?:sick|tired)"
+                    r"\s+of|fed\s+up\s+with|anything\s+but|not\s+a\s+fan\s+of)\b",
+        "particular": r"\b(?:the|my|your|our|his|her|their|its|this|that|these|those|last)"
+                      r"\s+$",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
         # book 11:30", "no rooms are available"): what the turn proposes comes instead
         # ("wasn't able to": n't ends a word, so no word boundary before it)
@@ -935,6 +956,9 @@ PACK = LanguagePack(
                          " help assist support serve",
         # verbs that say nothing without an object ("I'll do that")
         "empty_verbs": "do",
+        # adjectives that say an act is done, as its participle would after "is" ("Your
+        # refund is complete": completed)
+        "done_adjectives": "complete",
         # verbs that name when a name follows the person ("I'll call you Liam")
         "naming_verbs": "call",
         # after the modal: not a promise ("I'll never forget", "I will always love")
@@ -944,7 +968,8 @@ PACK = LanguagePack(
         # between the modal and the verb, skipped
         "adverbs": "also definitely certainly personally now then immediately soon right away"
                    " just quickly gladly happily first still really surely promptly directly"
-                   " actually absolutely already successfully finally since",
+                   " actually absolutely already successfully finally since fully"
+                   " completely entirely all",
         "verb_chains": "try to; attempt to; make sure to; do my best to; do our best to;"
                        " be sure to; go ahead and; gone ahead and; went ahead and; be able to;"
                        " have to; need to; get to",

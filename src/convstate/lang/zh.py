@@ -483,6 +483,10 @@ PACK = LanguagePack(
         # what ends a report after its verb: 发好了, 处理完了, 提交成功
         "perfective": "了 好了 完了 过了 完成了 完成 成功了 成功 完毕 好啦 啦",
         "negations": "不 没 没有 未 别 尚未 还没 还未",
+        # a clause of condition or of the future: what it says done is not done yet
+        # (如果退款处理完毕…, 退款将在三天内处理完毕); 等 and 待 ("once") only open it
+        "conditions": "如果 假如 要是 倘若 一旦 只要 除非 等到 待到 将在 将于 会在 预计 即将",
+        "condition_openers": "等 待",
         # an act reported as not done: it cancels the task
         # (…没法上门了, 上不了门: a potential complement negated, the act cannot be done)
         "failure_markers": "没能 未能 无法 没法 没办法 没有办法 不能 不了",
