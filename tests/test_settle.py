@@ -1174,6 +1174,10 @@ def test_a_kind_said_in_passing_goes_with_the_kind_replaced() -> None:
      ["March 3rd"], ["March 13th"]),
     ([("user", "Book me a hotel from the 3rd."), ("assistant", "And the check-out date?"),
       ("user", "The 6th.")], ["the 3rd"], ["The 6th"]),
+    ([("user", "I need a round trip flight to Paris on March 3rd."),
+      ("assistant", "What day are you coming back? What city are you leaving from?"),
+      ("user", "I want an economy ticket leaving from Chicago on March 14th.")],
+     ["March 3rd"], ["March 14th"]),
     ([("user", "我想3月3日租车。"), ("assistant", "请问您什么时候还车？"), ("user", "3月6日。")],
      ["3月3日"], ["3月6日"]),
     # a question about a past return asks for no end; an end asked for and not answered
@@ -1579,6 +1583,8 @@ def test_a_kind_taken_or_sought_with_a_bare_head_is_a_category(turns, kinds) -> 
     ([("user", "I think European food would be a great choice."),
       ("user", "Please suggest other restaurants with Halal type of food.")],
      [("Halal", "food")]),
+    # ... or, in its own turn, one that corrects it
+    ([("user", "I want Indian food, no wait, Thai food.")], [("Thai", "food")]),
     # ... the assistant's of that kind too ("the Luxury ride" read back)
     ([("assistant", "So that will be 2 for the Luxury ride?"),
       ("user", "No make it a Shared ride now.")], [("Shared", "ride")]),
@@ -1814,3 +1820,32 @@ def test_a_booking_called_off_lets_its_day_and_time_go(turns, dates, times) -> N
 ])
 def test_a_day_said_with_a_cancelling_in_passing_stays(text, key, value) -> None:
     assert active(said(("user", text)), key) == [value]
+
+
+def test_a_failed_time_read_back_in_digits_goes_with_the_one_said_in_words() -> None:
+    """The reading back of a request said in words ("quarter to 2 in the afternoon": 1:45
+    pm) is that request: when it fails, both go, and the time taken instead stands."""
+    mem = said(("user", "I'd like a bus for four people leaving from Philly at quarter to 2 "
+                        "in the afternoon."),
+               ("assistant", "Do you want to leave on March 4th?"),
+               ("user", "No, I'd like to go on the 2nd."),
+               ("assistant", "Okay so you want 4 tickets for the bus leaving from Philadelphia "
+                             "to New York on March 2nd at 1:45 pm."),
+               ("user", "Perfect."),
+               ("assistant", "I have been unable to book your tickets. There is a bus leaving "
+                             "at 2 pm that costs $22."),
+               ("user", "That would be fine."))
+    assert active(mem, "time") == ["2 pm"]
+
+
+def test_a_value_said_after_a_trips_end_is_the_trips() -> None:
+    """"from Philadelphia to New York on March 2nd at 1:45 pm": the date and the time are
+    the trip's, not New York's; a new destination leaves them as they are."""
+    mem = said(("user", "I need a bus from Philadelphia to New York on March 2nd at 1:45 pm."),
+               ("assistant", "Booking a bus from Philadelphia to New York on March 2nd at "
+                             "1:45 pm, is that right?"),
+               ("user", "Sorry, I'm actually going to Boston."))
+    assert [(a.key, a.value, a.subject) for a in mem.state.active_anchors()
+            if a.key in ("date", "time")] == [("time", "1:45 pm", None),
+                                              ("date", "March 2nd", None)]
+    assert active(mem, "destination") == ["Boston"]

@@ -901,10 +901,12 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
     products = [(s, e) for s, e in products if e - s <= MAX_TEXT]
     tied = [(start, anchor) for start, anchor in found if _tied(anchor, turn.role)]
-    if tied:  # a value is about the nearest name before it, if any
+    if tied:  # a value is about the nearest name before it, if any; one said after a
+        # trip's end is the trip's ("from Philadelphia to New York on March 2nd at 1:45 pm")
         stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
         for start, anchor in tied:
-            anchor.subject = _nearest(text, named, start, stops)
+            near = _nearest(text, named, start, stops)
+            anchor.subject = None if near is None or _trip_end(text, *near) else text[slice(*near)]
     for start, anchor in found if turn.role == "assistant" else ():
         if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "Our hotline is ..."
             first, _ = _clause(text, start, start)
@@ -1139,8 +1141,8 @@ def _tied(anchor: NewAnchor, role: str) -> bool:
 
 
 def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
-             ) -> str | None:
-    """The name closest before ``at`` in the same sentence, verbatim, if it names
+             ) -> tuple[int, int] | None:
+    """The span of the name closest before ``at`` in the same sentence, if it names
     nothing longer than a subject may be. ``stops``: where each _BREAK match of ``text``
     starts, in order."""
     before = [(s, e) for s, e in names if e <= at]
@@ -1151,7 +1153,7 @@ def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
     k = bisect_left(stops, e)
     if k < len(stops) and (m := _BREAK.match(text, stops[k])) and m.end() <= at:
         return None
-    return text[s:e] if e - s <= MAX_SUBJECT else None
+    return (s, e) if e - s <= MAX_SUBJECT else None
 
 
 # what a refusal holds besides what it refuses: particles, thanks, punctuation

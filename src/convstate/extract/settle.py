@@ -48,6 +48,7 @@ from ..sections import (
 )
 from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
+from .clock import same_clock
 from .facts import sentences
 from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
 from .products import product_head
@@ -59,8 +60,6 @@ _SENTENCE = re.compile(r"[。!！?？\n]|\.(?=\s|$)")  # where a sentence ends
 _CORRECTION_REACH = 80  # characters from a value corrected to the value that replaces it
 _RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:-|~|—|–|至|到|to)\s*\$?(\d+(?:\.\d+)?)")
 _WHOLE_HOUR = re.compile(r"(\d{1,2}):00\b")  # "3:00 pm" is "3 pm"
-# a clock time in digits ("11:30"; "7点", "7点半" of 晚上7点半)
-_CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}点(?:半|\d{1,2}分?)?")
 
 
 def proposed_instead(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
@@ -470,6 +469,8 @@ def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
     dropped = set()
     for a, start, end in reversed(placed):
         after = later.get(a.key)
+        if a.key == "category" and (noun := C.kind_noun.match(text, end)):
+            end = noun.end()  # "Indian food, no wait, Thai food": past the kind's noun
         if after is not None and after - end <= _CORRECTION_REACH \
                 and C.self_correction.match(text, end) is not None:
             dropped.add(id(a))
@@ -856,29 +857,10 @@ def _bound(required: str, side: str | None = None) -> tuple[float, float] | None
 
 
 def _same_clock(key: str, value: str, others: Sequence[tuple[str, str]]) -> bool:
-    """Whether one of ``others`` (key, value) is ``value``'s clock time for ``key``: the
-    same digits, in no other half of the day ("7点" of 晚上7点; not 早上8点 of 晚上8点,
-    nor 7:30 am of 7:30 pm)."""
-    clock, half = _clock(value), _half(value)
-    return bool(clock) and any(
-        k == key and _clock(v) == clock and (not half or _half(v) in (None, half))
-        for k, v in others)
-
-
-def _half(value: str) -> str | None:
-    """The half of the day a time says ("am" of 7:30 am, 早上8点), None if none."""
-    m = _HALF.search(value)
-    return None if m is None else "am" if m.group(1) or m.group(2) else "pm"
-
-
-_HALF = re.compile(r"\d\s*(?:(a)\.?m\b|p\.?m\b)|(早上|早晨|上午|凌晨)|中午|下午|晚上|傍晚|夜里",
-                   re.IGNORECASE)
-
-
-def _clock(value: str) -> str:
-    """The clock time a value writes in digits ("11:30" of "11:30 am"; "" if none): the
-    same time said back in other words ("half past 5" and "5 pm" are not compared)."""
-    return m.group(0) if (m := _CLOCK.search(value)) else ""
+    """Whether one of ``others`` (key, value) is ``value``'s clock time for ``key``, in
+    any words, in no other half of the day (clock.py: "1:45 pm" of "quarter to 2 in the
+    afternoon", "7点" of 晚上7点; not 早上8点 of 晚上8点, nor 7:30 am of 7:30 pm)."""
+    return any(k == key and same_clock(value, v) for k, v in others)
 
 
 def _asked(e: IndexEntry) -> tuple[str, str]:

@@ -769,11 +769,12 @@ PACK = LanguagePack(
                             r"|\b(?:what|which)\s+(?:city|station|airport)\b[^.?!]{0,30}"
                             r"\b(?:go(?:ing)?|head\w*|arriv\w*|travel\w*)\b",
         # a question for when a stay, a rental or a trip ends ("Until when do you need
-        # the car?", "When will you return it?", "What is the drop-off date?"): the
-        # date the user answers with is an end
-        "asks_end": r"\b(?:until|till) when\b|\bwhen\s+(?:will|would|do|are|should)\b"
-                    r"[^.!?]{0,40}?\b(?:return|drop(?:ping)?\b[^.!?]{0,15}?\boff|check(?:ing)?"
-                    r"[- ]?out)\w*|\b(?:end|return|drop-?off|check-?out) date\b",
+        # the car?", "When will you return it?", "What day are you coming back?", "What
+        # is the drop-off date?"): the date the user answers with is an end
+        "asks_end": r"\b(?:until|till) when\b|\b(?:when|(?:what|which)\s+(?:day|date))\s+"
+                    r"(?:will|would|do|are|should)\b[^.!?]{0,40}?\b(?:return|com(?:e|ing)\s+back"
+                    r"|drop(?:ping)?\b[^.!?]{0,15}?\boff|check(?:ing)?[- ]?out)\w*"
+                    r"|\b(?:end|return|drop-?off|check-?out) date\b",
         # ... and a date right after an end date, said of it ("until Friday, March 13th",
         # "until Friday or Saturday")
         "date_end_more": r"\s*(?:,\s*|\s+or\s+|\s+)(?:the\s+)?",  # (the whole gap)
