@@ -1849,3 +1849,15 @@ def test_a_value_said_after_a_trips_end_is_the_trips() -> None:
             if a.key in ("date", "time")] == [("time", "1:45 pm", None),
                                               ("date", "March 2nd", None)]
     assert active(mem, "destination") == ["Boston"]
+
+
+def test_where_the_user_moved_to_is_the_place() -> None:
+    mem = said(("user", "I haven't found a new Gynecologist since I moved to Alameda. Can "
+                        "you help me find one?"),
+               ("assistant", "The first result is Dr Richard, located in Alameda."),
+               ("user", "How about trying another location? Let's try one in San Francisco."))
+    assert active(mem, "place") == ["San Francisco"]
+    assert "Alameda" not in [a.value for a in mem.state.active_anchors()]
+    # ... not a booking moved, nor one moved to a class ("move me to Economy Plus")
+    mem = said(("user", "Please move me to Economy Plus."))
+    assert active(mem, "place") == []

@@ -545,9 +545,10 @@ PACK = LanguagePack(
         "polar_question": r"^(?:is|are|was|were|do|does|did|can|could|would|will|should"
                           r"|has|have|may)\b",
         # a name in the place role: right after a locative preposition ("a therapist in
-        # Walnut Creek", "restaurants near Union Square"); matched at the end of the text
-        # before the name
-        "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$",
+        # Walnut Creek", "restaurants near Union Square"), or where the user moved to
+        # live ("since I moved to Alameda"); matched at the end of the text before the name
+        "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$"
+                    r"|\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))\s+(?:back\s+)?to\s+$",
         # a name at one end of a trip: where it starts, right after "from" and a verb of
         # going or a means of it ("departing from Long Beach", "a bus from Fresno", "pick it
         # up from Orly", "pick the car up at Orly"), or after a verb of leaving alone with
