@@ -18,6 +18,11 @@ from convstate.extract.clock import clock, same_clock
     ("12 midnight", (0, 0, "am")),
     ("下午两点半", (2, 30, "pm")),
     ("7点", (7, 0, None)),
+    ("7点半", (7, 30, None)),
+    ("3点15分", (3, 15, None)),
+    ("afternoon 2.30", (2, 30, "pm")),
+    ("12 noon", (0, 0, "pm")),
+    ("$250 per night", None),
     # a number is no time without a half of the day, a colon, 点 or o'clock
     ("4.5分以上", None),
     ("March 2nd", None),
@@ -37,6 +42,9 @@ def test_a_clock_time_in_digits_or_words(value: str, said: tuple[int, int, str |
     ("早上8点", "晚上8点", False),
     ("2 pm", "1:45 pm", False),
     ("4.5分以上", "4.4分", False),
+    ("3点", "3点15分", False),
+    ("12 noon", "midnight", False),
+    ("2.30 pm", "2 pm", False),
 ])
 def test_a_time_read_back_in_other_words_is_the_same(a: str, b: str, same: bool) -> None:
     assert same_clock(a, b) is same and same_clock(b, a) is same

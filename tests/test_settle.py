@@ -1585,9 +1585,17 @@ def test_a_kind_taken_or_sought_with_a_bare_head_is_a_category(turns, kinds) -> 
      [("Halal", "food")]),
     # ... or, in its own turn, one that corrects it
     ([("user", "I want Indian food, no wait, Thai food.")], [("Thai", "food")]),
-    # ... the assistant's of that kind too ("the Luxury ride" read back)
-    ([("assistant", "So that will be 2 for the Luxury ride?"),
-      ("user", "No make it a Shared ride now.")], [("Shared", "ride")]),
+    # ... the assistant's of that kind too, not one it asks about
+    ([("assistant", "I found you a table at a place serving Italian food."),
+      ("user", "Hmm, I'd prefer Thai food.")], [("Thai", "food")]),
+    ([("assistant", "Would you like Italian food or Mexican food?")], []),
+    # ... nor one a clause turns away before it, nor one more the user adds
+    ([("user", "I want Italian food."),
+      ("user", "I really don't think I want to have Mexican food.")], [("Italian", "food")]),
+    ([("user", "I want Italian food."), ("user", "I'm allergic to Thai food.")],
+     [("Italian", "food")]),
+    ([("user", "I'd like Italian food."), ("user", "I'd also like some Thai food too.")],
+     [("Italian", "food")]),
     # ... one of another kind stands beside it
     ([("user", "I love Drama movies."), ("user", "Now find me some Italian food nearby.")],
      [("Drama", "movie"), ("Italian", "food")]),
@@ -1838,19 +1846,6 @@ def test_a_failed_time_read_back_in_digits_goes_with_the_one_said_in_words() -> 
     assert active(mem, "time") == ["2 pm"]
 
 
-def test_a_value_said_after_a_trips_end_is_the_trips() -> None:
-    """"from Philadelphia to New York on March 2nd at 1:45 pm": the date and the time are
-    the trip's, not New York's; a new destination leaves them as they are."""
-    mem = said(("user", "I need a bus from Philadelphia to New York on March 2nd at 1:45 pm."),
-               ("assistant", "Booking a bus from Philadelphia to New York on March 2nd at "
-                             "1:45 pm, is that right?"),
-               ("user", "Sorry, I'm actually going to Boston."))
-    assert [(a.key, a.value, a.subject) for a in mem.state.active_anchors()
-            if a.key in ("date", "time")] == [("time", "1:45 pm", None),
-                                              ("date", "March 2nd", None)]
-    assert active(mem, "destination") == ["Boston"]
-
-
 def test_where_the_user_moved_to_is_the_place() -> None:
     mem = said(("user", "I haven't found a new Gynecologist since I moved to Alameda. Can "
                         "you help me find one?"),
@@ -1861,3 +1856,11 @@ def test_where_the_user_moved_to_is_the_place() -> None:
     # ... not a booking moved, nor one moved to a class ("move me to Economy Plus")
     mem = said(("user", "Please move me to Economy Plus."))
     assert active(mem, "place") == []
+
+
+def test_a_trips_date_stays_beside_anothers_and_a_car_type_replaces_a_car_type() -> None:
+    mem = said(("user", "I need a flight to Rome for March 5th."),
+               ("user", "I also need a hotel in Paris for March 3rd."))
+    assert active(mem, "date") == ["March 5th", "March 3rd"]
+    mem = said(("user", "I'd like a Standard car."), ("user", "I'd like a Hatchback."))
+    assert active(mem, "category") == ["Hatchback"]

@@ -242,6 +242,11 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                  # ... nor what is done on a condition or later (如果, 等, 一旦; 将在)
                  [("assistant", "I'll process your refund today."),
                   ("assistant", "Once the refund is complete, you'll get an email.")],
+                 [("assistant", "I'll process your refund today."),
+                  ("assistant", "Your refund is complete once the bank approves it.")],
+                 # ... nor a thing said complete that is no act ("the form": filled in)
+                 [("assistant", "I'll email you the return form."),
+                  ("assistant", "Your return form is complete, just sign it.")],
                  *([("assistant", "我会尽快为您办理退款。"), ("assistant", later)] for later in (
                      "如果退款处理完毕，系统会通知您。", "等退款处理完毕，我再联系您。",
                      "一旦退款处理完毕，我们会通知您。", "退款将在三天内处理完毕。"))):

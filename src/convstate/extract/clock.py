@@ -10,15 +10,17 @@ from ..lang import number_in
 
 # minutes said before the hour: "quarter past 5", "half past 5", "quarter to 6"
 _BEFORE = re.compile(r"\b(?:a\s+)?(quarter|half)\s+(past|to)\s+(\S+)", re.IGNORECASE)
-# the hour, with its minutes in digits, or 点 with 半 or its minutes (3点半, 3点15分)
-_DIGITS = re.compile(r"(\d{1,2})(?::(\d{2}))?|([零一二两三四五六七八九十]{1,3}|\d{1,2})点"
-                     r"(半|[零一二三四五六七八九十\d]{1,3}分?)?")
+# the hour before 点 with 半 or its minutes (3点半, 3点15分), or in digits with its minutes
+# ("2:30", "2.30 pm"), a number of its own ("$250" is none)
+_DIGITS = re.compile(r"([零一二两三四五六七八九十]{1,3}|\d{1,2})点"
+                     r"(半|[零一二三四五六七八九十\d]{1,3}分?)?"
+                     r"|(?<![\d$¥.,])(\d{1,2})(?:[:.](\d{2}))?(?![\d,])")
 _WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
                    r"|noon|midnight)\b", re.IGNORECASE)
-_PM = re.compile(r"\d\s*p\.?m\b|\bpm\b|\bp\.m\b|afternoon|evening|(?<!mid)night"
+_PM = re.compile(r"\d\s*p\.?m\b|\bpm\b|\bp\.m\b|afternoon|evening|(?<!mid)night|\bnoon\b"
                  r"|下午|晚上|傍晚|夜里|中午", re.IGNORECASE)
 # what says a number is a time when no half of the day is said ("7:30", 7点, "5 o'clock")
-_TIMED = re.compile(r"\d:\d{2}|点|o['’]?clock|\b(?:noon|midnight)\b", re.IGNORECASE)
+_TIMED = re.compile(r"\d:\d{2}|点|o['’]?clock|\bmidnight\b", re.IGNORECASE)
 _AM = re.compile(r"\d\s*a\.?m\b|\bam\b|\ba\.m\b|morning|midnight|早上|早晨|上午|凌晨",
                  re.IGNORECASE)
 
@@ -38,12 +40,12 @@ def clock(value: str) -> tuple[int, int, str | None] | None:
     if half is None and not _TIMED.search(value):
         return None  # a number, not a time (4.5分, "March 2nd", "2 people")
     if m := _DIGITS.search(value):
-        if m.group(1) is not None:
-            hour, minutes = int(m.group(1)), int(m.group(2) or 0)
+        if m.group(3) is not None:
+            hour, minutes = int(m.group(3)), int(m.group(4) or 0)
             half = half or ("pm" if hour > 12 else None)
         else:
-            hour = number_in(m.group(3)) or 0
-            said = m.group(4) or ""
+            hour = number_in(m.group(1)) or 0
+            said = m.group(2) or ""
             minutes = 30 if said == "半" else (number_in(said) or 0) if said else 0
         return hour % 12, minutes, half
     if m := _WORD.search(value):

@@ -305,11 +305,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         rf"(?:\d{{1,2}}(?::\d{{2}})?|{_EN_NUM})(?:\s+o['’‘`\x22]?clock)?"
         rf"\s+(?:in\s+the\s+{_PART_OF_DAY}|at\s+night|[ap]\.?m\.?(?![a-z]))"
         # a part of the day before its hour ("morning 7:15", "afternoon 2"), ending its
-        # phrase: not a time said whole ("afternoon 3 pm"), a count ("evening 2 guests")
+        # phrase: not a time said whole ("afternoon 3 pm"), a count ("evening 2 guests",
+        # "evening 4 or 5 people", "evening 6 and 2 kids")
         rf"|\b{_PART_OF_DAY}\s+(?:1[0-2]|0?[1-9])(?:[:.][0-5]\d)?(?:\s+o['’‘`\x22]?clock)?"
-        r"(?![:.]?\d)(?=\s*(?:[,;!?)]|\.|$)|\s+(?:on|at|in|for|with|and|or|but|please|then"
-        r"|today|tomorrow|tonight|instead|too|again|if|is|works?|would|will|sounds?|okay|ok"
-        r"|fine)\b)"
+        r"(?![:.]?\d)(?=\s*(?:[,;!?)]|\.|$)|\s+(?:on|at|please|then|today|tomorrow|tonight"
+        r"|instead|too|again|works?|would|will|sounds?|okay|ok|fine)\b)"
         rf"|\b(?:a\s+)?quarter\s+(?:to|past)\s+(?:\d{{1,2}}|{_EN_NUM})\b"
         rf"|\bhalf\s+past\s+(?:\d{{1,2}}|{_EN_NUM})\b"
         r"|\b(?:12\s+)?(?:noon|midnight)\b", _I)), 0),  # "at noon", "by midnight"
@@ -901,12 +901,10 @@ def find_anchors(turn: Turn, notes: list[str] | None = None) -> list[NewAnchor]:
     names = [(s, e) for s, e in names if e - s <= MAX_TEXT]
     products = [(s, e) for s, e in products if e - s <= MAX_TEXT]
     tied = [(start, anchor) for start, anchor in found if _tied(anchor, turn.role)]
-    if tied:  # a value is about the nearest name before it, if any; one said after a
-        # trip's end is the trip's ("from Philadelphia to New York on March 2nd at 1:45 pm")
+    if tied:  # a value is about the nearest name before it, if any
         stops, named = [m.start() for m in _BREAK_AT.finditer(text)], sorted(names + products)
         for start, anchor in tied:
-            near = _nearest(text, named, start, stops)
-            anchor.subject = None if near is None or _trip_end(text, *near) else text[slice(*near)]
+            anchor.subject = _nearest(text, named, start, stops)
     for start, anchor in found if turn.role == "assistant" else ():
         if anchor.kind in CONTACT_KEYS and anchor.subject is None:  # "Our hotline is ..."
             first, _ = _clause(text, start, start)
@@ -1027,11 +1025,8 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     indefinite = C.indefinite.search(before) is not None
     one_of_a_kind = indefinite and C.phrase_end.match(text, end)
     first, last = _clause(text, start, end)
-    negated_ = C.negator.search(text, max(first, start - _SEEK_REACH), start) is not None
-    if (noun := C.kind_noun.match(text, end)) and not negated_ \
-            and not C.dislikes.search(text, max(first, start - _SEEK_REACH), start) \
-            and not (speaker == "user" and C.particular.search(before)):
-        return "category", next(g for g in noun.groups() if g).lower()  # "Drama movies"
+    if kind := _kind_of(text, start, end, speaker, (first, last)):  # "Drama movies"
+        return "category", kind
     if speaker != "user":  # the kind the assistant offers or says a place is, about no
         # kind in particular: what the user seeks next replaces it, the assistant's own
         # kinds of two places stand together (如家是经济型酒店, 全季是舒适型酒店)
@@ -1044,9 +1039,34 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     seeks = C.seeks.search(text, max(first, start - _SEEK_REACH), start)
     taken = indefinite and C.kind_taken.match(text, head.end() if head else end)
     # ... not refused ("I'm not happy with a Hatchback", "don't pick a Minivan")
-    if ((one_of_a_kind or head) and seeks or taken) and not negated_:
+    if ((one_of_a_kind or head) and seeks or taken) \
+            and not C.negator.search(text, max(first, start - _SEEK_REACH), start):
         return "category", None
     return "names", None
+
+
+def _kind_of(text: str, start: int, end: int, speaker: str, clause: tuple[int, int]
+             ) -> str | None:
+    """The noun of a kind that the name at ``text[start:end]`` says which of ("Drama
+    movies": movie; "Halal type of food": food), heading its phrase; None if none, or if
+    its clause (``clause``: its bounds) turns it away before it ("I don't think I want
+    Mexican food", "no Thai food", "I'm allergic to Thai food"), or it is a particular
+    one the user has ("my Toyota car"), one more the user adds ("Thai food too"), or one
+    the assistant asks about ("Would you like Italian food or Mexican food?")."""
+    noun = C.kind_noun.match(text, end)
+    first, last = clause
+    if noun is None or C.negator.search(text, first, start) \
+            or C.neg_det.search(text, first, start) or C.dislikes.search(text, first, start):
+        return None
+    if speaker == "user" and (C.particular.search(text, max(0, start - _ROLE_REACH), start)
+                              or C.adds.search(text, first, last)):
+        return None
+    if speaker != "user" and (mark := _SENTENCE_MARK.search(text, end)) and mark.group() == "?":
+        return None
+    return next(g for g in noun.groups() if g).lower()
+
+
+_SENTENCE_MARK = re.compile(r"[.!?。！？\n]")  # (a "?" ends a question)
 
 
 # how far before a name its trip's verb is looked for ("picking them up from "), and a
@@ -1141,8 +1161,8 @@ def _tied(anchor: NewAnchor, role: str) -> bool:
 
 
 def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
-             ) -> tuple[int, int] | None:
-    """The span of the name closest before ``at`` in the same sentence, if it names
+             ) -> str | None:
+    """The name closest before ``at`` in the same sentence, verbatim, if it names
     nothing longer than a subject may be. ``stops``: where each _BREAK match of ``text``
     starts, in order."""
     before = [(s, e) for s, e in names if e <= at]
@@ -1153,7 +1173,7 @@ def _nearest(text: str, names: list[tuple[int, int]], at: int, stops: list[int]
     k = bisect_left(stops, e)
     if k < len(stops) and (m := _BREAK.match(text, stops[k])) and m.end() <= at:
         return None
-    return (s, e) if e - s <= MAX_SUBJECT else None
+    return text[s:e] if e - s <= MAX_SUBJECT else None
 
 
 # what a refusal holds besides what it refuses: particles, thanks, punctuation

@@ -24,9 +24,11 @@ _PHRASE_END = (r"\s*(?:[.,;:!?)]|$)|\s+(?:in|near|around|at|for|with|from|to|on|
                r"|by|before|after|that|which|who|and|or|but|instead|please|too|as well|again"
                r"|then|now|today|tomorrow|tonight)\b")
 # nouns that name a kind of thing: a name right before one says which kind the user
-# wants ("Drama movies", "European food", "Halal type of food", "a Luxury ride"), so
-# a later name of the same kind replaces it; each in the singular (a plural adds s, es)
-_KIND_NOUNS = ("food meal cuisine dish movie film music song event concert ride car vehicle")
+# wants ("Drama movies", "European food", "Halal type of food"), so a later name of the
+# same kind replaces it; each in the singular (a plural adds s, es). (Not "car" nor
+# "ride": "a Hatchback" and "a Luxury ride" are kinds of no noun said, kind_head below,
+# and one of each must replace the other)
+_KIND_NOUNS = "food meal cuisine dish movie film music song event concert"
 # a past participle after "must have" ("must have lost it"): a guess about the past
 _PARTICIPLE = (r"(?:\w+ed|lost|done|gone|seen|made|sent|got|gotten|forgotten|taken|given"
                r"|left|put|told|said|heard|known|thrown|broken|mixed)")
@@ -829,11 +831,13 @@ PACK = LanguagePack(
                      rf"(?={_PHRASE_END}|\s+(?:of|is|are|was|would|will|should|could|can"
                      r"|sounds?|seems?|works?|nearby|here|there|places?|restaurants?|options?"
                      r"|showing|playing)\b)",
-        # ... unless disliked ("I hate Horror movies", "anything but Horror films"), or,
-        # said by the user, a particular one ("The Netflix movie keeps buffering", "my
-        # Toyota car"), matched at the end of the text before the name
+        # ... unless disliked ("I hate Horror movies", "anything but Horror films",
+        # "I'm allergic to Thai food"), or, said by the user, a particular one ("The
+        # Netflix movie keeps buffering", "my Toyota car"), matched at the end of the text
+        # before the name
         "dislikes": r"\b(?:hat(?:e|es|ed)|dislik(?:e|es|ed)|can['’]?t\s+stand|(?:sick|tired)"
-                    r"\s+of|fed\s+up\s+with|anything\s+but|not\s+a\s+fan\s+of)\b",
+                    r"\s+of|fed\s+up\s+with|anything\s+but|not\s+a\s+fan\s+of"
+                    r"|allergic\s+to)\b",
         "particular": r"\b(?:the|my|your|our|his|her|their|its|this|that|these|those|last)"
                       r"\s+$",
         # what was asked for cannot be had as asked ("Unfortunately I was not able to
