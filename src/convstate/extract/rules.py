@@ -1051,8 +1051,8 @@ def _kind_of(text: str, start: int, end: int, speaker: str, clause: tuple[int, i
     movies": movie; "Halal type of food": food), heading its phrase; None if none, or if
     its clause (``clause``: its bounds) turns it away before it ("I don't think I want
     Mexican food", "no Thai food", "I'm allergic to Thai food"), or it is a particular
-    one the user has ("my Toyota car"), one more the user adds ("Thai food too"), or one
-    the assistant asks about ("Would you like Italian food or Mexican food?")."""
+    one the user has ("the Netflix movie"), one more the user adds ("Thai food too"), or
+    one the assistant asks about ("Would you like Italian food or Mexican food?")."""
     noun = C.kind_noun.match(text, end)
     first, last = clause
     if noun is None or C.negator.search(text, first, start) \

@@ -826,15 +826,15 @@ PACK = LanguagePack(
         # of food"): what it is about, in the singular, is group 1
         "kind_noun": r"\s+(?:(?:type|kind|sort)\s+of\s+)?(" + "|".join(_KIND_NOUNS.split())
                      + r")(?:e?s)?\b"
-                     # ... heading its phrase: not "car rental", "concert tickets", "music
-                     # app" (another thing), but "food places", "food would be great"
+                     # ... heading its phrase: not "concert tickets", "music app", "movie
+                     # theater" (another thing), but "food places", "food would be great"
                      rf"(?={_PHRASE_END}|\s+(?:of|is|are|was|would|will|should|could|can"
                      r"|sounds?|seems?|works?|nearby|here|there|places?|restaurants?|options?"
                      r"|showing|playing)\b)",
         # ... unless disliked ("I hate Horror movies", "anything but Horror films",
         # "I'm allergic to Thai food"), or, said by the user, a particular one ("The
-        # Netflix movie keeps buffering", "my Toyota car"), matched at the end of the text
-        # before the name
+        # Netflix movie keeps buffering", "my Disney movies"), matched at the end of the
+        # text before the name
         "dislikes": r"\b(?:hat(?:e|es|ed)|dislik(?:e|es|ed)|can['’]?t\s+stand|(?:sick|tired)"
                     r"\s+of|fed\s+up\s+with|anything\s+but|not\s+a\s+fan\s+of"
                     r"|allergic\s+to)\b",
