@@ -1863,3 +1863,41 @@ def test_a_trips_date_stays_beside_anothers_and_a_car_type_replaces_a_car_type()
     assert active(mem, "date") == ["March 5th", "March 3rd"]
     mem = said(("user", "I'd like a Standard car."), ("user", "I'd like a Hatchback."))
     assert active(mem, "category") == ["Hatchback"]
+
+
+@pytest.mark.parametrize("turns, kinds", [
+    # the assistant's kind of another thing stays when the user seeks a kind of food
+    ([("user", "I'm renting an SUV for the trip to Portland."),
+      ("assistant", "Got it, an SUV from Hertz."),
+      ("user", "Also, find me Japanese food in Portland.")],
+     [("SUV", None), ("Japanese", "food")]),
+    # the kinds of the places the assistant describes are no kind sought
+    ([("user", "I want French food in SoHo."),
+      ("assistant", "Balthazar serves French food. There's also Café Habana with Mexican "
+                    "food.")], [("French", "food")]),
+])
+def test_a_kind_sought_replaces_only_a_kind_of_its_noun(turns, kinds) -> None:
+    assert [(a.value, a.subject) for a in said(*turns).state.active_anchors()
+            if a.key == "category"] == kinds
+
+
+def test_a_kind_sought_anew_takes_what_was_found_for_the_old_one_with_it() -> None:
+    mem = said(("user", "I'm looking for a restaurant in Oakland."),
+               ("assistant", "Sure. What type of food would you like?"),
+               ("user", "I'd like Italian food."),
+               ("assistant", "I found 5 Italian restaurants. Bella Notte is a popular one."),
+               ("user", "Hmm, actually let's do Thai food instead."))
+    assert active(mem, "category") == ["Thai"] and "Bella Notte" not in active(mem, "names")
+
+
+def test_an_end_date_corrected_in_its_answer_is_the_end() -> None:
+    mem = said(("user", "I need a car in Phoenix from April 2nd."),
+               ("assistant", "Which day will you return it?"),
+               ("user", "April 6th. Actually, make that April 7th."))
+    assert active(mem, "until") == ["April 7th"] and active(mem, "date") == ["April 2nd"]
+
+
+@pytest.mark.parametrize("text", ["My package moved to Oakland yesterday.",
+                                  "I'm moving to T-Mobile next month."])
+def test_a_thing_moved_or_a_move_to_come_is_no_place(text: str) -> None:
+    assert active(said(("user", text)), "place") == []

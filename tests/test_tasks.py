@@ -165,6 +165,7 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我们会在3个工作日内为您退款。", "退款已经办理完成。"),
     ("我们将于3个工作日内为您退款。", "退款已原路退回。"),
     ("我会尽快为您办理退款。", "您的退款已经处理完毕。"),  # 完毕: done, as 完成
+    ("我会尽快为您办理退款。", "我们已将于先生的退款处理完毕。"),  # 已将: 将 marks the object
     # an act's thing said done with an adjective or an empty verb
     ("I'll process your refund today.", "Your refund is complete."),
     ("I'll process your refund today.", "The refund is done."),
@@ -244,9 +245,15 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("assistant", "Once the refund is complete, you'll get an email.")],
                  [("assistant", "I'll process your refund today."),
                   ("assistant", "Your refund is complete once the bank approves it.")],
-                 # ... nor a thing said complete that is no act ("the form": filled in)
+                 # ... nor a thing said complete that is no act ("the form": filled in),
+                 # another act ("the request"), or how it is done ("within", "through")
                  [("assistant", "I'll email you the return form."),
                   ("assistant", "Your return form is complete, just sign it.")],
+                 *([("assistant", "I'll process your refund today."), ("assistant", later)]
+                   for later in ("Your refund request is complete. Finance will review it.",
+                                 "Refunds are done within 5-7 business days.",
+                                 "The refund is done through your original payment method.",
+                                 "The refund is complete pending bank approval.")),
                  *([("assistant", "我会尽快为您办理退款。"), ("assistant", later)] for later in (
                      "如果退款处理完毕，系统会通知您。", "等退款处理完毕，我再联系您。",
                      "一旦退款处理完毕，我们会通知您。", "退款将在三天内处理完毕。"))):

@@ -574,17 +574,20 @@ def _settle_slots(draft: _Draft, keys: set[str], stats: FoldStats) -> None:
 def _replaces(new: Anchor, old: Anchor) -> bool:
     """Whether ``new`` is a later value of the same thing as ``old`` that its speaker may
     replace: the user's replaces the user's about the same subject (or either about
-    none; a category only of the same kind) and what the assistant proposed (a value
-    about no named thing, or the same one); the assistant's (or a tool's) replaces its
-    own about the same named thing (what it says about no named thing may be about
-    many: opening hours of two places)."""
+    none) and what the assistant proposed (a value about no named thing, or the same
+    one); the assistant's (or a tool's) replaces its own about the same named thing
+    (what it says about no named thing may be about many: opening hours of two places).
+    A category only the user's of the same kind replaces."""
     named = bool(old.subject) and _subject(new) == _subject(old)
+    if new.key == "category":  # its subject is its kind ("Japanese food": a Hatchback is
+        # no food, nor the assistant's "an SUV"), or, the assistant's of none, the kind its
+        # words end in (经济型酒店: 酒店); the assistant's kinds of two places stand together
+        return new.speaker == "user" and (_subject(new) == _subject(old) or (
+            old.speaker != "user" and not old.subject
+            and normalize(old.value).endswith(_subject(new))))
     if new.speaker == "user":
-        if old.speaker != "user":
-            return not old.subject or named
-        # (a category's subject is its kind, "Japanese food": a Hatchback is no food)
-        return _subject(new) == _subject(old) if new.key == "category" \
-            else not new.subject or not old.subject or named
+        return not new.subject or not old.subject or named if old.speaker == "user" \
+            else not old.subject or named
     return named and old.speaker != "user"
 
 
@@ -703,9 +706,10 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
     by = None
     if isinstance(item, Anchor) and status == "superseded":
         # a live value of the key as new as it (of these turns, or one they took up; of a
-        # budget: an amount; of a name: a name in any role)
-        keys = {item.key, CEILING_OF.get(item.key)} | (NAME_KEYS if item.key in NAME_KEYS
-                                                       else set())
+        # budget: an amount; of a name: a name in any role, or the kind sought instead of
+        # the one it was found for)
+        keys = {item.key, CEILING_OF.get(item.key)} | (NAME_KEYS | {"category"}
+                                                       if item.key in NAME_KEYS else set())
         newer = [o for o in state.anchors if o.key in keys and o.id != item.id
                  and o.status == "active" and o.last_turn >= item.last_turn]
         if _offer_turned_down(state, item, sources[turn]):

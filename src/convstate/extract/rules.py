@@ -1024,13 +1024,13 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     of = category_kind(text[start:end])
     indefinite = C.indefinite.search(before) is not None
     one_of_a_kind = indefinite and C.phrase_end.match(text, end)
-    first, last = _clause(text, start, end)
-    if kind := _kind_of(text, start, end, speaker, (first, last)):  # "Drama movies"
-        return "category", kind
     if speaker != "user":  # the kind the assistant offers or says a place is, about no
         # kind in particular: what the user seeks next replaces it, the assistant's own
         # kinds of two places stand together (如家是经济型酒店, 全季是舒适型酒店)
         return ("category" if of or one_of_a_kind else "names"), None
+    first, last = _clause(text, start, end)
+    if kind := _kind_of(text, start, end, (first, last)):  # "Drama movies"
+        return "category", kind
     if C.adds.search(text, first, last):
         return "names", None
     if of:
@@ -1045,28 +1045,22 @@ def _name_role(text: str, start: int, end: int, speaker: str) -> tuple[str, str 
     return "names", None
 
 
-def _kind_of(text: str, start: int, end: int, speaker: str, clause: tuple[int, int]
-             ) -> str | None:
-    """The noun of a kind that the name at ``text[start:end]`` says which of ("Drama
-    movies": movie; "Halal type of food": food), heading its phrase; None if none, or if
-    its clause (``clause``: its bounds) turns it away before it ("I don't think I want
-    Mexican food", "no Thai food", "I'm allergic to Thai food"), or it is a particular
-    one the user has ("the Netflix movie"), one more the user adds ("Thai food too"), or
-    one the assistant asks about ("Would you like Italian food or Mexican food?")."""
+def _kind_of(text: str, start: int, end: int, clause: tuple[int, int]) -> str | None:
+    """The noun of a kind that the user's name at ``text[start:end]`` says which of
+    ("Drama movies": movie; "Halal type of food": food), heading its phrase; None if none,
+    or if its clause (``clause``: its bounds) turns it away before it ("I don't think I
+    want Mexican food", "no Thai food", "I'm allergic to Thai food"), or it is a
+    particular one the user has ("the Netflix movie") or one more added ("Thai food
+    too"). (The assistant's are names: the kinds of the places it describes, "Café
+    Habana with Mexican food", are no kind sought.)"""
     noun = C.kind_noun.match(text, end)
     first, last = clause
     if noun is None or C.negator.search(text, first, start) \
-            or C.neg_det.search(text, first, start) or C.dislikes.search(text, first, start):
-        return None
-    if speaker == "user" and (C.particular.search(text, max(0, start - _ROLE_REACH), start)
-                              or C.adds.search(text, first, last)):
-        return None
-    if speaker != "user" and (mark := _SENTENCE_MARK.search(text, end)) and mark.group() == "?":
+            or C.neg_det.search(text, first, start) or C.dislikes.search(text, first, start) \
+            or C.particular.search(text, max(0, start - _ROLE_REACH), start) \
+            or C.adds.search(text, first, last):
         return None
     return next(g for g in noun.groups() if g).lower()
-
-
-_SENTENCE_MARK = re.compile(r"[.!?。！？\n]")  # (a "?" ends a question)
 
 
 # how far before a name its trip's verb is looked for ("picking them up from "), and a

@@ -437,6 +437,10 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
             new.setdefault(_role(a.key, a.value), set()).add(normalize(a.value))
+    if "category" in new and any(a.key == "category" and a.subject for a in anchors):
+        # a kind sought anew ("Actually, let's do Thai food"): what the turn before
+        # found for the old one (its names: "Bella Notte") goes too
+        new.setdefault("names", set()).update(new["category"])
     before = {_role(*e.text.partition("=")[::2]) for e in index if e.turn == turn.index - 1}
     for role, kind in SLOT_OF.items():  # a date said with no role corrects the end said
         if kind in new and kind not in before and role not in new:  # back alone
@@ -460,22 +464,28 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
 def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
     """A user's values less those they correct in the same turn: a value the speaker
     corrects right after it ("415-555-0100, sorry, I mean 415-555-0111", 13811112222，
-    不对，是13811112233; "kim@old.com is wrong, it's ...") when another of its key follows
-    within a clause's reach. ("The wrong item, and order #2 too" corrects nothing.)"""
-    if turn.role != "user" or not turn.content or len({a.key for a in anchors}) == len(anchors):
-        return list(anchors)  # (no key said twice: most turns)
+    不对，是13811112233; "kim@old.com is wrong, it's ...") when another of its kind
+    follows within a clause's reach. ("The wrong item, and order #2 too" corrects nothing.)"""
+    if turn.role != "user" or not turn.content \
+            or len({slot_of(a.key) for a in anchors}) == len(anchors):
+        return list(anchors)  # (no kind said twice: most turns)
     text, placed = turn.text, _placed(turn.text, anchors)
-    later: dict[str, int] = {}  # the start of the next value of each key, read backwards
-    dropped = set()
+    # the next value of each kind, read backwards (an end date answered is a date: "April
+    # 6th. Actually, make that April 7th." gives the end April 7th)
+    later: dict[str, tuple[int, NewAnchor]] = {}
+    dropped: set[int] = set()
+    keyed: dict[int, str] = {}
     for a, start, end in reversed(placed):
-        after = later.get(a.key)
+        after = later.get(slot_of(a.key))
         if a.key == "category" and (noun := C.kind_noun.match(text, end)):
             end = noun.end()  # "Indian food, no wait, Thai food": past the kind's noun
-        if after is not None and after - end <= _CORRECTION_REACH \
+        if after is not None and after[0] - end <= _CORRECTION_REACH \
                 and C.self_correction.match(text, end) is not None:
             dropped.add(id(a))
-        later[a.key] = start
-    return [a for a in anchors if id(a) not in dropped]
+            keyed[id(after[1])] = keyed.get(id(a), a.key)  # the role it corrects
+        later[slot_of(a.key)] = start, a
+    return [a.model_copy(update={"key": keyed[id(a)]}) if id(a) in keyed else a
+            for a in anchors if id(a) not in dropped]
 
 
 def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]

@@ -5,6 +5,7 @@ able to"). Read on word tokens, contractions spelled out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 from .acts import Act, Agent
@@ -158,22 +159,27 @@ class English(EnglishWords):
                     passive, p = True, self.skip(toks, p + 1)
                 if p < len(toks) and toks[p] != "been" and (
                         self.is_past(toks[p]) or passive and toks[p] in self.done_adjectives):
-                    return self.reported(toks, a, p, passive) \
-                        if not passive or self.an_act_done(toks, a, p) else None
+                    if passive and (toks[p] in self.done_adjectives
+                                    or self.lemma(toks[p]) in self.empty):
+                        return self.said_done(toks, a, p)
+                    return self.reported(toks, a, p, passive)
             elif self.is_past(t) and a > 0 and toks[a - 1] not in ("have", "has", "had") \
                     and self.doer(toks, a) is not None and not self.relative(toks, a):
                 # (a participle after "have" is a perfect's, read above, or a modal one's)
                 return self.reported(toks, a, a, False)
         return None
 
-    def an_act_done(self, toks: Sequence[str], a: int, p: int) -> bool:
-        """Whether a passive saying its subject done with no verb of its own ("Your refund
-        is complete", "The refund is done") names an act (a noun of a verb class, not "the
-        form"), with no condition after ("... once the bank approves it")."""
-        if toks[p] not in self.done_adjectives and self.lemma(toks[p]) not in self.empty:
-            return True
-        return any(self.lemma(t) in self.classes for t in toks[:a]) \
-            and not any(t in self.subordinators for t in toks[p + 1:])
+    def said_done(self, toks: Sequence[str], a: int, p: int) -> Act | None:
+        """The act a thing is said done with no verb of its own ("Your refund is complete",
+        "The refund is all done"): its noun's (a verb class's, not "the form"; "Your
+        refund request is complete" is the request's), the word ending the clause (not
+        "done within 5-7 days", "complete once the bank approves it")."""
+        head = next((t for t in reversed(toks[:a]) if t not in self.adverbs), "")
+        if self.lemma(head) not in self.classes or any(
+                t not in self.adverbs and t not in ("today", "for", "you") for t in toks[p + 1:]):
+            return None
+        act = self.reported(toks, a, p, True)
+        return None if act is None else replace(act, objects=frozenset({self.lemma(head)}))
 
     def relative(self, toks: Sequence[str], a: int) -> bool:
         """Whether the past form at ``a`` is a relative clause's: its subject right after a

@@ -14,10 +14,11 @@ _SPLIT = re.compile(r"([\u4e00-\u9fff])[了过]([\u4e00-\u9fff])")
 
 
 def _conditions(table: Mapping[str, str]) -> re.Pattern[str]:
-    """What opens a clause of condition or of the future (如果, 一旦, 将在; 等 and 待 at
-    its start, not 等了, a wait told)."""
+    """What opens a clause of condition or of the future (如果, 一旦, 将在; not after 已:
+    已将于先生的退款…, 将 marks the object; 等 and 待 at its start, not 等了, a wait told)."""
     openers = alternation(table["condition_openers"]).pattern
-    return re.compile(f"{alternation(table['conditions']).pattern}|^(?:{openers})(?![了过着])")
+    return re.compile(f"(?<![已经])(?:{alternation(table['conditions']).pattern})"
+                      f"|^(?:{openers})(?![了过着])")
 
 
 class Chinese:

@@ -548,9 +548,11 @@ PACK = LanguagePack(
                           r"|has|have|may)\b",
         # a name in the place role: right after a locative preposition ("a therapist in
         # Walnut Creek", "restaurants near Union Square"), or where the user moved to
-        # live ("since I moved to Alameda"); matched at the end of the text before the name
+        # live ("since I moved to Alameda"; not "My package moved to Oakland", "I'm moving
+        # to T-Mobile"); matched at the end of the text before the name
         "locative": r"\b(?:in|inside|near|around)\s+(?:the\s+)?$"
-                    r"|\b(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing))\s+(?:back\s+)?to\s+$",
+                    r"|\b(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)"
+                    r"\s+(?:back\s+)?to\s+$",
         # a name at one end of a trip: where it starts, right after "from" and a verb of
         # going or a means of it ("departing from Long Beach", "a bus from Fresno", "pick it
         # up from Orly", "pick the car up at Orly"), or after a verb of leaving alone with
@@ -697,7 +699,8 @@ PACK = LanguagePack(
         "contact_link": r"\s*(?:(?:is|at|on)\b)?\s*:?\s*",
         # a speaker correcting themselves right after a value ("415-555-0100, sorry, I
         # mean 415-555-0111"; "kim@old.com is wrong, it's kim@olds.com")
-        "self_correction": r"\W*(?:(?:is|was|['’]s)\s+(?:wrong|incorrect|a typo)|sorry|I mean"
+        "self_correction": r"\W*(?:actually\W+)?(?:(?:is|was|['’]s)\s+(?:wrong|incorrect"
+                           r"|a typo)|sorry|I mean"
                            r"|I meant|no|correction|scratch that|make (?:it|that)|my (?:mistake"
                            r"|bad)|oops|or rather)\b",
         # the user asking the assistant to try a failed request again, with what they
