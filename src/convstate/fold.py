@@ -577,7 +577,8 @@ def _replaces(new: Anchor, old: Anchor) -> bool:
     none) and what the assistant proposed (a value about no named thing, or the same
     one); the assistant's (or a tool's) replaces its own about the same named thing
     (what it says about no named thing may be about many: opening hours of two places).
-    A category only the user's of the same kind replaces."""
+    A category only the user's replaces: one of its kind, or the assistant's of none whose
+    words end in its kind."""
     named = bool(old.subject) and _subject(new) == _subject(old)
     if new.key == "category":  # its subject is its kind ("Japanese food": a Hatchback is
         # no food, nor the assistant's "an SUV"), or, the assistant's of none, the kind its
