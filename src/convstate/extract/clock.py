@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..lang import number_in
+from ..lang.en import NUMBER_WORDS
 
 # minutes said before the hour: "quarter past 5", "half past 5", "quarter to 6"
 _BEFORE = re.compile(r"\b(?:a\s+)?(quarter|half)\s+(past|to)\s+(\S+)", re.IGNORECASE)
@@ -15,8 +16,7 @@ _BEFORE = re.compile(r"\b(?:a\s+)?(quarter|half)\s+(past|to)\s+(\S+)", re.IGNORE
 _DIGITS = re.compile(r"([零一二两三四五六七八九十]{1,3}|\d{1,2})点"
                      r"(半|[零一二三四五六七八九十\d]{1,3}分?)?"
                      r"|(?<![\d$¥.,])(\d{1,2})(?:[:.](\d{2}))?(?![\d,])")
-_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-                   r"|noon|midnight)\b", re.IGNORECASE)
+_WORD = re.compile(rf"\b(?:{NUMBER_WORDS}|noon|midnight)\b", re.IGNORECASE)
 _PM = re.compile(r"\d\s*p\.?m\b|\bpm\b|\bp\.m\b|afternoon|evening|(?<!mid)night|\bnoon\b"
                  r"|下午|晚上|傍晚|夜里|中午", re.IGNORECASE)
 # what says a number is a time when no half of the day is said ("7:30", 7点, "5 o'clock")
