@@ -60,6 +60,12 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
     ("我要退款。", "您的退款已经处理完毕。", "achieved"),
     ("I want a refund for my broken headphones.", "Your refund is complete.", "achieved"),
     ("I want a refund.", "Is your refund complete?", "active"),  # asked, not reported
+    # a noun of the act said done: the act done
+    ("I'd like to cancel my order.", "The cancellation is done.", "achieved"),
+    ("I want to book a table for two.", "Your booking is confirmed.", "achieved"),
+    ("I want to book a table for two.", "Your order is confirmed.", "active"),
+    ("I'd like to cancel my order.", "Your cancellation request has been processed.",
+     "active"),  # the request's processing, not the cancelling
     # what might have been, someone else's, another one, or taken back after it
     ("I need to change the delivery address.",
      "I would have changed the delivery address, but the parcel has already shipped.",

@@ -172,6 +172,15 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("I'll process your refund today.", "Your refund is fully complete now."),
     ("I'll process your refund today.", "Your refund is all done!"),
     ("我会尽快为您办理退款。", "等了很久，退款已经处理完毕了。"),  # 等了: a wait told, no condition
+    # ... or a noun of the act (booking, cancellation, delivery) said done or confirmed
+    ("I'll book the room for you.", "Your booking is complete."),
+    ("I'll book the room for you.", "Your reservation is confirmed."),
+    ("I'll cancel your order now.", "The cancellation is done."),
+    ("I'll cancel your order now.", "Your cancellation has been processed."),
+    ("We'll ship the replacement tomorrow.", "The shipment is complete."),
+    # ... and a generic promise naming the act (cancellation) by the act's report
+    ("I'll process your cancellation today.", "Your order has been cancelled."),
+    ("I'll process your refund today.", "I've refunded you."),
     # 已为您 says the service's act whatever the verb (one the table lacks: 重置, 激活)
     ("我会帮您重置端口。", "已为您重置端口。"),
     ("我会帮您激活账户。", "已经为您激活账户了。"),
@@ -249,6 +258,14 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                  # another act ("the request"), or how it is done ("within", "through")
                  [("assistant", "I'll email you the return form."),
                   ("assistant", "Your return form is complete, just sign it.")],
+                 # ... what an act gives, not the act; a thing confirmed is no act of it
+                 [("assistant", "I'll let you know when it ships."),
+                  ("assistant", "Your information is complete.")],
+                 [("assistant", "I'll book the room for you."),
+                  ("assistant", "Your order is confirmed.")],
+                 *([("assistant", "I'll cancel your order now."), ("assistant", later)]
+                   for later in ("Your cancellation request is complete.",
+                                 "Your cancellation request has been processed.")),
                  *([("assistant", "I'll process your refund today."), ("assistant", later)]
                    for later in ("Your refund request is complete. Finance will review it.",
                                  "Refunds are done within 5-7 business days.",

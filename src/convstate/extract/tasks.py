@@ -179,8 +179,11 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
         shared_verb = bool(task.verbs & verbs)
         if shared_verb and task.objects & done.objects:
             strong.append(k)
-        elif done.generic and done.objects & (task.objects | task.verbs):
-            strong.append(k)  # "your refund has been processed": we will refund you
+        elif done.generic and done.objects & (task.objects | task.verbs) or \
+                task.generic and task.objects & verbs:
+            # "your refund has been processed": we will refund you; "I've cancelled your
+            # order": we will process your cancellation
+            strong.append(k)
         elif shared_verb and not (sent or renewal) and not (task.objects and done.objects):
             weak.append(k)
     return strong or weak[-1:]

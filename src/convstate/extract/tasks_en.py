@@ -161,7 +161,11 @@ class English(EnglishWords):
                         self.is_past(toks[p]) or passive and toks[p] in self.done_adjectives):
                     if passive and (toks[p] in self.done_adjectives
                                     or self.lemma(toks[p]) in self.empty):
-                        return self.said_done(toks, a, p)
+                        done = self.said_done(toks, a, p)
+                        if done is not None or toks[p] not in self.done_adjectives \
+                                or not self.is_past(toks[p]):
+                            return done
+                        # ("Your order is confirmed": no act's noun, a confirming)
                     return self.reported(toks, a, p, passive)
             elif self.is_past(t) and a > 0 and toks[a - 1] not in ("have", "has", "had") \
                     and self.doer(toks, a) is not None and not self.relative(toks, a):
@@ -171,15 +175,23 @@ class English(EnglishWords):
 
     def said_done(self, toks: Sequence[str], a: int, p: int) -> Act | None:
         """The act a thing is said done with no verb of its own ("Your refund is complete",
-        "The refund is all done"): its noun's (a verb class's, not "the form"; "Your
-        refund request is complete" is the request's), the word ending the clause (not
-        "done within 5-7 days", "complete once the bank approves it")."""
-        head = next((t for t in reversed(toks[:a]) if t not in self.adverbs), "")
-        if self.lemma(head) not in self.classes or any(
-                t not in self.adverbs and t not in ("today", "for", "you") for t in toks[p + 1:]):
+        "The cancellation is done", "Your booking is confirmed"): its noun's (one naming
+        an act, not "the form"; "Your refund request is complete" is the request's), the
+        word ending the clause (not "done within 5-7 days", "complete once the bank
+        approves it"). The noun names the act, as a generic verb's object does."""
+        named = self.act_noun(self.head(toks[:a]))
+        if named is None or any(t not in self.adverbs and t not in ("today", "for", "you")
+                                for t in toks[p + 1:]):
             return None
         act = self.reported(toks, a, p, True)
-        return None if act is None else replace(act, objects=frozenset({self.lemma(head)}))
+        return None if act is None else replace(act, objects=frozenset({named}), generic=True)
+
+    def head(self, subject: Sequence[str]) -> str:
+        """The head noun of a subject: its last word before what it is of or for ("Your
+        refund for order 88231"), adverbs aside."""
+        end = next((k for k, t in enumerate(subject) if t == "of" or t in self.ends),
+                   len(subject))
+        return next((t for t in reversed(subject[:end]) if t not in self.adverbs), "")
 
     def relative(self, toks: Sequence[str], a: int) -> bool:
         """Whether the past form at ``a`` is a relative clause's: its subject right after a
@@ -244,10 +256,16 @@ class English(EnglishWords):
         if not passive:
             who = self.doer(toks, a)
             agent = who if who in ("speaker", "other") else None
+        generic = verbs <= self.generic
+        head = self.head(subject) if generic and passive else ""
+        acts = frozenset({self.act_noun(head) or ""}) - {""}
+        if acts:  # its subject's head names the act ("Your cancellation has been
+            # processed": cancelling; not "Your cancellation request") by its class
+            subject = [t for t in subject if t != head]
         # a passive's object is its subject ("the label has been emailed")
         objects = (self.content(subject) | self.content(obj)) if passive else \
             (self.content(obj) or self.content(subject))
-        return Act(verbs, objects, agent, generic=verbs <= self.generic, told=a == p)
+        return Act(verbs, objects | acts, agent, generic=generic, told=a == p)
 
     # a task's own text --------------------------------------------------------------
     def act_of(self, text: str) -> Act | None:

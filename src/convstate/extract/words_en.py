@@ -38,6 +38,8 @@ class EnglishWords:
         self.causative = {self.key(w) for w in table["causative_verbs"].split()}
         self.empty = {self.key(w) for w in table["empty_verbs"].split()}
         self.done_adjectives = set(table["done_adjectives"].split())
+        self.act_endings = [tuple(e.split(":")) for e in table["act_noun_endings"].split()]
+        self.results = words(table["result_nouns"])
         self.naming = {self.key(w) for w in table["naming_verbs"].split()}
         self.check = {self.key(w) for w in table["check_verbs"].split()}
         self.stative = {self.key(w) for w in table["stative_verbs"].split()}
@@ -114,6 +116,17 @@ class EnglishWords:
         """A past form or participle: irregular by the table, regular by -ed."""
         return word in self.past or (len(word) > 4 and word.endswith("ed")
                                      and word not in self.lemmas)
+
+    def act_noun(self, word: str) -> str | None:
+        """The verb class a noun names as an act ("booking", "cancellation", "delivery",
+        "replacement": book, cancel, send, replace), or None."""
+        if word in self.results:
+            return None
+        found = self.classes.get(self.lemma(word))
+        for ending, verb in self.act_endings:
+            if found is None and len(word) > len(ending) + 2 and word.endswith(ending):
+                found = self.classes.get(self.key(word[:-len(ending)] + verb))
+        return found
 
     def content(self, toks: Sequence[str]) -> frozenset[str]:
         """The content words' lemmas (no pronouns, function words or particles)."""
@@ -210,7 +223,10 @@ class EnglishWords:
         objects = self.content(obj)
         if not objects:  # "the courier will come": what comes is the courier
             objects = self.content(subject)
-        return Act(verbs, objects, agent, generic=verbs <= self.generic)
+        generic = verbs <= self.generic
+        if generic:  # "I'll process your cancellation": the act is cancelling
+            objects |= {c for c in map(self.act_noun, obj) if c is not None}
+        return Act(verbs, objects, agent, generic=generic)
 
     def noun_phrase(self, toks: Sequence[str], k: int) -> list[str]:
         """The noun phrase that ends at ``k`` (at most four words)."""

@@ -967,7 +967,13 @@ PACK = LanguagePack(
         "empty_verbs": "do",
         # adjectives that say an act is done, as its participle would after "is" ("Your
         # refund is complete": completed)
-        "done_adjectives": "complete",
+        "done_adjectives": "complete confirmed",
+        # a noun of an act by its ending, as "suffix:what the verb ends in instead"
+        # (cancellation: cancel, delivery: deliver, replacement: replace); "-ing" is the
+        # lemma's own
+        "act_noun_endings": "ication:y ation: ssion:t ment: ery:er al: ion:",
+        # ... but these name what the act gives, a thing ("Your information is complete")
+        "result_nouns": "information application",
         # verbs that name when a name follows the person ("I'll call you Liam")
         "naming_verbs": "call",
         # after the modal: not a promise ("I'll never forget", "I will always love")
