@@ -255,6 +255,24 @@ def test_an_id_of_the_form_of_the_users_is_of_its_kind(said, kept, replaced) -> 
     assert [h.value for h in state.history("order_id") if h.status != "active"] == replaced
 
 
+@pytest.mark.parametrize("said, kept, replaced", [
+    # an id of digits alone: corrected where an id is said, by its cue or bare
+    ("Sorry, wrong one — the order number is 88210.", ["88210"], ["88120"]),
+    ("Sorry, wrong one, it's 88210.", ["88210"], ["88120"]),
+    ("Actually, my order number is 88210.", ["88210"], ["88120"]),
+    # ... not a number of something else, nor one more order
+    ("No, I paid 12000 for it.", ["88120"], []),
+    ("No, it is 10000 steps.", ["88120"], []),
+    ("Actually, can you also check order 88210?", ["88120", "88210"], []),
+    ("Actually, what about order 88210?", ["88120", "88210"], []),
+])
+def test_a_correction_replaces_the_users_id_of_digits_alone(said, kept, replaced) -> None:
+    state = folded([("user", "My order number is 88120."), ("assistant", "Thanks."),
+                    ("user", said)], 1)
+    assert [h.value for h in state.history("order_id") if h.status == "active"] == kept
+    assert [h.value for h in state.history("order_id") if h.status != "active"] == replaced
+
+
 @pytest.mark.parametrize("batch", [1, 100])
 @pytest.mark.parametrize("rows, hotline, subject", [
     # the hotline the assistant gave, said back by the user: still the assistant's

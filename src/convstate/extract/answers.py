@@ -300,6 +300,11 @@ def corrected_ids(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEnt
 
 
 _ID_FORM = re.compile(r"[A-Za-z]+|\d+|-")
+# in a correction, an id of the shape of the one it corrects; digits alone too where an
+# id is said, ending its clause ("wrong one, it's 88210", "No: 88210", 不对，是88210; not
+# "No, I paid 12000", "No, it is 10000 steps")
+_DIGIT_RUN = re.compile(rf"{_OPEN}(?:{_ID}|(?:(?<=is )|(?<=it['’]s )|(?<=是)|(?<=#)|(?<=: )"
+                        r"|(?<=：))\d{4,}(?=\s*(?:[.,;!?。，；！？]|$)))" + _CLOSE)
 
 
 def _id_form(value: str) -> tuple[str, ...]:
@@ -311,20 +316,23 @@ def _id_form(value: str) -> tuple[str, ...]:
 def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
               ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
     """``anchors`` with the bare ids of a user's turn that have the form of a live id of
-    the user's with letters or dashes (``_id_form``; digits alone are any number's): of
-    its kind ("I also have another order, SR-20240315-898"; "Sorry, wrong one. It's
-    SR-20240315-898."); in a correction that adds no other one, the one it corrects is
-    replaced."""
-    shaped = list(SHAPES["order_id"].finditer(turn.text)) \
-        if turn.role == "user" and turn.content and _DIGITS.search(turn.text) else []
-    if not shaped:
+    the user's with letters or dashes (``_id_form``; digits alone are any number's, but
+    in a correction the one it corrects): of its kind ("I also have another order,
+    SR-20240315-898"; "Sorry, wrong one. It's SR-20240315-898."; "My order number is
+    88120." ... "Sorry, wrong one, it's 88210."); in a correction that adds no other
+    one, the one it corrects is replaced."""
+    if turn.role != "user" or not turn.content or not _DIGITS.search(turn.text):
         return anchors, []  # (most turns)
+    correction = bool(C.corrects.search(turn.text)) and not C.another.search(turn.text)
+    shaped = list((_DIGIT_RUN if correction else SHAPES["order_id"]).finditer(turn.text))
+    if not shaped and not (correction and any(a.kind in READ_BACK for a in anchors)):
+        return anchors, []
     forms: dict[tuple[str, ...], tuple[AnchorKind, IndexEntry]] = {}
     for e in section_entries(index, "anchors"):
         key, _, value = e.text.partition("=")
         form = _id_form(value)
-        if key in READ_BACK and e.speaker == "user" and e.status == "active" \
-                and any(p == "-" or p.isalpha() for p in form):  # (digits alone: any number)
+        if key in READ_BACK and e.speaker == "user" and e.status == "active" and (
+                correction or any(p == "-" or p.isalpha() for p in form)):
             forms[form] = (key, e)
     if not forms:
         return anchors, []
@@ -336,7 +344,7 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
         if alike is not None and not held.overlap(*m.span()):
             out.append(NewAnchor(kind=alike[0], key=alike[0], value=m.group(0),
                                  turns=[turn.index]))
-    if not C.corrects.search(turn.text) or C.another.search(turn.text):
+    if not correction:
         return out, []  # ("the wrong item in my other order too, SR-…": one more)
     # a correction: the live id of the form of one it gives (with its cue or without)
     wrong = {forms[f][1].id for a in out if a.kind in READ_BACK

@@ -659,7 +659,8 @@ PACK = LanguagePack(
                   r"|\bit['’]?s\s+ok(?:ay)?\s+to\b",
         # a turn that adds one more of a thing ("my other order", "another one", "too")
         "another": r"\b(?:another|one\s+more|(?:my|the|an)\s+other\s+(?:order|one|number"
-                   r"|account|ticket|parcel|package)|also\s+have|second\s+(?:order|one))\b",
+                   r"|account|ticket|parcel|package)|also|too(?!\s+\w)|as\s+well|second\s+(?:order|one)"
+                   r"|(?:what|how)\s+about|same\s+(?:problem|issue|thing))\b",
         # a value taken instead of another ("use 628-555-0199 instead of 415-555-0132"):
         # the other is let go as one moved from is
         "instead_of": r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|my\s+)?$",

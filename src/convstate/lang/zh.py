@@ -343,7 +343,7 @@ PACK = LanguagePack(
         # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
         "allows": r"还是.{0,12}吧|也可以|也行|也没关系|也没问题|可以的",
         # a turn that adds one more of a thing (另一个订单, 还有一个, 也)
-        "another": r"另一|另外一|还有一",
+        "another": r"另一|另外一|还有一|也|还有",
         # a value taken instead of another (用13900001111代替13812345678, 而不是…)
         "instead_of": r"(?:代替|替换|替换掉|取代|而不是|不用原来的)\s*$",
         # a contact out of use (这个号码已经停用了, 别再用13812345678了, 旧邮箱不用了)
