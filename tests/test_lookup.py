@@ -161,3 +161,22 @@ def test_matcher_reads_the_value_as_written() -> None:
     assert Found("raw", "A1", 3, "x") == "raw" and Found("raw").item is None
     assert Matcher("3125550186").find("call (312) 555-0186") == "(312) 555-0186"
     assert Matcher("01066667777").find("座机（010）6666-7777") == "（010）6666-7777"
+
+
+def test_where_and_render_speak_of_the_context_the_next_call_sends(tmp_path: Path) -> None:
+    """A fold due before the next call is done first, as context() does: where() and the
+    block say where a value is in what the bot is about to send, not in the last one."""
+    answers = []
+    for look_first in (False, True):
+        (tmp_path / str(look_first)).mkdir()
+        mem = session(tmp_path / str(look_first), window=300)
+        for i in range(6):
+            mem.add("user", f"Question {i}: where is the parcel now, and when will it arrive?")
+            mem.add("assistant", f"Answer {i}: it is on its way and should arrive tomorrow.")
+        before = (mem.where("3125550186"), mem.render()) if look_first else None
+        after = (mem.where("3125550186"), mem.render())
+        context = mem.context()
+        assert after[1] in context[0]["content"]  # the block the call carries
+        answers.append((before, after))
+    assert answers[1][0] == answers[1][1] == answers[0][1]
+    assert answers[1][0][0] == "block"  # the phone left the raw turns, the block holds it

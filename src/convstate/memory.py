@@ -167,7 +167,9 @@ class ConversationMemory(MemorySettings, AsyncCalls):
     def render(self, format: str | None = None, lang: str | None = None) -> str:
         """The state block as the context carries it (budgeted, redacted, less what the
         context's raw turns hold); another ``format`` or ``lang`` renders the whole state
-        within the block's budget. '' when there is nothing to say."""
+        within the block's budget. '' when there is nothing to say. Folds first if a fold
+        is due, as ``context()`` does: the block is the one the next call carries."""
+        self._compactor.due(force=False)
         return self._view.block(format, lang)
 
     def where(self, text: str) -> Found:
@@ -179,7 +181,10 @@ class ConversationMemory(MemorySettings, AsyncCalls):
         folded turn the state kept nothing of, ``"nowhere"`` not said in this session.
         The answer is that ``str``, with ``.item`` (the id of the state item holding the
         value), ``.turn`` (the latest turn that said it) and ``.value`` (as said there):
-        see lookup.py. The first question a support team asks: why did the bot forget X?"""
+        see lookup.py. The first question a support team asks: why did the bot forget X?
+        Folds first if a fold is due, as ``context()`` does: the answer is about the
+        context the next call sends."""
+        self._compactor.due(force=False)
         return self._view.where(text)
 
     def state_at(self, version: int) -> ConversationState:
