@@ -444,6 +444,14 @@ def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None
                    "decisions": [], "facts": [], "preferences": []}, got
 
 
+def test_a_complaint_or_a_greeting_put_as_a_question_asks_nothing() -> None:
+    def asked(text: str) -> list[str]:
+        delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
+        return [r.text for r in delta.requests]
+    assert asked("Are you kidding me?") == [] and asked("Hello?") == []
+    assert asked("Sorry, what time was that?") == ["what time was that?"]
+
+
 @pytest.mark.parametrize("text", ["Don't make me repeat myself.", "不要敷衍我",
                                   "Don't give me that excuse again."])
 def test_a_complaint_of_how_the_user_is_treated_is_the_sentiments(text: str) -> None:

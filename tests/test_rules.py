@@ -45,6 +45,9 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("3月15日下的单", ("date", "3月15日")),
     # a day of the month alone, where a date is said; not a number a place is known by
     ("改到16号吧", ("date", "16号")),
+    ("日期改成10号。", ("date", "10号")),
+    ("换成10号吧。", ("date", "10号")),
+    ("出发日期改为12号。", ("date", "12号")),
     ("帮我订15日的房间", ("date", "15日")),
     ("delivered on March 15, 2024", ("date", "March 15, 2024")),
     ("2024-03-15 到的", ("date", "2024-03-15")),
@@ -160,7 +163,8 @@ def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
 
 @pytest.mark.parametrize("text", ["北京市东城区钟楼湾胡同临9号。", "地址在5号牛街清真超市内。",
                                   "住在3号楼", "坐地铁5号线", "西城区牛街西里商业1号楼5-2号",
-                                  "遥控器用的是7号电池", "在2号航站楼", "我买的是3号链接"])
+                                  "遥控器用的是7号电池", "在2号航站楼", "我买的是3号链接",
+                                  "我的房间号为5号。"])
 def test_a_number_a_place_or_a_thing_is_known_by_is_no_date(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] in ("date", "until")]
 

@@ -274,10 +274,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         # a day of the month alone (16号, 15日), said where a date is (after a break, a
-        # verb of booking or changing, a preposition, 我, a day) and as one: before a
+        # verb of booking or changing: 改成, a preposition, 我, a day) and as one: before a
         # clause's end, a time of day, an act that starts or ends a stay, or a particle —
         # not a number a place or a thing is known by (胡同6号, 3号楼, 7号电池, 2号航站楼)
-        r"|(?:^|(?<=[\s，。,.!！?？:：、到至在是于订改约等从和或及我您你天]))(?<!址在)"
+        r"|(?:^|(?<=[\s，。,.!！?？:：、到至在是于订改约等从和或及我您你天])|(?<=[改换定][成为]))"
+        r"(?<!址在)"
         r"(?:[12]\d|3[01]|0?[1-9])[日号](?=\s*(?:$|[，。,.!！?？;；、]|[上下中]午|晚上|早上|凌晨"
         r"|取车|提车|还车|入住|退房|离店|出发|上门|送|到|前|之前|以前|之后|以后|左右|吧|呢|吗"
         r"|可以|行|的(?:房间|票|航班|位子|机票)))"
@@ -761,7 +762,10 @@ class RuleExtractor(BaseExtractor):
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
-            if (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
+            if junk:
+                pass  # a pleasantry, a feeling, a complaint ("Are you kidding me?"): the
+                # sentiment's to read, even put as a question
+            elif (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 if (m := C.seek_ask.search(text)) and not C.seek_nothing.match(text, m.end()) \
                         and not C.goal_stop.search(text):
                     # a search asked for ("Can you find me a cheap restaurant?", 请帮我找
@@ -769,8 +773,6 @@ class RuleExtractor(BaseExtractor):
                     delta.goals.append(NewGoal(text=text, turns=at))
                 else:
                     delta.requests.append(NewRequest(text=text, turns=at))
-            elif junk:
-                pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
             elif refusal(text) and not _objectless(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=c.framed,
