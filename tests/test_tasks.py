@@ -38,6 +38,8 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "A technician will visit you on Monday."),
     ("assistant", "我保证今天下午5点前一定安排快递上门。"),
     ("assistant", "我会在24小时内把退货标签发给您。"),
+    ("assistant", "我会在周三给您打电话。"),  # 在 and a weekday: when
+    ("assistant", "我们的工程师会在下周五上门维修。"),
     # 一下 softens an act (催一下); a team's act put off to a day (明天上门)
     ("assistant", "我会帮您催一下快递。"),
     ("assistant", "师傅会在明天上午上门维修。"),
@@ -178,6 +180,8 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("I'll cancel your order now.", "The cancellation is done."),
     ("I'll cancel your order now.", "Your cancellation has been processed."),
     ("We'll ship the replacement tomorrow.", "The shipment is complete."),
+    # a subject left out is the speaker's
+    ("I'll text you the verification link.", "Just texted you the link."),
     # ... and a generic promise naming the act (cancellation) by the act's report
     ("I'll process your cancellation today.", "Your order has been cancelled."),
     ("I'll process your refund today.", "I've refunded you."),
@@ -246,6 +250,8 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                  # the user's "I sent" is not the assistant's sending
                  [("assistant", "I'll send you the invoice."),
                   ("user", "I sent you the invoice already.")],
+                 [("assistant", "I'll send you the invoice."),
+                  ("user", "Sent you the invoice already.")],
                  # what might have been is not what was done
                  [("assistant", "I'll send you the invoice."),
                   ("assistant", "I would have sent the invoice, but the system is down.")],

@@ -167,7 +167,7 @@ class English(EnglishWords):
                             return done
                         # ("Your order is confirmed": no act's noun, a confirming)
                     return self.reported(toks, a, p, passive)
-            elif self.is_past(t) and a > 0 and toks[a - 1] not in ("have", "has", "had") \
+            elif self.is_past(t) and (a == 0 or toks[a - 1] not in ("have", "has", "had")) \
                     and self.doer(toks, a) is not None and not self.relative(toks, a):
                 # (a participle after "have" is a perfect's, read above, or a modal one's)
                 return self.reported(toks, a, a, False)
@@ -223,13 +223,14 @@ class English(EnglishWords):
         return out
 
     def doer(self, toks: Sequence[str], a: int) -> Agent | Literal[""] | None:
-        """Who did the act whose past form is at ``a`` (simple past): "speaker" (I, we),
-        "other" (you), "" for anyone else named; None when no subject stands before."""
+        """Who did the act whose past form is at ``a`` (simple past): "speaker" (I, we, or
+        none said: "Just texted you the link"), "other" (you), "" for anyone else named;
+        None when what stands before is no subject."""
         k = a - 1
         while k >= 0 and toks[k] in self.adverbs:
             k -= 1
         if k < 0:
-            return None
+            return "speaker"
         if toks[k] in ("i", "we"):
             return "speaker"
         if toks[k] == "you":
