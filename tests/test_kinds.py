@@ -72,6 +72,8 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("请问您的会员卡号是多少？", "是VIP8812", "account", "VIP8812"),
     ("Could I have your customer number?", "It's 4471209.", "account", "4471209"),
     ("What is your order number?", "It's 6645 1234 9988.", "order_id", "6645 1234 9988"),
+    ("Can I have your account number, please?", "Of course — 7740 1123 9981.", "account",
+     "7740 1123 9981"),
     # a person's name asked for is the one name
     ("What name is the booking under?", "Alvarez", "name", "Alvarez"),
     ("What name is the booking under?", "Sure, it's under Ann Lee.", "name", "Ann Lee"),

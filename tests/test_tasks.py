@@ -201,6 +201,8 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会把多收的安装费退给您。", "已经把多收的安装费退给您了。"),
     ("我这就去帮您催快递。", "已经帮您催了快递。"),
     ("我会先给您退运费。", "运费已经退给您了。"),  # 先: when, not what
+    # a second verb joined under the same 已 is reported too
+    ("我会在今天下班前把发票开好发给您。", "发票已经开好并发到您邮箱了。"),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:

@@ -67,8 +67,8 @@ SHAPES: dict[str, re.Pattern[str]] = {
     "order_id": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|{_ID}){_CLOSE}"),
     "ticket_id": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|{_ID}){_CLOSE}"),
     "tracking_number": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|{_ID}){_CLOSE}"),
-    "account": re.compile(rf"{_OPEN}(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9][A-Za-z0-9_.-]{{2,39}}"
-                          rf"(?<![.-]){_CLOSE}"),
+    "account": re.compile(rf"{_OPEN}(?:{GROUPED_ID}|(?=[A-Za-z0-9_.-]*[\d_])[A-Za-z0-9]"
+                          rf"[A-Za-z0-9_.-]{{2,39}}(?<![.-])){_CLOSE}"),
     "phone": re.compile(r"(?<![\w+])(?:\+\d{1,3}[\s.-]?(?:\(0\)\s?)?)?(?:\(\d{2,4}\)\s?)?\d{2,4}"
                         r"(?:[\s.-]?\d{2,5}){1,4}(?![\w-])"),
     # a person's name, the whole reply but for its opener and a "please": capitalized

@@ -25,6 +25,9 @@ def _conditions(table: Mapping[str, str]) -> re.Pattern[str]:
 _DAY = (r"(?:(?:本|这|下个?)?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|今晚|明早|当天"
         r"|本周|下周)")
 
+# what joins a second verb to a report's first, under the same 已 (开好并发到您邮箱了)
+_JOINED = re.compile(r"并且?|然后|同时|随后")
+
 
 class Chinese:
     """会/将/保证/马上 + verb promises; 已/已经 + verb and verb + 了 reports."""
@@ -79,8 +82,7 @@ class Chinese:
         self.second_re = alternation(table["second_person"])
         people = alternation(table["second_person"] + " " + table["first_person"]).pattern
         self.to_you = re.compile(f"给(?:{people})")
-        self.trailing = re.compile(
-            f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
+        self.trailing = re.compile(f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
         self.future = alternation(table["future_times"])
         self.vague = words(table["vague_verbs"])
         self.failed = alternation(table["failure_markers"])
@@ -254,6 +256,9 @@ class Chinese:
                 # 已为您重置端口, 密码已重置: the service's act for the customer, or done to
                 # a thing of theirs, whatever its verb (not 我已经等了一周)
                 phrase = self.verb_phrase(rest, known_only=False)
+            for j in (_JOINED.finditer(rest) if phrase is not None else ()):
+                if later := self.verb_phrase(rest[j.end():], known_only=True):  # 开好并发到
+                    phrase = phrase[0] | later[0], phrase[1], phrase[2]  # 您邮箱了: 发 too
             if phrase is not None:
                 return self.reported(phrase, before)
         for v in self.verb.finditer(text):  # 我刚刚给您发了邮件, 联系过您: aspect after the verb
