@@ -437,6 +437,11 @@ def test_words_in_quotation_marks_are_not_the_users_requirements() -> None:
     "别跟我说抱歉了，没用。",
     "我不想再听你们的解释了。",
     "Stop wasting my time.",
+    # a judgement of the service's thing, a fault of it that recurs, an apology
+    "Your app is garbage, it logs me out every day.",
+    "Your refund policy is ridiculous.",
+    "It keeps logging me out.",
+    "I'm so sorry to bother you again.",
 ])
 def test_complaints_pleasantries_and_feelings_ask_for_nothing(text: str) -> None:
     got = built_in(text)

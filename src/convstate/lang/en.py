@@ -164,7 +164,8 @@ ACTS = {
         r"|thx|cheers|bye|good\s*bye|see\s+you|take\s+care|have\s+a\s+(?:\w+\s+)?(?:day"
         r"|one|evening|weekend|night|trip|time|holiday|flight)|enjoy\s+(?:your|the)\b"
         r"|good\s+(?:morning|afternoon|evening|night)|hi\b|hello|hey\b|you['’]?re\s+welcome"
-        r"|no\s+(?:problem|worries)|sorry|(?:my\s+)?apologies|nice\s+(?:to|talking)"
+        r"|no\s+(?:problem|worries)|(?:I['’]?m\s+|I\s+am\s+)?(?:(?:so|very|really|terribly)\s+)?sorry"
+        r"|(?:my\s+)?apologies|nice\s+(?:to|talking)"
         # an acknowledgment, all the clause says ("I see", "I understand", "got it")
         r"|(?:I\s+(?:see|understand|get\s+it)|got\s+it|understood|noted|fair\s+enough"
         r"|(?:that\s+)?makes\s+sense)(?:\s+(?:now|that|what\s+you\s+mean"
@@ -175,8 +176,9 @@ ACTS = {
         r"|n['’]t\s+need\s+anything\b|\bnot\s+need\s+anything\b",
     # before a sentiment word that is the clause's predicate: who feels or what is judged
     "feeling_head":
-        r"(?:^|\b(?:I|we|this|that|it|you|you\s+guys|they|everything|(?:your|the|this)"
-        r"\s+(?:service|support|company|process))\s*(?:['’]m|am|are|['’]re|['’]s|is|was|were"
+        r"(?:^|\b(?:I|we|this|that|it|you|you\s+guys|they|everything|your(?:\s+\w+){1,2}"
+        r"|(?:the|this)\s+(?:service|support|company|process|app|website|site|system))"
+        r"\s*(?:['’]m|am|are|['’]re|['’]s|is|was|were"
         r"|feel|felt|get|got|getting|['’]ve\s+been|have\s+been|has\s+been|seems?)?"
         # ... or what is judged, as a noun the sentiment word qualifies ("this is the
         # worst experience ever", "what a waste of time"): see feeling_noun
@@ -217,7 +219,10 @@ ACTS = {
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
         r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
-        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing"
+        r"|(?:I|we|you|they|it)\s+(?:keeps?|kept)\s+\w+ing"
+        # a fault of the service's that recurs ("it logs me out every day")
+        r"|^\W*(?:it|they|you|your\s+\w+)\s+(?:\w+\s+){1,4}?(?:every\s+(?:single\s+)?(?:day"
+        r"|time)|all\s+the\s+time|constantly|non-?stop)"
         r"|still\s+(?:haven['’]t|hasn['’]t|have\s+not|has\s+not|not|no|waiting|nothing)"
         r"|(?:can['’]?t|cannot)\s+wait\s+any\s*(?:longer|more)"
         r"|been\s+waiting\s+(?:for\s+)?(?:ages|forever|so\s+long|(?:\w+\s+)?(?:days|weeks"
@@ -381,6 +386,7 @@ PACK = LanguagePack(
             r"\b(?:not (?:happy|satisfied|good|ok|okay)|frustrat\w*|angry|upset|terrible"
             r"|awful|disappoint\w*|ridiculous|annoy\w*|unacceptable|worst|waste|furious"
             r"|fed up|useless|horrible|complain\w*|rude|incompetent|unprofessional|pathetic"
+            r"|garbage|rubbish|trash"
             # (what one is sick or tired of follows: "I'm tired of this")
             r"|sick(?=\s+of\b)|tired(?=\s+of\b)|(?<=I['’]m\s)exhausted|(?<=I\sam\s)exhausted"
             r"|(?<=I\s)give up"
