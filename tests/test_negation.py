@@ -90,6 +90,10 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("Could I get a refund please?", "refund"),
     ("Could I just get a refund please, not an exchange.", "refund"),
     ("Can you do an exchange please?", "exchange"),
+    # the speaker's own plan, the option its verb
+    ("I'll exchange it at the store myself.", "exchange"),
+    ("我自己去门店换货。", "exchange"),
+    ("我会退款。", "refund"),
 ])
 def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
                                                                   method: str) -> None:
@@ -137,6 +141,9 @@ def test_a_negated_option_is_not_chosen(text: str) -> None:
     "I'm asking for an update on my exchange.",
     "我想了解一下换货的流程",
     "I need help because the exchange never arrived.",  # a subordinate clause
+    # a plan whose verb is another act, a condition's, a negated one
+    "I'll call you about the exchange.", "If it breaks again I'll exchange it.",
+    "I will not exchange it.", "我讨厌换货。",
 ])
 def test_a_mention_that_is_not_a_request_chooses_nothing(text: str) -> None:
     assert case_after(text).refund_method is None

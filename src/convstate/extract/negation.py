@@ -20,6 +20,8 @@ sentences cut at commas and semicolons. A mention is
   ends that scope), a negator right before a mention that has no verb ("not an
   exchange", "no exchange", 不用换货, 别换货), or a negated accepting predicate ("today
   doesn't work", 换货不行);
+- **chosen** too when the mention is the verb of the speaker's own plan, only openers
+  before it ("I'll pick it up myself", 我自己去门店自提, 我会自提);
 - **only mentioned** otherwise: a report ("It arrived today.", "my friend got an exchange
   last time"), what a subordinate clause, a report or an inquiry holds (because, if,
   "I want to know ...", 因为, 如果, 了解一下), and a question. A question asks, it does not
@@ -28,9 +30,10 @@ sentences cut at commas and semicolons. A mention is
   mention, or that closes a question asking for the mention itself ("Could I get a
   refund please?").
 
-The words of each class come from the language packs (``negator``, ``want``, ``require``,
-``request``, ``subject``, ``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``,
-``breaker``, ``unmarked_question``); a pack without them leaves its clauses to the rest.
+The words of each class come from the language packs (``negator``, ``want``, ``intends``,
+``require``, ``request``, ``subject``, ``adverb``, ``discourse``, ``filler``, ``contrast``,
+``accept``, ``breaker``, ``unmarked_question``); a pack without them leaves its clauses to
+the rest.
 """
 
 from __future__ import annotations
@@ -147,6 +150,8 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
         return "refused"
+    if _rx("plan").fullmatch(before):
+        return "chosen"  # the speaker's own plan, the option its verb: "I'll pick it up"
     if (said := _predicate(after)) is not None:  # before an answer's words: 退款就算了
         return said
     if _rx("asked_for").fullmatch(before) and _rx("request_end").fullmatch(after):
@@ -296,6 +301,8 @@ _TEMPLATES = {
     # ("Could I get a refund please?", "Can you expedite it, please?")
     "asked_for": r"(?:{discourse}|{subject}|{filler}|{asks_for}|[\W_])*+",
     "request_end": r"(?:{object})?[\s,，]*(?:{request})[\W_]*",
+    # the speaker's own plan up to its verb, the mention ("I'll pick it up myself")
+    "plan": r"(?:{discourse}|[\W_])*+(?:{intends})",
     # what may stand before a verb said as an imperative
     "opening": r"(?:{discourse}|{request}|{adverb}|[\W_])*+",
     # ... and before the speaker's own act asked for now

@@ -256,10 +256,10 @@ class Chinese:
                 # 已为您重置端口, 密码已重置: the service's act for the customer, or done to
                 # a thing of theirs, whatever its verb (not 我已经等了一周)
                 phrase = self.verb_phrase(rest, known_only=False)
-            for j in (_JOINED.finditer(rest) if phrase is not None else ()):
-                if later := self.verb_phrase(rest[j.end():], known_only=True):  # 开好并发到
-                    phrase = phrase[0] | later[0], phrase[1], phrase[2]  # 您邮箱了: 发 too
             if phrase is not None:
+                for j in _JOINED.finditer(rest):  # 开好并发到您邮箱了: 发 too
+                    if later := self.verb_phrase(rest[j.end():], known_only=True):
+                        phrase = phrase[0] | later[0], phrase[1], phrase[2]
                 return self.reported(phrase, before)
         for v in self.verb.finditer(text):  # 我刚刚给您发了邮件, 联系过您: aspect after the verb
             if text[v.end():v.end() + 1] in ("了", "过") and self.acted(text, v):

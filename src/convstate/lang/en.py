@@ -82,6 +82,9 @@ SCOPE = {
     # for what it names, it is no question
     "imperative": r"^\W*(?:(?:just|please|so|ok(?:ay)?|then|now|and|honestly|actually)\W+)*"
                   r"(?:give|get|send|bring)\s+(?:me|us)\b",
+    # the speaker's own plan, the option its verb ("I'll pick it up myself"): chosen
+    "intends": r"\b(?:I|we)\s*(?:['’]ll|will|shall|am\s+going\s+to|['’]m\s+going\s+to)"
+               r"(?:\s+(?:just|simply|then|probably|rather))*\s+",
     # who may be the subject of a governing verb: the speaker, the listener, the thing
     "subject": r"\b(?:I|we|you|it|this|that)\b",
     # what may stand between that subject and its verb

@@ -33,6 +33,9 @@ SCOPE = {
     "require": r"必须|一定要|务必|得要",
     # a request by itself, in a question too (能帮我退款吗)
     "request": r"请(?!问)|麻烦(?![你您]了)|帮我|帮忙|给我|劳驾",
+    # the speaker's own plan, the option its verb (我自己去门店自提, 我会自提): chosen
+    "intends": r"(?:我们?|咱们?)(?:自己|还是|就|会|直接|亲自)*(?:(?:去|到)[\u4e00-\u9fff]{0,4}?"
+               r"(?:自己|亲自)?)?",
     # who may be the subject of a governing verb: the speaker, the listener, the thing
     "subject": r"我们?|咱们?|本人|您|你们?|它|这个|那个",
     # what may stand between that subject and its verb
