@@ -102,3 +102,10 @@ def test_a_want_goes_on_past_a_report_in_its_clause() -> None:
     # a want that frames a report is no goal
     assert goals_after([("user", "I need you to know I've already returned the blender.")],
                        one_batch=False) == []
+
+
+def test_a_noun_of_the_act_given_up_gives_up_the_goal() -> None:
+    got = goals_after([("user", "I want to cancel my gym membership."),
+                       ("assistant", "Sure, I can help."),
+                       ("user", "Never mind the cancellation.")], False)
+    assert [s for _, s in got] == ["abandoned"]

@@ -554,6 +554,7 @@ def test_a_preference_negated_after_its_cue_is_a_dislike(text, polarity) -> None
     ("I don't want to pay for shipping twice.", "refund", "active"),  # (paying)
     ("Please don't forget my refund.", "refund", "active"),  # a withdrawal negated
     ("I don't want a refurbished one, I want a refund.", "refund", "active"),  # (whole words)
+    ("Never mind the refunds.", None, "abandoned"),  # a form of the word
 ])
 def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
@@ -570,6 +571,7 @@ def test_giving_up_what_a_goal_wants_abandons_it(later, method, goal) -> None:
     ("不用这家店的信息了，谢谢。", "active"),  # no more about it: the goal stands
     ("不要送到旧地址。", "active"),  # (sending)
     ("我不想退货，只想退款。", "active"),  # 退货 is not 退款
+    ("算了，先不退了。", "abandoned"),  # 先, 也, 还, 就 before 不
 ])
 def test_giving_up_a_goal_in_chinese(later, goal) -> None:
     mem = ConversationMemory("s", store=InMemoryStore())

@@ -20,6 +20,7 @@ from ..lang import Cues
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .negation import refusal
+from .tasks import act_class
 
 C = Cues()
 Clauses = Callable[[Turn], Iterable[tuple[str, bool]]]  # a turn's (clause, asks)
@@ -62,10 +63,14 @@ def _act_word(text: str) -> str | None:
 
 
 def _same_act(a: str | None, b: str | None) -> bool:
-    """Whether two act words (``_act_word``) name one act: equal, or one Chinese
+    """Whether two act words (``_act_word``) name one act: equal, of one verb class
+    (cancel, cancellation: ``act_class``; not refund, refurbished), or one Chinese
     character the other starts with (退 of 退款)."""
-    return a is not None and b is not None and (
-        a == b or not a.isascii() and (len(a) == 1 or len(b) == 1) and a[0] == b[0])
+    if a is None or b is None:
+        return False
+    if a.isascii():
+        return a == b or act_class(a) is not None and act_class(a) == act_class(b)
+    return a == b or (len(a) == 1 or len(b) == 1) and a[0] == b[0]
 
 
 def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: StateDelta

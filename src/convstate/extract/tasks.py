@@ -155,6 +155,13 @@ def act_of(text: str) -> Act | None:
     return _act_of(text, LANGUAGES.version, False)
 
 
+def act_class(word: str) -> str | None:
+    """The verb class an English word names as a verb or a noun of an act ("cancel",
+    "cancellation": cancel), or None."""
+    grammar = _grammars(LANGUAGES.version).get("en")
+    return grammar.act_noun(word.lower()) if isinstance(grammar, English) else None
+
+
 def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
            renewal: bool = False) -> list[int]:
     """Positions in ``tasks`` (text, owner; oldest first) of the open tasks that the act

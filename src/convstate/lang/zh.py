@@ -340,7 +340,8 @@ PACK = LanguagePack(
                         r"(?:把[^，。！？!?]{0,30})?",
         "cancel_ends": r"并|再|然后|但|改[成到为约]|换成|重新",
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
-        "give_up": r"算了|不[想要用需]了?|(?<![^\W\d_])不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
+        "give_up": r"算了|不[想要用需]了?|(?:(?<![^\W\d_])|(?<=[先就也还]))"
+                   r"不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
         # ... not information about it (不用这家餐厅的信息了)
         "info_only": r"信息|资料|详情|其他|别的",
         # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
