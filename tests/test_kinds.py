@@ -74,6 +74,9 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("What is your order number?", "It's 6645 1234 9988.", "order_id", "6645 1234 9988"),
     ("Can I have your account number, please?", "Of course — 7740 1123 9981.", "account",
      "7740 1123 9981"),
+    # a number of the case named after it
+    ("Do you have a reference from the earlier complaint?", "Yes, CMP-33817.", "ticket_id",
+     "CMP-33817"),
     # a person's name asked for is the one name
     ("What name is the booking under?", "Alvarez", "name", "Alvarez"),
     ("What name is the booking under?", "Sure, it's under Ann Lee.", "name", "Ann Lee"),
@@ -604,3 +607,13 @@ def test_the_fast_test_for_role_questions_misses_none(question) -> None:
     cue reads."""
     cued = any(cue(name).search(question) for _, name in _ROLE_CUES)
     assert _asks_a_role(question) == cued
+
+
+@pytest.mark.parametrize("batch", [1, 100])
+def test_the_services_address_said_back_by_the_user_stays_the_services(batch: int) -> None:
+    state = folded([("user", "我想退货。"),
+                    ("assistant", "请寄到我们的退货仓：广州市白云区机场路1688号。"),
+                    ("user", "好的，寄到广州市白云区机场路1688号对吧？")], batch)
+    assert [(a.value, a.speaker) for a in state.active_anchors() if a.key == "address"] == \
+        [("广州市白云区机场路1688号", "assistant")]
+    assert state.anchor("address", speaker="user") is None

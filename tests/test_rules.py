@@ -61,6 +61,9 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("好的，已为您更新为北京市海淀区中关村大街1号。", ("address", "北京市海淀区中关村大街1号")),
     # a Chinese address by its shape alone: a city or a district, a road and its number
     ("不对，是杭州市滨江区江南大道2号。", ("address", "杭州市滨江区江南大道2号")),
+    # a label before a colon is no part of it; 对吧 after it is no part either
+    ("请寄到我们的退货仓：广州市白云区机场路1688号。", ("address", "广州市白云区机场路1688号")),
+    ("好的，寄到广州市白云区机场路1688号对吧？", ("address", "广州市白云区机场路1688号")),
     ("地址写错了，应该是杭州市滨江区江南大道2号。", ("address", "杭州市滨江区江南大道2号")),
     ("改成杭州市滨江区江南大道2号3栋1202室。", ("address", "杭州市滨江区江南大道2号3栋1202室")),
     ("广东省深圳市南山区科技园路1号", ("address", "广东省深圳市南山区科技园路1号")),

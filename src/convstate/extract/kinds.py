@@ -56,7 +56,9 @@ TICKET_ID = re.compile(
 # id ("order number", "order ID": "your order" alone asks about the order, not its id)
 # and a phone as a noun ("your phone", "email and phone", not "can I phone you").
 ASKED: tuple[tuple[AnchorKind, str], ...] = (
-    ("ticket_id", TICKET_CUE),
+    # ... or a number of the case named after it ("a reference from the earlier complaint")
+    ("ticket_id", TICKET_CUE + r"|(?:number|reference|ref)\s+(?:from|for|of|on)\s+(?:the|your"
+                  r"|that)\s+(?:\w+\s+)?(?:complaint|case|ticket|claim)\b"),
     ("tracking_number", r"快递单号|运单号|物流单号|包裹单号|tracking\s*(?:number|no\.?|id|code|#)?"
                         r"|waybill"),
     ("order_id", r"订单号|订单编号|预订号|预约号|确认号|order\s*(?:number|no\.?|id|#)"

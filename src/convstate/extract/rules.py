@@ -391,9 +391,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:地址[^。！？!?\n]{0,8}?(?:改成|改为|换成)|收货地址|收件地址|地址|寄到|送到|位于|坐落于"
         r"|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|(?:已经?)?(?:更新|修改|变更)为|:|：|\s)*"
-        r"((?=[^，。,;；!！?？\n\s]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
-        r"(?![和与跟及或吗呢吧]|还是|还|就是|就|也|都)[^，。,;；!！?？\n\s]{4,60}"
-        r"(?<![吧呢啊呀哦嘛了]))"  # (送到…2号吧: a particle ends it)
+        r"((?=[^，。,;；!！?？\n\s：:]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
+        r"(?![和与跟及或吗呢吧]|还是|还|就是|就|也|都)[^，。,;；!！?？\n\s：:]{4,60}"
+        r"(?<![吧呢啊呀哦嘛了对吗]))"  # (送到…2号吧, …号对吧: a particle ends it; a label
+        # before a colon is no address: 寄到我们的退货仓：…, the shape below takes it)
         # a Chinese address by its shape alone, with no cue (不对，是杭州市滨江区江南大道2号):
         # a city or a district, then a road and its number
         r"|(?:(?<![\u4e00-\u9fff])|(?<=[是到在为成往]))"  # (where a word may start)
