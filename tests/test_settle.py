@@ -837,6 +837,20 @@ def test_a_plan_upgraded_from_goes(turns, left) -> None:
     assert active(said(*turns), "product") == left
 
 
+@pytest.mark.parametrize("turns, left", [
+    # a product turned down, or one a negated want governs, is no product of theirs
+    ([("user", "请帮我办一个5G畅享套餐，不要那个冰激凌套餐。")], ["5G畅享套餐"]),
+    ([("user", "I want the Unlimited Plus plan, not the Premium Family plan.")],
+     ["Unlimited Plus plan"]),
+    ([("user", "I have the Premium Family plan."), ("assistant", "OK."),
+      ("user", "I don't want the Premium Family plan anymore.")], []),
+    # ... but not one asked about, nor one a condition supposes
+    ([("user", "Is the Premium Family plan not available?")], ["Premium Family plan"]),
+])
+def test_a_plan_turned_down_is_no_plan_of_theirs(turns, left) -> None:
+    assert active(said(*turns), "product") == left
+
+
 def test_no_one_coming_turns_no_date_down() -> None:
     mem = said(("user", "我预约了周一上门维修。"), ("assistant", "好的。"),
                ("user", "结果周一没人来。"))
@@ -982,19 +996,26 @@ def test_a_change_of_product_replaces_the_one_of_its_kind(turns, kept) -> None:
 @pytest.mark.parametrize("mine, said_now", [
     ("I'm on the Unlimited Starter plan.",
      "How much would it cost to upgrade to the Unlimited Elite plan?"),
-    ("I'm on the Unlimited Starter plan.",
-     "No, I don't want to switch to the Unlimited Elite plan."),
     ("I'm on the Basic plan.", "If I upgrade to the Gold plan, will I lose my data?"),
     ("I'm on the Basic plan.",
      "My son wants to switch to the Unlimited Elite plan, but I'll keep mine."),
     ("我现在用的是畅享套餐", "升级到尊享套餐要多少钱？"),
-    ("我现在用的是畅享套餐", "我不想换成尊享套餐"),
     ("我现在是100M宽带", "我同事升级成1000M宽带了，我先不升级"),
     ("我现在是100M宽带", "如果升级成1000M宽带，每个月多少钱？"),
 ])
 def test_a_change_not_asked_for_now_replaces_nothing(mine, said_now) -> None:
-    """A question, a refusal, a condition or a third party's change: both stay."""
+    """A question, a condition or a third party's change: both stay."""
     assert len(active(said(("user", mine), ("user", said_now)), "product")) == 2
+
+
+@pytest.mark.parametrize("mine, said_now, kept", [
+    ("I'm on the Unlimited Starter plan.",
+     "No, I don't want to switch to the Unlimited Elite plan.", ["Unlimited Starter plan"]),
+    ("我现在用的是畅享套餐", "我不想换成尊享套餐", ["畅享套餐"]),
+])
+def test_a_change_refused_keeps_the_plan_and_takes_none(mine, said_now, kept) -> None:
+    """A refused change replaces nothing, and the plan refused is none of theirs."""
+    assert active(said(("user", mine), ("user", said_now)), "product") == kept
 
 
 def test_an_offer_of_a_value_asked_for_once_before_replaces_the_newest_request() -> None:

@@ -490,17 +490,22 @@ def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
 
 def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
              ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
-    """A slot value (a date, a time, a place, a category) the user turns down in its own
-    clause ("Monday is bad", 周一不行, "not at 5 pm"; not in a question or a condition:
-    周一不行吗？, "If Monday is bad, ...") is no value of theirs: it is not taken, and the
-    values equal to it that the state holds are replaced (by the one the turn gives
-    instead: "Monday is bad. Wednesday at 1pm works.", or by none)."""
-    if turn.role != "user" or not turn.content or all(a.key not in SLOT_KEYS for a in anchors):
+    """A slot value (a date, a time, a place, a category) or a product the user turns
+    down in its own clause ("Monday is bad", 周一不行, "not at 5 pm", 不要那个冰激凌套餐; not
+    in a question or a condition: 周一不行吗？, "If Monday is bad, ...") is no value of
+    theirs: it is not taken, and the values equal to it that the state holds are replaced
+    (by the one the turn gives instead: "Monday is bad. Wednesday at 1pm works.", or by
+    none)."""
+    if turn.role != "user" or not turn.content \
+            or all(a.key not in _DECLINED_KEYS for a in anchors):
         return list(anchors), []
     text, bounds = turn.text, _Bounds(turn.text)
-    down = [a for a, start, end in _placed(text, anchors) if a.key in SLOT_KEYS
+    # (a product a negated want governs too: "I don't want the Premium plan"; a slot
+    # value not: "I don't need it until Friday" still says Friday)
+    down = [a for a, start, end in _placed(text, anchors) if a.key in _DECLINED_KEYS
             and (c := bounds.clause(start, end))[1] - c[0] <= MAX_CLAUSE
-            and turned_down(text[c[0]:c[1]], start - c[0], end - c[0])
+            and (turned_down if a.key in SLOT_KEYS else _refused)(
+                text[c[0]:c[1]], start - c[0], end - c[0])
             # not asked ("周一不行吗？") nor supposed ("If Monday is bad, ...")
             and not bounds.clause_asks(start, end) and not C.condition.search(text[c[0]:start])]
     return _let_go(down, anchors, index, turn)
@@ -593,6 +598,11 @@ _MOVE_REACH = 60  # characters before a value where the verb that moves it from 
 _INSTEAD_REACH = 16  # ... and "instead of", right before it
 # ("upgrade from the Silver plan to the Gold plan", "change my number from ... to ...")
 _MOVED_KEYS = SLOT_KEYS | CONTACT_KEYS | {"product", "account"}
+_DECLINED_KEYS = SLOT_KEYS | {"product"}
+
+
+def _refused(clause: str, start: int, end: int) -> bool:
+    return reading(clause, start, end) == "refused"
 
 
 def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],
