@@ -461,7 +461,11 @@ def test_a_complaint_or_a_greeting_put_as_a_question_asks_nothing() -> None:
         delta = RuleExtractor().extract(make_turns(("user", text)), []).delta
         return [r.text for r in delta.requests]
     assert asked("Are you kidding me?") == [] and asked("Hello?") == []
+    assert asked("Seriously, why is it so hard to get a straight answer from you people?") \
+        == [] and asked("你们到底有没有人管？") == []
     assert asked("Sorry, what time was that?") == ["what time was that?"]
+    assert asked("Can you people send me the invoice?") != []  # asks, however it sounds
+    assert asked("到底能不能退款？") != []
 
 
 @pytest.mark.parametrize("text", ["Don't make me repeat myself.", "不要敷衍我",

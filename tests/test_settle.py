@@ -1272,6 +1272,9 @@ def test_a_question_asked_again_takes_the_new_answer(question, first, second, ke
     # the answer to where a trip ends, said where something is, is the end
     ([("assistant", "Where do you wish to go?"), ("user", "I need to be in Phoenix, AZ"),
       ("user", "Sorry, I need to fly to Paris, France.")], [], ["Paris"]),
+    # ... and a place reached, in the sentence of a means of travel
+    ([("assistant", "Where do you wish to go?"), ("user", "I need to be in Phoenix, AZ"),
+      ("user", "I need to reach Paris, France, show me more flights")], [], ["Paris"]),
     # (in Chinese not: 从四季民福烤鸭店到国家大剧院 names places the assistant named, which
     # the same names of another key would stand beside in the block, docs/experiments.md)
     ([("user", "我想从四季民福烤鸭店乘坐地铁到国家大剧院")], [], []),

@@ -1086,7 +1086,8 @@ def _trip_end(text: str, start: int, end: int) -> str | None:
         role, context = "origin", C.trip_context
     elif C.trip_to.search(before):
         role, context = "destination", C.trip_context
-    elif C.trip_pair.search(text, max(0, start - _PAIR_REACH), start):
+    elif C.trip_pair.search(text, max(0, start - _PAIR_REACH), start) \
+            or C.trip_reach.search(before):
         role, context = "destination", C.trip_means
     elif C.trip_from_only.search(before) and C.trip_pair_ahead.match(text, end):
         role, context = "origin", C.trip_means

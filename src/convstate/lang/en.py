@@ -234,6 +234,8 @@ ACTS = {
         r"|are\s+you)\s+(?:kidding|joking|serious)"
         r"|how\s+many\s+times|every\s+single\s+time|no\s+one|nobody|never\s+(?:got|received"
         r"|heard|called|answered|replied)"
+        # exasperation at the service itself ("a straight answer from you people")
+        r"|(?:from|with|of|to|about)\s+you\s+people"
         # what the speaker should not have had to do, every time, or cannot believe; how
         # many times already; what the service must have done wrong
         r"|should(?:n['’]t|\s+not)\s+(?:have|need)\s+to|every\s+time\s+(?:I|we)\s+(?:have"
@@ -588,6 +590,9 @@ PACK = LanguagePack(
                    r"|take\s+(?:me|us)|(?:bus|train|flight|cab|taxi|ride|trip)s?)"
                    r"\s+(?:back\s+)?(?:to|into)|(?:leav(?:e|es|ing)|bound|head(?:s|ed|ing)?)\s+for"
                    r"|arriv(?:e|es|ing)\s+(?:in|at))\s+(?:the\s+)?$",
+        # ... a verb of getting there, in the sentence of a means of travel ("I need to
+        # reach Paris, show me more flights"; not "I couldn't reach Sarah")
+        "trip_reach": r"\b(?:reach(?:es|ed|ing)?|get(?:s|ting)?\s+to)\s+(?:the\s+)?$",
         "trip_pair": r"\bfrom\s+(?:the\s+)?(?-i:[A-Z])[\w.'’-]*(?:,?\s+(?-i:[A-Z])[\w.'’-]*){0,4}"
                      r"\s+to\s+(?:the\s+)?$",
         # ... and "from" before a name that such a "to" follows ("2 tickets from Fresno to
