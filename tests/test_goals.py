@@ -104,8 +104,15 @@ def test_a_want_goes_on_past_a_report_in_its_clause() -> None:
                        one_batch=False) == []
 
 
-def test_a_noun_of_the_act_given_up_gives_up_the_goal() -> None:
-    got = goals_after([("user", "I want to cancel my gym membership."),
-                       ("assistant", "Sure, I can help."),
-                       ("user", "Never mind the cancellation.")], False)
-    assert [s for _, s in got] == ["abandoned"]
+@pytest.mark.parametrize("goal, later, status", [
+    ("I want to cancel my gym membership.", "Never mind the cancellation.", "abandoned"),
+    # another verb of the class, or a thing of it, is not the act given up
+    ("I want a refund for my blender.", "Never mind the credit card, I paid with PayPal.",
+     "active"),
+    ("I want to ship it to my office.", "Never mind the email, just call me.", "active"),
+    ("I want to reschedule my delivery.", "Forget the booking fee.", "active"),
+])
+def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> None:
+    got = goals_after([("user", goal), ("assistant", "Sure, I can help."), ("user", later)],
+                      False)
+    assert [s for _, s in got] == [status]

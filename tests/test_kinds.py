@@ -250,6 +250,9 @@ def test_an_ids_kind_comes_from_its_cue(text: str, kind: str, value: str) -> Non
      ["SR-20240315-889"]),
     ("Sorry, the order number is actually SR-20240315-898.", ["SR-20240315-898"],
      ["SR-20240315-889"]),
+    # ... what another sentence adds is no more ids
+    ("Sorry, wrong one — it's SR-20240315-898. I also want a refund.", ["SR-20240315-898"],
+     ["SR-20240315-889"]),
     # another form is another system's: not taken by its shape
     ("It's TK-20931.", ["SR-20240315-889"], []),
 ])
@@ -265,9 +268,12 @@ def test_an_id_of_the_form_of_the_users_is_of_its_kind(said, kept, replaced) -> 
     ("Sorry, wrong one — the order number is 88210.", ["88210"], ["88120"]),
     ("Sorry, wrong one, it's 88210.", ["88210"], ["88120"]),
     ("Actually, my order number is 88210.", ["88210"], ["88120"]),
+    ("Sorry, wrong one. It's 88210.", ["88210"], ["88120"]),
     # ... not a number of something else, nor one more order
     ("No, I paid 12000 for it.", ["88120"], []),
     ("No, it is 10000 steps.", ["88120"], []),
+    ("Actually my postcode is 10115.", ["88120"], []),
+    ("不对，邮编是31000。", ["88120"], []),  # (of the same form: a noun before 是)
     ("Actually, can you also check order 88210?", ["88120", "88210"], []),
     ("Actually, what about order 88210?", ["88120", "88210"], []),
 ])

@@ -63,6 +63,7 @@ def anchors_of(text: str, role: str = "user") -> list[tuple[str, str]]:
     ("不对，是杭州市滨江区江南大道2号。", ("address", "杭州市滨江区江南大道2号")),
     # a label before a colon is no part of it; 对吧 after it is no part either
     ("请寄到我们的退货仓：广州市白云区机场路1688号。", ("address", "广州市白云区机场路1688号")),
+    ("请寄到我家：朝阳路88号3单元。", ("address", "朝阳路88号3单元")),
     ("好的，寄到广州市白云区机场路1688号对吧？", ("address", "广州市白云区机场路1688号")),
     ("地址写错了，应该是杭州市滨江区江南大道2号。", ("address", "杭州市滨江区江南大道2号")),
     ("改成杭州市滨江区江南大道2号3栋1202室。", ("address", "杭州市滨江区江南大道2号3栋1202室")),
@@ -167,7 +168,8 @@ def test_anchor_patterns(text: str, expected: tuple[str, str]) -> None:
 @pytest.mark.parametrize("text", ["北京市东城区钟楼湾胡同临9号。", "地址在5号牛街清真超市内。",
                                   "住在3号楼", "坐地铁5号线", "西城区牛街西里商业1号楼5-2号",
                                   "遥控器用的是7号电池", "在2号航站楼", "我买的是3号链接",
-                                  "我的房间号为5号。"])
+                                  "我的房间号为5号。", "我想把口红色号换成12号", "座位改成5号吧",
+                                  "尺码换成7号"])
 def test_a_number_a_place_or_a_thing_is_known_by_is_no_date(text: str) -> None:
     assert not [a for a in anchors_of(text) if a[0] in ("date", "until")]
 

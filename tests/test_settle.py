@@ -844,8 +844,14 @@ def test_a_plan_upgraded_from_goes(turns, left) -> None:
      ["Unlimited Plus plan"]),
     ([("user", "I have the Premium Family plan."), ("assistant", "OK."),
       ("user", "I don't want the Premium Family plan anymore.")], []),
-    # ... but not one asked about, nor one a condition supposes
+    # ... but not one asked about, nor the object of another act (cancelling names the
+    # plan cancelled; a negated want of another act keeps it)
     ([("user", "Is the Premium Family plan not available?")], ["Premium Family plan"]),
+    ([("user", "I want to cancel my Premium Family plan.")], ["Premium Family plan"]),
+    ([("user", "I don't want to cancel the Premium Family plan, just pause it.")],
+     ["Premium Family plan"]),
+    ([("user", "我不想取消畅享套餐")], ["畅享套餐"]),
+    ([("user", "不要动我的畅享套餐")], ["畅享套餐"]),
 ])
 def test_a_plan_turned_down_is_no_plan_of_theirs(turns, left) -> None:
     assert active(said(*turns), "product") == left

@@ -39,6 +39,7 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("assistant", "我保证今天下午5点前一定安排快递上门。"),
     ("assistant", "我会在24小时内把退货标签发给您。"),
     ("assistant", "我会在周三给您打电话。"),  # 在 and a weekday: when
+    ("assistant", "我会在周末给您回电。"),
     ("assistant", "我们的工程师会在下周五上门维修。"),
     # 一下 softens an act (催一下); a team's act put off to a day (明天上门)
     ("assistant", "我会帮您催一下快递。"),
@@ -183,7 +184,8 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     # a subject left out is the speaker's
     ("I'll text you the verification link.", "Just texted you the link."),
     # ... and a generic promise naming the act (cancellation) by the act's report
-    ("I'll process your cancellation today.", "Your order has been cancelled."),
+    ("I'll process your cancellation today.", "It has been cancelled."),
+    ("I'll confirm your booking by email tomorrow.", "Your booking is confirmed."),
     ("I'll process your refund today.", "I've refunded you."),
     # 已为您 says the service's act whatever the verb (one the table lacks: 重置, 激活)
     ("我会帮您重置端口。", "已为您重置端口。"),
@@ -254,6 +256,10 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("user", "I sent you the invoice already.")],
                  [("assistant", "I'll send you the invoice."),
                   ("user", "Sent you the invoice already.")],
+                 # a past form before a noun, or before what is no object, reports nothing
+                 [("assistant", "I'll refund the fee."),
+                  ("assistant", "Refunded orders usually take 5 days to show.")],
+                 [("user", "I'll send you the photos."), ("user", "Sent from my iPhone")],
                  # what might have been is not what was done
                  [("assistant", "I'll send you the invoice."),
                   ("assistant", "I would have sent the invoice, but the system is down.")],
@@ -274,6 +280,15 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                  *([("assistant", "I'll cancel your order now."), ("assistant", later)]
                    for later in ("Your cancellation request is complete.",
                                  "Your cancellation request has been processed.")),
+                 # a generic promise of an act, by that act done to another thing
+                 [("assistant", "I'll process your cancellation."),
+                  ("assistant", "I've cancelled the old card.")],
+                 [("assistant", "I'll process your refund."),
+                  ("assistant", "I've refunded the shipping fee.")],
+                 [("assistant", "I'll handle the booking."),
+                  ("assistant", "I've scheduled a callback for you.")],
+                 [("assistant", "I'll escalate this to a supervisor."),
+                  ("assistant", "Your refund request has been processed.")],
                  *([("assistant", "I'll process your refund today."), ("assistant", later)]
                    for later in ("Your refund request is complete. Finance will review it.",
                                  "Refunds are done within 5-7 business days.",
@@ -480,3 +495,11 @@ def test_a_condition_is_the_clause_that_opens_with_it() -> None:
     assert [t.text for t in state.open_tasks] == ["I'll refund the shipping fee now"]
     state = run([("assistant", "好的，会员已激活。")])  # 会员: no "will"
     assert state.open_tasks == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_act_said_done_by_its_noun_alone_closes_the_newest_such_task(mode: str) -> None:
+    state = run([("assistant", "I'll email you the receipt."),
+                 ("assistant", "We'll ship the replacement tomorrow."),
+                 ("assistant", "The delivery is complete.")], mode)
+    assert [t.status for t in state.open_tasks] == ["open", "done"]

@@ -301,10 +301,12 @@ def corrected_ids(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEnt
 
 _ID_FORM = re.compile(r"[A-Za-z]+|\d+|-")
 # in a correction, an id of the shape of the one it corrects; digits alone too where an
-# id is said, ending its clause ("wrong one, it's 88210", "No: 88210", 不对，是88210; not
-# "No, I paid 12000", "No, it is 10000 steps")
-_DIGIT_RUN = re.compile(rf"{_OPEN}(?:{_ID}|(?:(?<=is )|(?<=it['’]s )|(?<=是)|(?<=#)|(?<=: )"
-                        r"|(?<=：))\d{4,}(?=\s*(?:[.,;!?。，；！？]|$)))" + _CLOSE)
+# id is said with no noun of another kind, ending its clause ("wrong one, it's 88210",
+# "No: 88210", 不对，是88210; not "No, I paid 12000", "my postcode is 10115", 邮编是310000)
+_DIGIT_RUN = re.compile(
+    rf"{_OPEN}(?:(?=[A-Za-z0-9-]*[A-Za-z-]){_ID}|(?:(?<=(?i:it's ))|(?<=(?i:it’s ))"
+    r"|(?<=(?i:it is ))|(?<=^是)|(?<=[\s，,。:：]是)|(?<=#)|(?<=: )|(?<=：))\d{4,}"
+    r"(?=\s*(?:[.,;!?。，；！？]|$)))" + _CLOSE)
 
 
 def _id_form(value: str) -> tuple[str, ...]:
@@ -323,8 +325,10 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     one, the one it corrects is replaced."""
     if turn.role != "user" or not turn.content or not _DIGITS.search(turn.text):
         return anchors, []  # (most turns)
-    correction = bool(C.corrects.search(turn.text)) and not C.another.search(turn.text)
-    shaped = list((_DIGIT_RUN if correction else SHAPES["order_id"]).finditer(turn.text))
+    text = turn.text
+    correction = C.corrects.search(text) is not None
+    digits = correction and not C.another.search(text)  # (and adds no other one)
+    shaped = list((_DIGIT_RUN if digits else SHAPES["order_id"]).finditer(text))
     if not shaped and not (correction and any(a.kind in READ_BACK for a in anchors)):
         return anchors, []
     forms: dict[tuple[str, ...], tuple[AnchorKind, IndexEntry]] = {}
@@ -332,7 +336,7 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
         key, _, value = e.text.partition("=")
         form = _id_form(value)
         if key in READ_BACK and e.speaker == "user" and e.status == "active" and (
-                correction or any(p == "-" or p.isalpha() for p in form)):
+                digits or any(p == "-" or p.isalpha() for p in form)):
             forms[form] = (key, e)
     if not forms:
         return anchors, []
@@ -345,11 +349,14 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
             out.append(NewAnchor(kind=alike[0], key=alike[0], value=m.group(0),
                                  turns=[turn.index]))
     if not correction:
-        return out, []  # ("the wrong item in my other order too, SR-…": one more)
-    # a correction: the live id of the form of one it gives (with its cue or without)
+        return out, []
+    # a correction: the live id of the form of one it gives (with its cue or without),
+    # unless the sentence giving it adds one more ("the wrong item in my other order
+    # too, SR-…"; not "Sorry, wrong one — it's SR-88210. I also want a refund.")
     wrong = {forms[f][1].id for a in out if a.kind in READ_BACK
              and (f := _id_form(a.value)) in forms and forms[f][0] == a.kind
-             and forms[f][1].text.partition("=")[2] != a.value}
+             and forms[f][1].text.partition("=")[2] != a.value
+             and not any(a.value in s and C.another.search(s) for s in sentences(text))}
     return out, [ItemUpdate(id=i, status="superseded", turn=turn.index) for i in sorted(wrong)]
 
 

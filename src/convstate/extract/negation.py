@@ -31,9 +31,9 @@ sentences cut at commas and semicolons. A mention is
   refund please?").
 
 The words of each class come from the language packs (``negator``, ``want``, ``intends``,
-``require``, ``request``, ``subject``, ``adverb``, ``discourse``, ``filler``, ``contrast``,
-``accept``, ``breaker``, ``unmarked_question``); a pack without them leaves its clauses to
-the rest.
+``unsure``, ``told_after``, ``determiner``, ``require``, ``request``, ``subject``,
+``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``, ``breaker``,
+``unmarked_question``); a pack without them leaves its clauses to the rest.
 """
 
 from __future__ import annotations
@@ -150,8 +150,11 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
         return "refused"
-    if _rx("plan").fullmatch(before):
+    if _rx("plan").fullmatch(before) and not (
+            C.condition.search(after) or C.alternative.search(after)
+            or C.unsure.search(clause) or C.told_after.search(after)):
         return "chosen"  # the speaker's own plan, the option its verb: "I'll pick it up"
+        # (not "... if the refund fails", "... or maybe a refund", 我到店里退款被拒了)
     if (said := _predicate(after)) is not None:  # before an answer's words: 退款就算了
         return said
     if _rx("asked_for").fullmatch(before) and _rx("request_end").fullmatch(after):
@@ -172,6 +175,26 @@ def _predicate(after: str) -> Reading:
     if (m := C.accept.search(after)) is not None:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     return None
+
+
+def refused_object(clause: str, start: int, end: int) -> bool:
+    """Whether ``clause`` turns down its mention at ``start:end`` as a thing: a negator
+    right before it, past determiners ("not the Premium plan", 不要那个冰激凌套餐; not an act
+    of letting go: "cancel the Premium plan" names the plan cancelled), the object of a
+    negated want ("I don't want the Premium plan") — not of another act the want governs
+    ("I don't want to cancel the Premium plan", 我不想取消畅享套餐, 不要动我的套餐) — or a
+    predicate after it that turns it down ("the Gold plan is too expensive")."""
+    before = clause[:start]
+    only = _rx("object_only")
+    negator = next(reversed(list(C.negator.finditer(before))), None)
+    if negator is not None and only.fullmatch(before[negator.end():]) \
+            and not C.give_up.fullmatch(negator.group(0)):
+        return True
+    verb = _governor(before)
+    if verb is not None and verb[0] is not None and verb[1] \
+            and only.fullmatch(before[verb[0].end():]):
+        return True
+    return _predicate(clause[end:]) == "refused"
 
 
 def own_act(prefix: str) -> bool:
@@ -301,6 +324,8 @@ _TEMPLATES = {
     # ("Could I get a refund please?", "Can you expedite it, please?")
     "asked_for": r"(?:{discourse}|{subject}|{filler}|{asks_for}|[\W_])*+",
     "request_end": r"(?:{object})?[\s,，]*(?:{request})[\W_]*",
+    # what stands between a verb and its object, and nothing else
+    "object_only": r"(?:{determiner}|\s)*+",
     # the speaker's own plan up to its verb, the mention ("I'll pick it up myself")
     "plan": r"(?:{discourse}|[\W_])*+(?:{intends})",
     # what may stand before a verb said as an imperative

@@ -274,11 +274,12 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
     ("date", "date", _needs((_DIGIT, "day"), re.compile(  # (a weekday ends in "day")
         r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号]?|\d{1,2}月\d{1,2}[日号]"
         # a day of the month alone (16号, 15日), said where a date is (after a break, a
-        # verb of booking or changing: 改成, a preposition, 我, a day) and as one: before a
+        # verb of booking or changing: 改成, not of a thing known by its number: 色号换成,
+        # 座位改成; a preposition, 我, a day) and as one: before a
         # clause's end, a time of day, an act that starts or ends a stay, or a particle —
         # not a number a place or a thing is known by (胡同6号, 3号楼, 7号电池, 2号航站楼)
-        r"|(?:^|(?<=[\s，。,.!！?？:：、到至在是于订改约等从和或及我您你天])|(?<=[改换定][成为]))"
-        r"(?<!址在)"
+        r"|(?:^|(?<=[\s，。,.!！?？:：、到至在是于订改约等从和或及我您你天])|(?<=[改换][成为]))"
+        r"(?<!址在)(?<![号位码间柜室][改换][成为])"
         r"(?:[12]\d|3[01]|0?[1-9])[日号](?=\s*(?:$|[，。,.!！?？;；、]|[上下中]午|晚上|早上|凌晨"
         r"|取车|提车|还车|入住|退房|离店|出发|上门|送|到|前|之前|以前|之后|以后|左右|吧|呢|吗"
         r"|可以|行|的(?:房间|票|航班|位子|机票)))"
@@ -391,10 +392,11 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"(?:地址[^。！？!?\n]{0,8}?(?:改成|改为|换成)|收货地址|收件地址|地址|寄到|送到|位于|坐落于"
         r"|坐落在)\s*+"
         r"(?:是|为|在|改成|改为|换成|(?:已经?)?(?:更新|修改|变更)为|:|：|\s)*"
+        # (past a label of the place before a colon: 寄到我们的退货仓：…, 送到我家：…)
+        r"(?:[^，。,;；!！?？\n\s：:]{1,8}[：:]\s*)?"
         r"((?=[^，。,;；!！?？\n\s：:]{0,58}[省市区县镇乡村路街道巷弄号楼室栋座])"
         r"(?![和与跟及或吗呢吧]|还是|还|就是|就|也|都)[^，。,;；!！?？\n\s：:]{4,60}"
-        r"(?<![吧呢啊呀哦嘛了对吗]))"  # (送到…2号吧, …号对吧: a particle ends it; a label
-        # before a colon is no address: 寄到我们的退货仓：…, the shape below takes it)
+        r"(?<![吧呢啊呀哦嘛了对吗]))"  # (送到…2号吧, …号对吧: a particle ends it)
         # a Chinese address by its shape alone, with no cue (不对，是杭州市滨江区江南大道2号):
         # a city or a district, then a road and its number
         r"|(?:(?<![\u4e00-\u9fff])|(?<=[是到在为成往]))"  # (where a word may start)
@@ -763,9 +765,9 @@ class RuleExtractor(BaseExtractor):
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
-            if junk:
-                pass  # a pleasantry, a feeling, a complaint ("Are you kidding me?"): the
-                # sentiment's to read, even put as a question
+            if junk and not C.asks.search(text) and _words(text) <= _EXCLAIMED:
+                pass  # a short pleasantry or outcry put as a question asks nothing ("Are
+                # you kidding me?", "Hello?"): the sentiment's to read
             elif (C.question.search(text) or C.asks.search(text)) and not C.negative.search(text):
                 if (m := C.seek_ask.search(text)) and not C.seek_nothing.match(text, m.end()) \
                         and not C.goal_stop.search(text):
@@ -774,6 +776,8 @@ class RuleExtractor(BaseExtractor):
                     delta.goals.append(NewGoal(text=text, turns=at))
                 else:
                     delta.requests.append(NewRequest(text=text, turns=at))
+            elif junk:
+                pass  # a pleasantry, a feeling, a complaint: the sentiment's to read
             elif refusal(text) and not _objectless(text):
                 delta.anchors.append(NewAnchor(kind="negative_constraint",
                                                key="negative_constraint", value=c.framed,
@@ -806,6 +810,16 @@ class RuleExtractor(BaseExtractor):
                 and not negated(text, m.start()) and not junk:
             delta.decisions.append(NewDecision(text=text, turns=at))
 
+
+# words of a question that may be an outcry and no more ("Are you kidding me?"); a
+# longer one, or one with a question word, asks ("Why is my refund still not here?")
+_EXCLAIMED = 5
+
+
+def _words(text: str) -> int:
+    """How many words ``text`` says: Latin ones, and a Chinese one per two characters."""
+    han = sum(len(run) for run in HAN_RUN.findall(text))
+    return len(HAN_RUN.sub(" ", text).split()) + han // 2
 
 # the sections a clause may go to (a fact is what fits none of them)
 _TEXT_SECTIONS = tuple(s.name for s in BUILT_IN if s is not FACTS)

@@ -50,7 +50,15 @@ from ..state import INDEX_TEXT, IndexEntry, section_entries
 from ..turns import Turn
 from .clock import same_clock
 from .facts import sentences
-from .negation import MAX_CLAUSE, REACH, own_act, question, reading, turned_down
+from .negation import (
+    MAX_CLAUSE,
+    REACH,
+    own_act,
+    question,
+    reading,
+    refused_object,
+    turned_down,
+)
 from .products import product_head
 
 C = Cues()
@@ -488,6 +496,9 @@ def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
             for a in anchors if id(a) not in dropped]
 
 
+_DECLINED_KEYS = SLOT_KEYS | {"product"}  # (a product turned down as a thing: refused_object)
+
+
 def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntry]
              ) -> tuple[list[NewAnchor], list[ItemUpdate]]:
     """A slot value (a date, a time, a place, a category) or a product the user turns
@@ -504,7 +515,7 @@ def declined(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEntr
     # value not: "I don't need it until Friday" still says Friday)
     down = [a for a, start, end in _placed(text, anchors) if a.key in _DECLINED_KEYS
             and (c := bounds.clause(start, end))[1] - c[0] <= MAX_CLAUSE
-            and (turned_down if a.key in SLOT_KEYS else _refused)(
+            and (turned_down if a.key in SLOT_KEYS else refused_object)(
                 text[c[0]:c[1]], start - c[0], end - c[0])
             # not asked ("周一不行吗？") nor supposed ("If Monday is bad, ...")
             and not bounds.clause_asks(start, end) and not C.condition.search(text[c[0]:start])]
@@ -598,11 +609,6 @@ _MOVE_REACH = 60  # characters before a value where the verb that moves it from 
 _INSTEAD_REACH = 16  # ... and "instead of", right before it
 # ("upgrade from the Silver plan to the Gold plan", "change my number from ... to ...")
 _MOVED_KEYS = SLOT_KEYS | CONTACT_KEYS | {"product", "account"}
-_DECLINED_KEYS = SLOT_KEYS | {"product"}
-
-
-def _refused(clause: str, start: int, end: int) -> bool:
-    return reading(clause, start, end) == "refused"
 
 
 def _let_go(down: list[NewAnchor], anchors: Sequence[NewAnchor],

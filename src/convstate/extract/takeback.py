@@ -20,7 +20,7 @@ from ..lang import Cues
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .negation import refusal
-from .tasks import act_class
+from .tasks import act_verb
 
 C = Cues()
 Clauses = Callable[[Turn], Iterable[tuple[str, bool]]]  # a turn's (clause, asks)
@@ -63,13 +63,13 @@ def _act_word(text: str) -> str | None:
 
 
 def _same_act(a: str | None, b: str | None) -> bool:
-    """Whether two act words (``_act_word``) name one act: equal, of one verb class
-    (cancel, cancellation: ``act_class``; not refund, refurbished), or one Chinese
-    character the other starts with (退 of 退款)."""
+    """Whether two act words (``_act_word``) name one act: equal, one verb (cancel,
+    cancellation: ``act_verb``; not refund and refurbished, nor refund and credit), or one
+    Chinese character the other starts with (退 of 退款)."""
     if a is None or b is None:
         return False
     if a.isascii():
-        return a == b or act_class(a) is not None and act_class(a) == act_class(b)
+        return a == b or act_verb(a) is not None and act_verb(a) == act_verb(b)
     return a == b or (len(a) == 1 or len(b) == 1) and a[0] == b[0]
 
 

@@ -155,11 +155,22 @@ def act_of(text: str) -> Act | None:
     return _act_of(text, LANGUAGES.version, False)
 
 
-def act_class(word: str) -> str | None:
-    """The verb class an English word names as a verb or a noun of an act ("cancel",
-    "cancellation": cancel), or None."""
+def act_verb(word: str) -> str | None:
+    """The verb an English word is, or names as an act, of the lexicon's classes
+    ("cancel", "cancellation": cancel; not "credit card" for a refund), or None."""
     grammar = _grammars(LANGUAGES.version).get("en")
-    return grammar.act_noun(word.lower()) if isinstance(grammar, English) else None
+    return grammar.act_verb(word.lower()) if isinstance(grammar, English) else None
+
+
+def _class_of(word: str) -> str | None:
+    grammar = _grammars(LANGUAGES.version).get("en")
+    return grammar.act_noun(word) if isinstance(grammar, English) else None
+
+
+def _names_acts_only(done: Act) -> bool:
+    """Whether a generic report says no more than the act ("Your refund has been
+    processed", "The cancellation is done": no thing it was done to)."""
+    return bool(done.objects) and all(o.isascii() and _class_of(o) for o in done.objects)
 
 
 def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
@@ -186,11 +197,14 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
         shared_verb = bool(task.verbs & verbs)
         if shared_verb and task.objects & done.objects:
             strong.append(k)
-        elif done.generic and done.objects & (task.objects | task.verbs) or \
-                task.generic and task.objects & verbs:
-            # "your refund has been processed": we will refund you; "I've cancelled your
-            # order": we will process your cancellation
-            strong.append(k)
+        elif done.generic and done.objects & (task.objects | task.verbs):
+            # "your refund has been processed": we will refund you (the act alone named,
+            # the newest such task: of two sendings, "The delivery is complete" is one)
+            (weak if _names_acts_only(done) else strong).append(k)
+        elif task.generic and task.objects & verbs and (
+                not done.objects or done.objects & task.objects):
+            strong.append(k)  # "I've refunded you": we will process your refund (not
+            # "I've refunded the shipping fee")
         elif shared_verb and not (sent or renewal) and not (task.objects and done.objects):
             weak.append(k)
     return strong or weak[-1:]
@@ -212,8 +226,10 @@ def achieves(done: Act, report: str, wanted: str) -> bool:
             or done.told or done.agent == "other" or _second_act(wanted):
         return False  # (a search, a lookup: no act one party does for the other)
     named = want.objects | want.verbs
-    if done.generic:  # (what it names besides, the goal names: "refund for order 88231")
-        same = bool(done.objects & named) and done.objects <= named | terms(wanted)
+    if done.generic:  # (what it names besides, the goal names: "refund for order 88231";
+        # a noun of the act is the act: "The cancellation is done")
+        rest = {o for o in done.objects if not (o.isascii() and _class_of(o) in named)}
+        same = bool(done.objects & named) and rest <= named | terms(wanted)
     else:
         same = bool(want.verbs & done.verbs) and want.objects <= done.objects and (
             bool(want.objects) or done.objects <= named | terms(wanted))  # (办理退款: 退款)

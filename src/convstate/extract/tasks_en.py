@@ -22,6 +22,8 @@ class English(EnglishWords):
     UNREAL = frozenset("would should could might must may".split())
     # what opens a noun phrase that a relative clause may follow
     DETERMINERS = frozenset("the this that these those my your our his her their a an".split())
+    # ... and what may follow a verb as its object
+    OBJECTS = DETERMINERS | frozenset("it you me us them him her".split())
 
     # words of a partitive ("one of", "the rest of", "a member of"): the head is after "of"
     PARTITIVE = frozenset("""one two three some most all each any none many few several
@@ -162,10 +164,11 @@ class English(EnglishWords):
                     if passive and (toks[p] in self.done_adjectives
                                     or self.lemma(toks[p]) in self.empty):
                         done = self.said_done(toks, a, p)
-                        if done is not None or toks[p] not in self.done_adjectives \
-                                or not self.is_past(toks[p]):
+                        participle = toks[p] in self.done_adjectives and self.is_past(toks[p])
+                        if done is not None or not participle:
                             return done
-                        # ("Your order is confirmed": no act's noun, a confirming)
+                        # (a participle of its own, said of no act's noun: "Your order is
+                        # confirmed" reports a confirming)
                     return self.reported(toks, a, p, passive)
             elif self.is_past(t) and (a == 0 or toks[a - 1] not in ("have", "has", "had")) \
                     and self.doer(toks, a) is not None and not self.relative(toks, a):
@@ -184,7 +187,9 @@ class English(EnglishWords):
                                 for t in toks[p + 1:]):
             return None
         act = self.reported(toks, a, p, True)
-        return None if act is None else replace(act, objects=frozenset({named}), generic=True)
+        return None if act is None else replace(  # the noun and its class: a generic
+            # verb's object ("confirm your booking" is closed by "Your booking is confirmed")
+            act, objects=frozenset({self.lemma(self.head(toks[:a])), named}), generic=True)
 
     def head(self, subject: Sequence[str]) -> str:
         """The head noun of a subject: its last word before what it is of or for ("Your
@@ -224,13 +229,15 @@ class English(EnglishWords):
 
     def doer(self, toks: Sequence[str], a: int) -> Agent | Literal[""] | None:
         """Who did the act whose past form is at ``a`` (simple past): "speaker" (I, we, or
-        none said: "Just texted you the link"), "other" (you), "" for anyone else named;
-        None when what stands before is no subject."""
+        none said, its object after it: "Just texted you the link", "Sent!"; not
+        "Refunded orders take 5 days", "Sent from my iPhone"), "other" (you), "" for anyone
+        else named; None when what stands before is no subject."""
         k = a - 1
         while k >= 0 and toks[k] in self.adverbs:
             k -= 1
         if k < 0:
-            return "speaker"
+            after = toks[a + 1] if a + 1 < len(toks) else ""
+            return "speaker" if after in self.OBJECTS or not after else None
         if toks[k] in ("i", "we"):
             return "speaker"
         if toks[k] == "you":
@@ -260,9 +267,8 @@ class English(EnglishWords):
         generic = verbs <= self.generic
         head = self.head(subject) if generic and passive else ""
         acts = frozenset({self.act_noun(head) or ""}) - {""}
-        if acts:  # its subject's head names the act ("Your cancellation has been
-            # processed": cancelling; not "Your cancellation request") by its class
-            subject = [t for t in subject if t != head]
+        # (its subject's head names the act: "Your cancellation has been processed" is
+        # a cancelling; not "Your cancellation request")
         # a passive's object is its subject ("the label has been emailed")
         objects = (self.content(subject) | self.content(obj)) if passive else \
             (self.content(obj) or self.content(subject))

@@ -21,9 +21,9 @@ def _conditions(table: Mapping[str, str]) -> re.Pattern[str]:
                       f"|^(?:{openers})(?![了过着])")
 
 
-# a day: today, tomorrow, a weekday (周三, 下星期五, 礼拜天), this or next week
-_DAY = (r"(?:(?:本|这|下个?)?(?:周|星期|礼拜)[一二三四五六日天]|今天|明天|后天|今晚|明早|当天"
-        r"|本周|下周)")
+# a day: today, tomorrow, a weekday or the weekend (周三, 下星期五, 周末), this or next week
+_DAY = (r"(?:(?:本|这|下个?)?(?:周|星期|礼拜)[一二三四五六日天末]|今天|明天|后天|今晚|明早|当天"
+        r"|本周|下周|月底|月初)")
 
 # what joins a second verb to a report's first, under the same 已 (开好并发到您邮箱了)
 _JOINED = re.compile(r"并且?|然后|同时|随后")

@@ -117,16 +117,24 @@ class EnglishWords:
         return word in self.past or (len(word) > 4 and word.endswith("ed")
                                      and word not in self.lemmas)
 
-    def act_noun(self, word: str) -> str | None:
-        """The verb class a noun names as an act ("booking", "cancellation", "delivery",
-        "replacement": book, cancel, send, replace), or None."""
+    def act_verb(self, word: str) -> str | None:
+        """The verb of a class a word is, or names as an act ("booking", "cancellation",
+        "delivery": book, cancel, deliver), as a key; None for any other word."""
         if word in self.results:
             return None
-        found = self.classes.get(self.lemma(word))
+        if self.lemma(word) in self.classes:
+            return self.lemma(word)
         for ending, verb in self.act_endings:
-            if found is None and len(word) > len(ending) + 2 and word.endswith(ending):
-                found = self.classes.get(self.key(word[:-len(ending)] + verb))
-        return found
+            if len(word) > len(ending) + 2 and word.endswith(ending) \
+                    and (key := self.key(word[:-len(ending)] + verb)) in self.classes:
+                return key
+        return None
+
+    def act_noun(self, word: str) -> str | None:
+        """The verb class a word names as an act ("booking", "cancellation", "delivery",
+        "replacement": arrange, cancel, send, replace), or None."""
+        verb = self.act_verb(word)
+        return None if verb is None else self.classes[verb]
 
     def content(self, toks: Sequence[str]) -> frozenset[str]:
         """The content words' lemmas (no pronouns, function words or particles)."""

@@ -84,7 +84,13 @@ SCOPE = {
                   r"(?:give|get|send|bring)\s+(?:me|us)\b",
     # the speaker's own plan, the option its verb ("I'll pick it up myself"): chosen
     "intends": r"\b(?:I|we)\s*(?:['’]ll|will|shall|am\s+going\s+to|['’]m\s+going\s+to)"
-               r"(?:\s+(?:just|simply|then|probably|rather))*\s+",
+               r"(?:\s+(?:just|simply|then))*\s+",
+    # ... unless what follows puts it in doubt ("... or maybe get a refund, not sure")
+    "unsure": r"\b(?:maybe|perhaps|probably|not\s+sure|might)\b",
+    # ... or tells it done ("我换货过一次": a report, no plan)
+    "told_after": r"(?!)",
+    # what may stand between a verb and its object ("I don't want the Premium plan")
+    "determiner": r"\b(?:the|a|an|that|this|those|these|my|your|our|any|such)\b",
     # who may be the subject of a governing verb: the speaker, the listener, the thing
     "subject": r"\b(?:I|we|you|it|this|that)\b",
     # what may stand between that subject and its verb
@@ -167,8 +173,11 @@ ACTS = {
         r"|thx|cheers|bye|good\s*bye|see\s+you|take\s+care|have\s+a\s+(?:\w+\s+)?(?:day"
         r"|one|evening|weekend|night|trip|time|holiday|flight)|enjoy\s+(?:your|the)\b"
         r"|good\s+(?:morning|afternoon|evening|night)|hi\b|hello|hey\b|you['’]?re\s+welcome"
-        r"|no\s+(?:problem|worries)|(?:I['’]?m\s+|I\s+am\s+)?(?:(?:so|very|really|terribly)\s+)?sorry"
-        r"|(?:my\s+)?apologies|nice\s+(?:to|talking)"
+        r"|no\s+(?:problem|worries)|sorry|(?:my\s+)?apologies|nice\s+(?:to|talking)"
+        # ... said as the speaker's, of bothering or of what comes after a comma ("I'm so
+        # sorry to bother you"; not "I'm sorry I missed the delivery": a fact)
+        r"|(?:I['’]?m|I\s+am)\s+(?:(?:so|very|really|terribly)\s+)?sorry(?=\s+(?:to|for|about)\b"
+        r"|\W*$|\s*,)"
         # an acknowledgment, all the clause says ("I see", "I understand", "got it")
         r"|(?:I\s+(?:see|understand|get\s+it)|got\s+it|understood|noted|fair\s+enough"
         r"|(?:that\s+)?makes\s+sense)(?:\s+(?:now|that|what\s+you\s+mean"
@@ -222,10 +231,7 @@ ACTS = {
     "grievance":
         r"\b(?:(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th)|umpteenth|nth)\s+time"
         r"|again\s+and\s+again|over\s+and\s+over|yet\s+again"
-        r"|(?:I|we|you|they|it)\s+(?:keeps?|kept)\s+\w+ing"
-        # a fault of the service's that recurs ("it logs me out every day")
-        r"|^\W*(?:it|they|you|your\s+\w+)\s+(?:\w+\s+){1,4}?(?:every\s+(?:single\s+)?(?:day"
-        r"|time)|all\s+the\s+time|constantly|non-?stop)"
+        r"|(?:I|we|you|they|it)\s+(?:keep|kept)\s+\w+ing"
         r"|still\s+(?:haven['’]t|hasn['’]t|have\s+not|has\s+not|not|no|waiting|nothing)"
         r"|(?:can['’]?t|cannot)\s+wait\s+any\s*(?:longer|more)"
         r"|been\s+waiting\s+(?:for\s+)?(?:ages|forever|so\s+long|(?:\w+\s+)?(?:days|weeks"
@@ -987,8 +993,9 @@ PACK = LanguagePack(
         # (cancellation: cancel, delivery: deliver, replacement: replace); "-ing" is the
         # lemma's own
         "act_noun_endings": "ication:y ation: ssion:t ment: ery:er al: ion:",
-        # ... but these name what the act gives, a thing ("Your information is complete")
-        "result_nouns": "information application",
+        # ... but these name what the act gives, a thing ("Your information is complete",
+        # "Your refund request has been processed": the request, not the refund)
+        "result_nouns": "information application request",
         # verbs that name when a name follows the person ("I'll call you Liam")
         "naming_verbs": "call",
         # after the modal: not a promise ("I'll never forget", "I will always love")

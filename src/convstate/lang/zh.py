@@ -34,8 +34,11 @@ SCOPE = {
     # a request by itself, in a question too (能帮我退款吗)
     "request": r"请(?!问)|麻烦(?![你您]了)|帮我|帮忙|给我|劳驾",
     # the speaker's own plan, the option its verb (我自己去门店自提, 我会自提): chosen
-    "intends": r"(?:我们?|咱们?)(?:自己|还是|就|会|直接|亲自)*(?:(?:去|到)[\u4e00-\u9fff]{0,4}?"
-               r"(?:自己|亲自)?)?",
+    "intends": r"(?:我们?|咱们?)(?:自己|还是|直接|亲自)*(?:会|要|就|打算|准备|去|到)"
+               r"(?:自己|亲自|直接)*(?:(?:去|到)?[\u4e00-\u9fff]{0,4}?(?:自己|亲自)?)",
+    "unsure": r"可能|也许|或许|说不定|不确定",
+    "told_after": r"^(?:了|过|的|被)",
+    "determiner": r"那个|这个|那种|这种|那|这|个|我的|我们的|的|一个",
     # who may be the subject of a governing verb: the speaker, the listener, the thing
     "subject": r"我们?|咱们?|本人|您|你们?|它|这个|那个",
     # what may stand between that subject and its verb
