@@ -21,7 +21,9 @@ sentences cut at commas and semicolons. A mention is
   exchange", "no exchange", 不用换货, 别换货), or a negated accepting predicate ("today
   doesn't work", 换货不行);
 - **chosen** too when the mention is the verb of the speaker's own plan, only openers
-  before it ("I'll pick it up myself", 我自己去门店自提, 我会自提);
+  before it ("I'll pick it up myself", 我自己去门店自提, 我会自提) — not with a condition,
+  an "or", a doubt or a report about it ("... if the refund fails", "I'll probably ...",
+  我到店里退款被拒了);
 - **only mentioned** otherwise: a report ("It arrived today.", "my friend got an exchange
   last time"), what a subordinate clause, a report or an inquiry holds (because, if,
   "I want to know ...", 因为, 如果, 了解一下), and a question. A question asks, it does not

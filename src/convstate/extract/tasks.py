@@ -163,6 +163,7 @@ def act_verb(word: str) -> str | None:
 
 
 def _class_of(word: str) -> str | None:
+    """The verb class an English word names as an act (``act_verb``'s class), or None."""
     grammar = _grammars(LANGUAGES.version).get("en")
     return grammar.act_noun(word) if isinstance(grammar, English) else None
 

@@ -182,14 +182,15 @@ class English(EnglishWords):
         an act, not "the form"; "Your refund request is complete" is the request's), the
         word ending the clause (not "done within 5-7 days", "complete once the bank
         approves it"). The noun names the act, as a generic verb's object does."""
-        named = self.act_noun(self.head(toks[:a]))
+        head = self.head(toks[:a])
+        named = self.act_noun(head)
         if named is None or any(t not in self.adverbs and t not in ("today", "for", "you")
                                 for t in toks[p + 1:]):
             return None
         act = self.reported(toks, a, p, True)
         return None if act is None else replace(  # the noun and its class: a generic
             # verb's object ("confirm your booking" is closed by "Your booking is confirmed")
-            act, objects=frozenset({self.lemma(self.head(toks[:a])), named}), generic=True)
+            act, objects=frozenset({self.lemma(head), named}), generic=True)
 
     def head(self, subject: Sequence[str]) -> str:
         """The head noun of a subject: its last word before what it is of or for ("Your
