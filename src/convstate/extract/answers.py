@@ -353,10 +353,11 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     # a correction: the live id of the form of one it gives (with its cue or without),
     # unless the sentence giving it adds one more ("the wrong item in my other order
     # too, SR-…"; not "Sorry, wrong one — it's SR-88210. I also want a refund.")
+    adding = [s for s in sentences(text) if C.another.search(s)]
     wrong = {forms[f][1].id for a in out if a.kind in READ_BACK
              and (f := _id_form(a.value)) in forms and forms[f][0] == a.kind
              and forms[f][1].text.partition("=")[2] != a.value
-             and not any(a.value in s and C.another.search(s) for s in sentences(text))}
+             and not any(a.value in s for s in adding)}
     return out, [ItemUpdate(id=i, status="superseded", turn=turn.index) for i in sorted(wrong)]
 
 

@@ -821,6 +821,7 @@ def _words(text: str) -> int:
     han = sum(len(run) for run in HAN_RUN.findall(text))
     return len(HAN_RUN.sub(" ", text).split()) + han // 2
 
+
 # the sections a clause may go to (a fact is what fits none of them)
 _TEXT_SECTIONS = tuple(s.name for s in BUILT_IN if s is not FACTS)
 

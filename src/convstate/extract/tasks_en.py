@@ -266,14 +266,14 @@ class English(EnglishWords):
             who = self.doer(toks, a)
             agent = who if who in ("speaker", "other") else None
         generic = verbs <= self.generic
-        head = self.head(subject) if generic and passive else ""
-        acts = frozenset({self.act_noun(head) or ""}) - {""}
-        # (its subject's head names the act: "Your cancellation has been processed" is
-        # a cancelling; not "Your cancellation request")
-        # a passive's object is its subject ("the label has been emailed")
+        # a passive's object is its subject ("the label has been emailed"); a generic
+        # one's head names the act ("Your cancellation has been processed" is a
+        # cancelling; not "Your cancellation request")
         objects = (self.content(subject) | self.content(obj)) if passive else \
             (self.content(obj) or self.content(subject))
-        return Act(verbs, objects | acts, agent, generic=generic, told=a == p)
+        if generic and passive and (named := self.act_noun(self.head(subject))):
+            objects |= {named}
+        return Act(verbs, objects, agent, generic=generic, told=a == p)
 
     # a task's own text --------------------------------------------------------------
     def act_of(self, text: str) -> Act | None:
