@@ -94,6 +94,13 @@ def case_after_turns(turns: list[tuple[str, str]]) -> Case:
     ("I'll exchange it at the store myself.", "exchange"),
     ("我自己去门店换货。", "exchange"),
     ("我会退款。", "refund"),
+    # after a clause that refused one, a clause turning to another ("just", 只, 就)
+    ("No refund please, just swap it through an exchange.", "exchange"),
+    ("不要换货，就退款吧。", "refund"),
+    # an excepting word after a negation: the thing excepted is wanted
+    ("I don't want anything except a refund.", "refund"),
+    ("Nothing other than a refund, please.", "refund"),
+    ("No exchange, nothing except a refund.", "refund"),
 ])
 def test_the_option_asked_for_is_chosen_and_the_negated_one_is_not(text: str,
                                                                   method: str) -> None:
@@ -254,6 +261,14 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     # left open later: the earlier choice stands
     (("I want a refund.", "A refund or an exchange, whichever is faster."), "refund"),
     (("I want a refund, not an exchange.",), "refund"),  # no "or": a choice
+    # an "or" opening the next clause of the sentence joins them too
+    (("I'm going to exchange it, or maybe get a refund.",), None),
+    (("I'd like an exchange, or a refund if that is easier.",), None),
+    (("我想换货，或者退款也行。",), None),
+    # ... but not to one refused: 还是 after it is "rather"
+    (("不要换货了，还是退款吧。",), "refund"),
+    # a refusal turns to nothing not said after a turning word
+    (("No refund, I heard exchanges take forever.",), None),
 ])
 def test_options_joined_by_or_are_left_open(texts: tuple[str, ...], method) -> None:
     assert case_after(*texts).refund_method == method

@@ -852,6 +852,9 @@ def test_a_plan_upgraded_from_goes(turns, left) -> None:
      ["Premium Family plan"]),
     ([("user", "我不想取消畅享套餐")], ["畅享套餐"]),
     ([("user", "不要动我的畅享套餐")], ["畅享套餐"]),
+    # ... nor the one excepted from a negation
+    ([("user", "I don't want anything except the Gold plan.")], ["Gold plan"]),
+    ([("user", "I want any plan except the Gold plan.")], []),
 ])
 def test_a_plan_turned_down_is_no_plan_of_theirs(turns, left) -> None:
     assert active(said(*turns), "product") == left

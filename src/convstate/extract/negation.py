@@ -19,7 +19,11 @@ sentences cut at commas and semicolons. A mention is
   ("a refund, not an exchange", 要退款不要换货, "rather ... than"; a contrast — but, 而是 —
   ends that scope), a negator right before a mention that has no verb ("not an
   exchange", "no exchange", 不用换货, 别换货), or a negated accepting predicate ("today
-  doesn't work", 换货不行);
+  doesn't work", 换货不行) — but an excepting word after a negation negates it again ("I
+  don't want anything except a refund", "nothing other than a refund": chosen);
+- **chosen** after a contrast that follows a refused one: in its clause ("not an exchange
+  but a refund"), or opening a later clause of the sentence ("No refund please, just
+  swap it through an exchange", 不要换货，就退款吧);
 - **chosen** too when the mention is the verb of the speaker's own plan, only openers
   before it ("I'll pick it up myself", 我自己去门店自提, 我会自提) — not with a condition,
   an "or", a doubt or a report about it ("... if the refund fails", "I'll probably ...",
@@ -32,7 +36,12 @@ sentences cut at commas and semicolons. A mention is
   mention, or that closes a question asking for the mention itself ("Could I get a
   refund please?").
 
-The words of each class come from the language packs (``negator``, ``want``, ``intends``,
+Options that "or" joins (或者, 还是), in a clause or across the clauses of a sentence ("I'll
+exchange it, or maybe get a refund"), are left open: neither is chosen — unless the other
+was refused ("不要换货了，还是退款吧": 还是 is "rather" there).
+
+The words of each class come from the language packs (``negator``, ``excepting``,
+``nothing``, ``turns_to``, ``alternative``, ``want``, ``intends``,
 ``unsure``, ``told_after``, ``determiner``, ``require``, ``request``, ``subject``,
 ``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``, ``breaker``,
 ``unmarked_question``); a pack without them leaves its clauses to the rest.
@@ -66,11 +75,15 @@ def clauses(text: str) -> Iterator[tuple[str, bool]]:
     """The clauses of ``text`` (of at most MAX_CLAUSE characters), verbatim, each with
     whether it asks a question."""
     for sentence in sentences(text):
-        in_question = bool(C.question.search(sentence))
-        for m in _CLAUSE.finditer(sentence):
-            clause = m.group(0).strip()
-            if clause and len(clause) <= MAX_CLAUSE:
-                yield clause, question(clause, in_question)
+        yield from _clauses_of(sentence)
+
+
+def _clauses_of(sentence: str) -> Iterator[tuple[str, bool]]:
+    in_question = bool(C.question.search(sentence))
+    for m in _CLAUSE.finditer(sentence):
+        clause = m.group(0).strip()
+        if clause and len(clause) <= MAX_CLAUSE:
+            yield clause, question(clause, in_question)
 
 
 def question(clause: str, in_question: bool = False) -> bool:
@@ -89,29 +102,50 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
     an exchange is fine", 退款或者换货都可以)."""
     chosen: str | None = None
     refused: list[str] = []
-    for clause, asks in clauses(text):
-        hits = sorted((m.start(), m.end(), value) for value, pattern in options
-                      for m in pattern.finditer(clause) if m.end() > m.start())
-        turned = -1  # where the option the clause refused last ends
-        open_: set[str] = set()  # the options "or" joins
-        for (_, end, value), (start, _, other) in zip(hits, hits[1:], strict=False):
-            if value != other and C.alternative.search(clause, end, start):
-                open_ |= {value, other}
-        for start, end, value in hits:
-            found = reading(clause, start, end, asks)
-            if found == "chosen" and value in open_:
-                continue
-            if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
-                found = "chosen"  # the other option, after a contrast: "not X but Y"
-            if found is not None and value in refused:
-                refused.remove(value)
-            if found == "chosen":
-                chosen = value
-            elif found == "refused":
-                refused.append(value)
-                turned = end
-                chosen = None if chosen == value else chosen
+    for sentence in sentences(text):
+        open_ = _joined(sentence, options)  # the options "or" joins, across its clauses
+        # ("I'll exchange it, or maybe get a refund")
+        refused_before = False  # a clause of the sentence before refused an option
+        for clause, asks in _clauses_of(sentence):
+            hits = _hits(clause, options)
+            turned = -1  # where the option the clause refused last ends
+            turns_to = refused_before and C.turns_to.match(clause) is not None
+            for start, end, value in hits:
+                found = reading(clause, start, end, asks)
+                if found == "chosen" and open_.get(value, set()) - set(refused):
+                    continue  # (not after the other was refused: 不要换货了，还是退款吧)
+                if found is None and (turned >= 0 and C.contrast.search(clause, turned, start)
+                                      or turned < 0 and turns_to and value not in refused):
+                    found = "chosen"  # the other option, after a contrast: "not X but Y";
+                    # "No refund, just swap it through an exchange"
+                if found is not None and value in refused:
+                    refused.remove(value)
+                if found == "chosen":
+                    chosen = value
+                elif found == "refused":
+                    refused.append(value)
+                    turned, refused_before = end, True
+                    chosen = None if chosen == value else chosen
     return chosen, refused
+
+
+def _hits(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
+          ) -> list[tuple[int, int, str]]:
+    """The options' mentions in ``text``, in order: (start, end, value)."""
+    return sorted((m.start(), m.end(), value) for value, pattern in options
+                  for m in pattern.finditer(text) if m.end() > m.start())
+
+
+def _joined(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
+            ) -> dict[str, set[str]]:
+    """The options that "or" (或者, 还是) joins in ``text``, each with those it is joined
+    to: two mentions of different options with an alternative between them."""
+    hits, out = _hits(text, options), dict[str, set[str]]()
+    for (_, end, value), (start, _, other) in zip(hits, hits[1:], strict=False):
+        if value != other and C.alternative.search(text, end, start):
+            out.setdefault(value, set()).add(other)
+            out.setdefault(other, set()).add(value)
+    return out
 
 
 def latest_choice(turns: Sequence[tuple[int, str]],
@@ -151,7 +185,8 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     if (m := _rx("verb_after").match(after)) is not None:  # 今天必须到
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
-        return "refused"
+        last = next(reversed(list(C.negator.finditer(before))), None)
+        return "chosen" if last is not None and _excepted(before, last) else "refused"
     if _rx("plan").fullmatch(before) and not (
             C.condition.search(after) or C.alternative.search(after)
             or C.unsure.search(clause) or C.told_after.search(after)):
@@ -190,7 +225,7 @@ def refused_object(clause: str, start: int, end: int) -> bool:
     only = _rx("object_only")
     negator = next(reversed(list(C.negator.finditer(before))), None)
     if negator is not None and only.fullmatch(before[negator.end():]) \
-            and not C.give_up.fullmatch(negator.group(0)):
+            and not C.give_up.fullmatch(negator.group(0)) and not _excepted(before, negator):
         return True
     verb = _governor(before)
     if verb is not None and verb[0] is not None and verb[1] \
@@ -306,9 +341,23 @@ def _through(between: str, negative: bool) -> Reading:
     parts = C.contrast.split(between)
     if len(parts) > 1:
         negative, between = False, parts[-1]
-    if C.negator.search(between):
+    last = next(reversed(list(C.negator.finditer(between))), None)
+    if last is not None and _excepted(between, last, negative):
+        return "chosen"  # "I don't want anything except a refund"
+    if last is not None:
         return "refused"
     return "refused" if negative else "chosen"
+
+
+def _excepted(before: str, negator: re.Match[str], negative: bool = False) -> bool:
+    """Whether ``negator``, the last one in ``before``, leaves its mention out of a
+    negation: an excepting word ("except", "other than") after another negator or a
+    negated verb (``negative``) or a negative pronoun: "I don't want anything except the
+    Gold plan" and "nothing other than a refund" want it."""
+    return C.excepting.fullmatch(negator.group(0)) is not None and (
+        negative or C.negator.search(before, 0, negator.start()) is not None
+        or C.neg_det.search(before, 0, negator.start()) is not None
+        or C.nothing.search(before, 0, negator.start()) is not None)
 
 
 _TEMPLATES = {

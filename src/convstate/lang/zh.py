@@ -54,6 +54,9 @@ SCOPE = {
     "contrast": r"而是|但是|可是|只",
     "another_one": r"另一|另外一|其他|其它|之前的|上一个|别的|旧的|先生|太太|老公|老婆|朋友|家人",
     "undone": r"但是|可是|不过|然而|可惜",
+    # a clause that turns to another option after one refused before it in the sentence
+    # (不要退款，只要换货; 不退款了，就换个新的吧)
+    "turns_to": r"\W*(?:而是|但是|可是|只|就)",
     "alternative": r"或者?|还是",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
