@@ -116,3 +116,27 @@ def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> No
     got = goals_after([("user", goal), ("assistant", "Sure, I can help."), ("user", later)],
                       False)
     assert [s for _, s in got] == [status]
+
+
+@pytest.mark.parametrize("one_batch", [False, True])
+@pytest.mark.parametrize("goal, later, status", [
+    # keeping the thing gives up a goal to end it
+    ("I want to cancel my gym membership.", "Never mind, I'll keep the membership.",
+     "abandoned"),
+    ("我想取消健身卡会员。", "算了，会员我还是留着吧。", "abandoned"),
+    ("I want to return the headphones.", "Actually I think I'll keep them.", "abandoned"),
+    ("I want to cancel my order.", "Hmm, I'll keep it then.", "abandoned"),
+    # ... not another thing kept, not a goal that ends nothing, not a question, not "it"
+    # of a phrase ("keep it short"), not a negated keep
+    ("I want to return the headphones.", "I'll keep the charger though.", "active"),
+    ("I want a refund for the headphones.", "I'll keep the headphones.", "active"),
+    ("I want to cancel my plan.", "Can I keep my number?", "active"),
+    ("我想取消会员。", "我会保留这个号码。", "active"),
+    ("I want to cancel my order.", "Please keep it short.", "active"),
+    ("I want to cancel my order.", "Please keep me updated.", "active"),
+    ("I want to cancel my membership.", "I don't want to keep the membership.", "active"),
+])
+def test_keeping_the_thing_gives_up_ending_it(goal, later, status, one_batch) -> None:
+    got = goals_after([("user", goal), ("assistant", "Sure, I can help."), ("user", later)],
+                      one_batch)
+    assert [s for _, s in got] == [status]

@@ -81,22 +81,60 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
     word after the withdrawal is the goal's after its want ("I don't want to pay for
     return shipping" gives up paying; 我不想退货 is not 退款). Not a question, nor more
     information (不用这家餐厅的信息了). This batch's goals too, in place."""
-    if not C.give_up.search(turn.text):
+    if not (C.give_up.search(turn.text) or C.keeps.search(turn.text)):
         return []  # (most turns)
     goals = [(e.text, e.id) for e in section_entries(index, "goals") if e.status == "active"]
     mine = [g for g in delta.goals if g.status == "active" and g.turns[0] < turn.index]
     out: list[ItemUpdate] = []
     for text, asks in clauses(turn):
-        if asks or not (m := C.give_up.search(text)) \
-                or C.info_only.search(text, m.start()) or _negated_before(text, m.start()):
-            continue
-        head = _act_word(text[m.end():])
+        gone = set() if asks else _given_up_by(text, [*(g for g, _ in goals),
+                                                      *(g.text for g in mine)])
         out += [ItemUpdate(id=i, status="abandoned", turn=turn.index) for goal, i in goals
-                if _same_act(_wanted_act(goal), head) and all(u.id != i for u in out)]
+                if goal in gone and all(u.id != i for u in out)]
         for g in mine:
-            if _same_act(_wanted_act(g.text), head):
+            if g.text in gone:
                 g.status = "abandoned"
     return out
+
+
+def _given_up_by(clause: str, goals: list[str]) -> set[str]:
+    """The ``goals`` (texts, oldest first) a clause gives up: by withdrawing the act one
+    wants, or by keeping the thing one wants to end (``_ends``)."""
+    if (m := C.give_up.search(clause)) and not C.info_only.search(clause, m.start()) \
+            and not _negated_before(clause, m.start()):
+        head = _act_word(clause[m.end():])
+        return {g for g in goals if _same_act(_wanted_act(g), head)}
+    if (m := C.keeps.search(clause)) is None or _negated_before(clause, m.start()):
+        return set()
+    if _KEPT_PRONOUN.match(clause, m.end()):  # "I'll keep it": the newest goal's thing
+        ending = [g for g in goals if _ends(g, None)]
+        return set(ending[-1:])
+    kept = _things(f"{clause[:m.start()]} {clause[m.end():]}")
+    return {g for g in goals if _ends(g, kept)}
+
+
+# a kept thing said as a pronoun, ending its clause ("I'll keep it", "I'll keep them
+# after all"; not "keep it short", "keep it in mind")
+_KEPT_PRONOUN = re.compile(r"\s+(?:it|them|this(?: one)?|that(?: one)?|these|those)"
+                           r"(?:\s+(?:then|though|instead|after all|for now))?\W*$",
+                           re.IGNORECASE)
+
+
+def _ends(goal: str, kept: set[str] | None) -> bool:
+    """Whether ``goal`` wants to end (``C.ends``: cancel, return, 取消, 退) a thing of the
+    ``kept`` ones (None: any): keeping the membership gives up cancelling it."""
+    m = C.goal.search(goal)
+    wanted = _past_between(goal[m.end():] if m else goal)
+    act = C.ends.match(wanted.lower())
+    return act is not None and (kept is None or bool(_things(wanted[act.end():]) & kept))
+
+
+def _things(text: str) -> set[str]:
+    """What ``text`` names: its English units (``_units``) and the pairs of Chinese
+    characters it says, less those with a function word's character (会员, not 这个)."""
+    pairs = {p for run in re.findall(r"[\u4e00-\u9fff]+", text) for k in range(len(run) - 1)
+             if not (set(p := run[k:k + 2]) & _NOT_WANTED)}
+    return set(_units(re.sub(r"[\u4e00-\u9fff]", " ", text))) | pairs
 
 
 def _wanted_act(goal: str) -> str | None:

@@ -679,6 +679,13 @@ PACK = LanguagePack(
         # want a refund anymore", "cancel the upgrade")
         "give_up": r"\b(?:never\s*mind|forget(?:\s+about)?|cancel|scratch|drop|call\s+off"
                    r"|(?:don['’]t|do\s+not|no\s+longer)\s+(?:want|need))\b",
+        # a clause that keeps a thing ("I'll keep the membership", "I'd rather stick with
+        # my plan"): it gives up a goal to end that thing (``ends``)
+        "keeps": r"\b(?:keep(?:ing)?|hold(?:ing)?\s+on\s+to|hang(?:ing)?\s+on\s+to"
+                 r"|stick(?:ing)?\s+with|stay(?:ing)?\s+with)\b",
+        # an act that ends a thing, as a goal's act word starts (cancel, return, close)
+        "ends": r"(?:cancel|terminat|clos|end\b|return|unsubscrib|quit|drop|remov|delet"
+                r"|deactivat|discontinu|stop)",
         # ... not information about it ("I don't need the details")
         "info_only": r"\b(?:information|info|details|anything\s+else|more\s+about)\b",
         # a clause that allows what the user forbade before ("actually, calling after 8

@@ -349,6 +349,11 @@ PACK = LanguagePack(
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
         "give_up": r"算了|不[想要用需]了?|(?:(?<![^\W\d_])|(?<=[先就也还]))"
                    r"不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
+        # a clause that keeps a thing (会员我还是留着吧, 我继续用这个套餐): it gives up a goal
+        # to end that thing (``ends``)
+        "keeps": r"保留|留着|继续用|接着用",
+        # an act that ends a thing, as a goal's act word starts (取消, 退, 注销)
+        "ends": r"取消|退|注销|关闭|停|销户|解约|删除",
         # ... not information about it (不用这家餐厅的信息了)
         "info_only": r"信息|资料|详情|其他|别的",
         # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
