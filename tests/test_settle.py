@@ -1934,26 +1934,3 @@ def test_an_end_date_corrected_in_its_answer_is_the_end() -> None:
                                   "I'm moving to T-Mobile next month."])
 def test_a_thing_moved_or_a_move_to_come_is_no_place(text: str) -> None:
     assert active(said(("user", text)), "place") == []
-
-
-@pytest.mark.parametrize("turns, key, left", [
-    # a ticket of a means of travel goes to the trip's end; an event's ticket does not
-    ([("user", "I want a train ticket to Boston.")], "destination", ["Boston"]),
-    ([("user", "Two tickets to Giants Vs Dodgers please.")], "destination", []),
-    # a name corrected to with no role takes the user's one where-role: it replaces
-    ([("user", "I want a train ticket to Boston."), ("assistant", "Sure, which day?"),
-      ("user", "Actually, make it Chicago.")], "destination", ["Chicago"]),
-    ([("user", "Find me a hotel in Boston."), ("assistant", "Sure."),
-      ("user", "No, Chicago instead.")], "place", ["Chicago"]),
-    # ... not one the turn before named (it corrects that), nor a name beside others
-    ([("user", "I need a flight to Paris."), ("assistant", "Do you want the Eiffel Tower tour?"),
-      ("user", "No, the Louvre.")], "destination", ["Paris"]),
-    ([("user", "I need a flight to Paris."), ("assistant", "OK."),
-      ("user", "Actually, my name is Anna Smith.")], "destination", ["Paris"]),
-    # ... nor one in a sentence with more to say than the correction
-    ([("user", "Find me a movie in San Rafael."), ("assistant", "Sure."),
-      ("user", "No, not now. Can you find me a movie I can watch at Century Regency?")],
-     "place", ["San Rafael"]),
-])
-def test_a_name_put_instead_takes_the_role_it_changes(turns, key, left) -> None:
-    assert active(said(*turns), key) == left

@@ -42,9 +42,7 @@ from ..sections import (
     MAX_LIVE_PER_KEY,
     MAX_SUBJECT,
     MAX_TEXT,
-    NAME_KEYS,
     SLOT_OF,
-    WHERE_KEYS,
     AnchorKind,
     text_of,
 )
@@ -513,42 +511,6 @@ def _roles_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[Inde
     return out
 
 
-# the most words beside a name that a correction to it says ("Actually, make it Chicago
-# then", "No, Chicago instead please")
-_CORRECTION_WORDS = 5
-
-
-def _placed_at(text: str, value: str) -> tuple[int, int]:
-    """Where ``value`` stands in ``text`` (its first place; the start if it is not there)."""
-    at = max(text.find(value), 0)
-    return at, at + len(value)
-
-
-def _name_put_instead(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry],
-                      delta: StateDelta, batch: Sequence[Turn]) -> list[NewAnchor]:
-    """A name the user corrects to, with no role said ("Actually, make it Chicago", "No,
-    Chicago instead"), takes the where-role of theirs it changes: the one their live
-    values name (a trip's end, a search's place), when they name one alone and the turn
-    before named nothing it could correct instead. So it replaces the old end, as "I'd
-    rather go to Chicago" does, not standing beside it as one more name."""
-    if turn.role != "user" or len(anchors) != 1 or anchors[0].key != "names":
-        return anchors
-    first, last = _sentence(turn.text, *_placed_at(turn.text, anchors[0].value))
-    said = turn.text[first:last]
-    # the name alone in a sentence that corrects ("Actually, make it Chicago"): not one
-    # with more to say ("No, not now. Can you find a movie at Century Regency?")
-    if not C.corrects.search(said) \
-            or _words(said.replace(anchors[0].value, " ")) > _CORRECTION_WORDS:
-        return anchors
-    live = _live_values(index, delta, batch)
-    roles = {key for key, _, speaker in live if speaker == "user" and key in WHERE_KEYS}
-    named_before = any(e.turn == turn.index - 1 and e.text.partition("=")[0] in NAME_KEYS
-                       for e in section_entries(index, "anchors"))
-    if len(roles) != 1 or named_before:
-        return anchors
-    return [anchors[0].model_copy(update={"key": roles.pop()})]
-
-
 def _ends_said_again(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry],
                      delta: StateDelta, batch: Sequence[Turn]) -> list[NewAnchor]:
     """A name said with no role that is a live trip end, said again after its preposition
@@ -719,7 +681,6 @@ class RuleExtractor(BaseExtractor):
             anchors = anchors + _count_changed(turn, anchors, index)  # "Make it 3."
             anchors = _roles_said_again(turn, anchors, index, delta, turns)
             anchors = _ends_said_again(turn, anchors, index, delta, turns)
-            anchors = _name_put_instead(turn, anchors, index, delta, turns)
             anchors = _own_name_said_again(anchors, index, delta)
             anchors = self_corrected(turn, anchors)
             anchors, down = declined(turn, anchors, index)

@@ -601,10 +601,7 @@ PACK = LanguagePack(
         "trip_when": r"\s+(?:at|on|by|around|tomorrow|today|tonight|this|next|early|late)\b",
         "trip_to": r"\b(?:(?:go(?:es|ing)?|went|head(?:s|ed|ing)?|travel(?:s|l?ed|l?ing)?"
                    r"|fl(?:y|ies|ying|ew)|driv(?:e|es|ing)|rid(?:e|es|ing)|return(?:s|ed|ing)?"
-                   r"|take\s+(?:me|us)|(?:bus|train|flight|cab|taxi|ride|trip)s?"
-                   # a ticket of a means of travel ("a train ticket to Boston"; not
-                   # "tickets to Giants Vs Dodgers", an event's)
-                   r"|(?:bus|train|rail|plane|air|flight|ferry|boat)\s+tickets?)"
+                   r"|take\s+(?:me|us)|(?:bus|train|flight|cab|taxi|ride|trip)s?)"
                    r"\s+(?:back\s+)?(?:to|into)|(?:leav(?:e|es|ing)|bound|head(?:s|ed|ing)?)\s+for"
                    r"|arriv(?:e|es|ing)\s+(?:in|at))\s+(?:the\s+)?$",
         # ... a verb of getting there, in the sentence of a means of travel ("I need to
