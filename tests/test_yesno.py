@@ -248,24 +248,3 @@ def test_what_a_closed_question_asks_about() -> None:
     assert closed("Which location, and do you need insurance?")
     assert not closed("Do you need insurance")  # not asked as a question
     assert closed("要不要开发票？") and not closed("这个可以吗？")
-
-
-@pytest.mark.parametrize("turns, decided", [
-    # an assent alone names nothing decided: no decision of its own, whatever came before
-    (((U, "Hi, I need help."), (A, "Sure, how can I help you today?"),
-      (U, "Sounds good.")), []),
-    (((U, "Sounds good."),), []),
-    (((U, "你好"), (A, "您好，请问有什么可以帮您？"), (U, "好的，就这样。")), []),
-    (((U, "I need 2 tickets for Friday."), (A, "Sounds good! I have booked them.")), []),
-    (((A, "Would you like the morning or the afternoon slot?"), (U, "OK, go ahead.")), []),
-    # ... to a closed question it is the answer's yes, which says what it decides
-    (((A, "Do you want me to cancel the order?"), (U, "Sounds good.")),
-     ["Do you want me to cancel the order? → Sounds good"]),
-    # a decision that names what it decides stays one
-    (((A, "Hello, what can I do for you?"), (U, "Let's go with the blue one.")),
-     ["Let's go with the blue one"]),
-    (((A, "我们可以给您换货或者退款。"), (U, "那就退款吧。")), ["那就退款吧"]),
-])
-def test_an_assent_alone_is_no_decision_of_its_own(turns, decided) -> None:
-    mem = said(*turns)
-    assert [d.text for d in mem.state.decisions if d.status == "active"] == decided

@@ -807,18 +807,8 @@ class RuleExtractor(BaseExtractor):
                     and not asked_kinds(text, owed=True):  # (a kind's ask: answers.py)
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
         if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
-                and not negated(text, m.start()) and not junk and not _assent_alone(text, m):
+                and not negated(text, m.start()) and not junk:
             delta.decisions.append(NewDecision(text=text, turns=at))
-
-
-def _assent_alone(text: str, cue: re.Match[str]) -> bool:
-    """A decision ``cue`` with nothing beside it but discourse words ("Sounds good!", "OK,
-    go ahead.", 好的，就这样): it names nothing decided, and alone would tell code reading
-    the state nothing. It is a yes: to a closed question, the answer's decision says what
-    it decides (yesno.py: "Do you want me to cancel the order? → Sounds good"); to an
-    offer, the offer's task is done (``_answer_confirmation``)."""
-    rest = f"{text[:cue.start()]} {text[cue.end():]}"
-    return re.search(r"\w", C.filler.sub(" ", C.discourse.sub(" ", rest))) is None
 
 
 # words of a question that may be an outcry and no more ("Are you kidding me?"); a
