@@ -120,21 +120,37 @@ def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> No
 
 @pytest.mark.parametrize("one_batch", [False, True])
 @pytest.mark.parametrize("goal, later, status", [
-    # keeping the thing gives up a goal to end it
+    # keeping the thing gives up a goal to end it: the head of what is kept is the head of
+    # what the goal ends
     ("I want to cancel my gym membership.", "Never mind, I'll keep the membership.",
      "abandoned"),
+    ("I want to cancel my gym membership.", "Never mind I'll keep the membership.",
+     "abandoned"),
     ("我想取消健身卡会员。", "算了，会员我还是留着吧。", "abandoned"),
-    ("I want to return the headphones.", "Actually I think I'll keep them.", "abandoned"),
-    ("I want to cancel my order.", "Hmm, I'll keep it then.", "abandoned"),
-    # ... not another thing kept, not a goal that ends nothing, not a question, not "it"
-    # of a phrase ("keep it short"), not a negated keep
-    ("I want to return the headphones.", "I'll keep the charger though.", "active"),
+    ("我想取消健身卡会员。", "算了，还是保留这个会员吧。", "abandoned"),
+    ("I want to return the headphones I bought last week.",
+     "OK, I'll keep the headphones then.", "abandoned"),
+    ("I want to cancel my order.", "Keep the order but change the address.", "abandoned"),
+    # ... not a thing of it, another thing, a pronoun (what it stands for is not told), a
+    # goal that ends nothing or goes somewhere, a question, a negated or supposed keep, a
+    # later end
+    ("I want to cancel my order.", "I'll keep the order number handy.", "active"),
+    ("I want to cancel my membership.", "Keep in mind my membership renews on June 1.",
+     "active"),
+    ("I want to cancel my flight.", "I'll keep my flight credit for later.", "active"),
+    ("I want to cancel my phone plan.", "I'll keep the phone.", "active"),
+    ("I want to return the headphones.",
+     "I'll keep the box and the headphones ready for pickup.", "active"),
+    ("I want to return the jacket.", "Yes, I'll keep it.", "active"),
     ("I want a refund for the headphones.", "I'll keep the headphones.", "active"),
+    ("I need to return to Chicago on Friday.", "Keep the same flight to Chicago.", "active"),
     ("I want to cancel my plan.", "Can I keep my number?", "active"),
-    ("我想取消会员。", "我会保留这个号码。", "active"),
-    ("I want to cancel my order.", "Please keep it short.", "active"),
-    ("I want to cancel my order.", "Please keep me updated.", "active"),
+    ("I want to return the shoes.", "There's no way I'm keeping the shoes.", "active"),
+    ("I want to return the shoes.", "I'd keep the shoes if they weren't broken.", "active"),
     ("I want to cancel my membership.", "I don't want to keep the membership.", "active"),
+    ("我想取消会员。", "会员费的收据我留着", "active"),
+    ("我想注销账号。", "请保留我的账号数据三十天", "active"),
+    ("我想停掉宽带。", "宽带我继续用到月底再停", "active"),
 ])
 def test_keeping_the_thing_gives_up_ending_it(goal, later, status, one_batch) -> None:
     got = goals_after([("user", goal), ("assistant", "Sure, I can help."), ("user", later)],

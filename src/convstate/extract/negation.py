@@ -19,11 +19,9 @@ sentences cut at commas and semicolons. A mention is
   ("a refund, not an exchange", 要退款不要换货, "rather ... than"; a contrast — but, 而是 —
   ends that scope), a negator right before a mention that has no verb ("not an
   exchange", "no exchange", 不用换货, 别换货), or a negated accepting predicate ("today
-  doesn't work", 换货不行) — but an excepting word after a negation negates it again ("I
-  don't want anything except a refund", "nothing other than a refund": chosen);
-- **chosen** after a contrast that follows a refused one: in its clause ("not an exchange
-  but a refund"), or opening a later clause of the sentence ("No refund please, just
-  swap it through an exchange", 不要换货，就退款吧);
+  doesn't work", 换货不行) — but an excepting word after the speaker's negation negates
+  it again ("I don't want anything except a refund", "nothing other than a refund, please":
+  chosen; not in a report, "Nobody offered me anything except an exchange");
 - **chosen** too when the mention is the verb of the speaker's own plan, only openers
   before it ("I'll pick it up myself", 我自己去门店自提, 我会自提) — not with a condition,
   an "or", a doubt or a report about it ("... if the refund fails", "I'll probably ...",
@@ -36,12 +34,12 @@ sentences cut at commas and semicolons. A mention is
   mention, or that closes a question asking for the mention itself ("Could I get a
   refund please?").
 
-Options that "or" joins (或者, 还是), in a clause or across the clauses of a sentence ("I'll
-exchange it, or maybe get a refund"), are left open: neither is chosen — unless the other
-was refused ("不要换货了，还是退款吧": 还是 is "rather" there).
+Options that "or" joins (或者, 还是) in a clause are left open: neither is chosen; so are
+the option of a clause opening with "or" (或者) and the last of the clause before it ("I'll
+exchange it, or maybe get a refund"; not "or else"), unless that one was refused.
 
 The words of each class come from the language packs (``negator``, ``excepting``,
-``nothing``, ``turns_to``, ``alternative``, ``want``, ``intends``,
+``nothing``, ``or_opens``, ``alternative``, ``want``, ``intends``,
 ``unsure``, ``told_after``, ``determiner``, ``require``, ``request``, ``subject``,
 ``adverb``, ``discourse``, ``filler``, ``contrast``, ``accept``, ``breaker``,
 ``unmarked_question``); a pack without them leaves its clauses to the rest.
@@ -49,6 +47,7 @@ The words of each class come from the language packs (``negator``, ``excepting``
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from typing import Literal
@@ -99,32 +98,35 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
     """The option one user turn chooses (the last chosen mention) and those it refuses
     (in the order refused); ``options`` are (value, pattern) pairs. Options a clause
     joins by "or" (或者, 还是) are left open: none of them is chosen ("Either a refund or
-    an exchange is fine", 退款或者换货都可以)."""
+    an exchange is fine", 退款或者换货都可以); so are two that a clause opening with "or"
+    joins to the clause before it ("I'll exchange it, or maybe get a refund"), unless the
+    one before was refused."""
     chosen: str | None = None
     refused: list[str] = []
     for sentence in sentences(text):
-        open_ = _joined(sentence, options)  # the options "or" joins, across its clauses
-        # ("I'll exchange it, or maybe get a refund")
-        refused_before = False  # a clause of the sentence before refused an option
-        for clause, asks in _clauses_of(sentence):
+        said = list(_clauses_of(sentence))
+        across = _or_opened(said, options)
+        for clause, asks in said:
             hits = _hits(clause, options)
             turned = -1  # where the option the clause refused last ends
-            turns_to = refused_before and C.turns_to.match(clause) is not None
+            open_: set[str] = set()  # the options "or" joins
+            for (_, end, value), (start, _, other) in zip(hits, hits[1:], strict=False):
+                if value != other and C.alternative.search(clause, end, start):
+                    open_ |= {value, other}
             for start, end, value in hits:
                 found = reading(clause, start, end, asks)
-                if found == "chosen" and open_.get(value, set()) - set(refused):
-                    continue  # (not after the other was refused: 不要换货了，还是退款吧)
-                if found is None and (turned >= 0 and C.contrast.search(clause, turned, start)
-                                      or turned < 0 and turns_to and value not in refused):
-                    found = "chosen"  # the other option, after a contrast: "not X but Y";
-                    # "No refund, just swap it through an exchange"
+                if found == "chosen" and (value in open_ or across.get(value, set())
+                                          - set(refused)):
+                    continue
+                if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
+                    found = "chosen"  # the other option, after a contrast: "not X but Y"
                 if found is not None and value in refused:
                     refused.remove(value)
                 if found == "chosen":
                     chosen = value
                 elif found == "refused":
                     refused.append(value)
-                    turned, refused_before = end, True
+                    turned = end
                     chosen = None if chosen == value else chosen
     return chosen, refused
 
@@ -136,15 +138,19 @@ def _hits(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
                   for m in pattern.finditer(text) if m.end() > m.start())
 
 
-def _joined(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
-            ) -> dict[str, set[str]]:
-    """The options that "or" (或者, 还是) joins in ``text``, each with those it is joined
-    to: two mentions of different options with an alternative between them."""
-    hits, out = _hits(text, options), dict[str, set[str]]()
-    for (_, end, value), (start, _, other) in zip(hits, hits[1:], strict=False):
-        if value != other and C.alternative.search(text, end, start):
-            out.setdefault(value, set()).add(other)
-            out.setdefault(other, set()).add(value)
+def _or_opened(said: list[tuple[str, bool]], options: Sequence[tuple[str, re.Pattern[str]]]
+               ) -> dict[str, set[str]]:
+    """The options joined across clauses of one sentence, each with those it is joined
+    to: the last mention of a clause and the first of the next, when that one opens with
+    "or" (``C.or_opens``: "..., or maybe a refund"; not "or else")."""
+    out: dict[str, set[str]] = {}
+    for (before, _), (after, _) in itertools.pairwise(said):
+        if not C.or_opens.match(after):
+            continue
+        last, first = _hits(before, options)[-1:], _hits(after, options)[:1]
+        if last and first and last[0][2] != first[0][2]:
+            out.setdefault(last[0][2], set()).add(first[0][2])
+            out.setdefault(first[0][2], set()).add(last[0][2])
     return out
 
 
@@ -186,7 +192,12 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
         last = next(reversed(list(C.negator.finditer(before))), None)
-        return "chosen" if last is not None and _excepted(before, last) else "refused"
+        # ("Nothing other than a refund, please": the speaker's, said alone; not a
+        # report, "Nobody offered me anything except an exchange")
+        if last is not None and _excepted(before, last) \
+                and _rx("fragment").fullmatch(C.nothing.sub(" ", before[:last.start()])):
+            return "chosen"
+        return "refused"
     if _rx("plan").fullmatch(before) and not (
             C.condition.search(after) or C.alternative.search(after)
             or C.unsure.search(clause) or C.told_after.search(after)):

@@ -19,6 +19,7 @@ from ..delta import ItemUpdate, StateDelta
 from ..lang import Cues
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
+from .acts import HAN_RUN
 from .negation import refusal
 from .tasks import act_verb
 
@@ -80,7 +81,11 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
     (``C.give_up``, not negated: "don't forget my refund") the act the goal wants — the
     word after the withdrawal is the goal's after its want ("I don't want to pay for
     return shipping" gives up paying; 我不想退货 is not 退款). Not a question, nor more
-    information (不用这家餐厅的信息了). This batch's goals too, in place."""
+    information (不用这家餐厅的信息了). A clause that keeps the thing a goal wants to end
+    gives the goal up too ("Never mind, I'll keep the membership" of "I want to cancel my
+    gym membership", 会员我还是留着吧): the head of what it keeps is the head of what the
+    goal ends ("I'll keep the order number" keeps a number). This batch's goals too, in
+    place."""
     if not (C.give_up.search(turn.text) or C.keeps.search(turn.text)):
         return []  # (most turns)
     goals = [(e.text, e.id) for e in section_entries(index, "goals") if e.status == "active"]
@@ -98,43 +103,71 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
 
 
 def _given_up_by(clause: str, goals: list[str]) -> set[str]:
-    """The ``goals`` (texts, oldest first) a clause gives up: by withdrawing the act one
-    wants, or by keeping the thing one wants to end (``_ends``)."""
+    """The ``goals`` (texts) a clause gives up: by withdrawing the act one wants, or by
+    keeping the thing one wants to end (``_kept_head``)."""
+    gone = set()
     if (m := C.give_up.search(clause)) and not C.info_only.search(clause, m.start()) \
             and not _negated_before(clause, m.start()):
         head = _act_word(clause[m.end():])
-        return {g for g in goals if _same_act(_wanted_act(g), head)}
-    if (m := C.keeps.search(clause)) is None or _negated_before(clause, m.start()):
-        return set()
-    if _KEPT_PRONOUN.match(clause, m.end()):  # "I'll keep it": the newest goal's thing
-        ending = [g for g in goals if _ends(g, None)]
-        return set(ending[-1:])
-    kept = _things(f"{clause[:m.start()]} {clause[m.end():]}")
-    return {g for g in goals if _ends(g, kept)}
+        gone = {g for g in goals if _same_act(_wanted_act(g), head)}
+    if (kept := _kept_head(clause)) is not None:
+        gone |= {g for g in goals if _ended_head(g) == kept}
+    return gone
 
 
-# a kept thing said as a pronoun, ending its clause ("I'll keep it", "I'll keep them
-# after all"; not "keep it short", "keep it in mind")
-_KEPT_PRONOUN = re.compile(r"\s+(?:it|them|this(?: one)?|that(?: one)?|these|those)"
-                           r"(?:\s+(?:then|though|instead|after all|for now))?\W*$",
-                           re.IGNORECASE)
+# where a noun phrase's head has been said: before a preposition, a relative or a
+# coordinated clause ("the headphones I bought", "the order but change the address")
+_PHRASE_END = re.compile(r"\b(?:I|that|which|who|for|from|to|on|in|at|by|with|about|until"
+                         r"|till|because|since|so|but|and|or|then|though|instead|after|now"
+                         r"|please|thanks?)\b|[^\w\s'’-]", re.IGNORECASE)
+_TO = re.compile(r"\s*(?:to\s+)?")  # (always matches)
+_PREPOSITION = re.compile(r"\s*(?:to|from|by|at|in|off|on|into)\b", re.IGNORECASE)
 
 
-def _ends(goal: str, kept: set[str] | None) -> bool:
-    """Whether ``goal`` wants to end (``C.ends``: cancel, return, 取消, 退) a thing of the
-    ``kept`` ones (None: any): keeping the membership gives up cancelling it."""
+def _head(phrase: str) -> str | None:
+    """The head of the noun phrase ``phrase`` starts with: its last English unit before
+    ``_PHRASE_END`` ("my gym membership": memb), or its last pair of Chinese characters
+    that is no function word's, standing last or before one (这件衣服的: 衣服)."""
+    if run := next(iter(HAN_RUN.findall(phrase)), ""):
+        pairs = [p for k in range(len(run) - 1) if not (set(p := run[k:k + 2]) & _NOT_WANTED)
+                 and (k + 2 == len(run) or run[k + 2] in _NOT_WANTED)]
+        return pairs[-1] if pairs else None
+    m = _PHRASE_END.search(phrase)
+    units = _units(phrase[:m.start()] if m else phrase)
+    return units[-1] if units else None
+
+
+def _kept_head(clause: str) -> str | None:
+    """The head of what a clause keeps ("I'll keep the membership": memb; 会员我还是留着吧:
+    会员), or None: it keeps nothing, or not surely — a keep negated or supposed in it
+    ("There's no way I'm keeping them", "I'd keep it if ..."), a thing ended still later
+    in it (宽带我继续用到月底再停), or a pronoun (what it stands for is not told)."""
+    m = C.keeps.search(clause)
+    # a withdrawal before it that does not govern it says nothing of the keep ("Never mind
+    # I'll keep it"; not "I don't want to keep it")
+    said = C.give_up.sub(lambda g: g.group(0) if C.keeps.match(
+        clause, _TO.match(clause, g.end()).end()) else " ", clause)  # type: ignore[union-attr]
+    if m is None or C.negator.search(said) or C.neg_det.search(said) \
+            or C.condition.search(clause) or refusal(said) or C.ends.search(clause, m.end()):
+        return None
+    after = _head(clause[m.end():])  # "keep the membership", 保留这个会员
+    if after is not None or not HAN_RUN.search(clause):
+        return after
+    return _head(clause[:m.start()] + "我")  # 会员我还是留着吧: the topic before it
+
+
+def _ended_head(goal: str) -> str | None:
+    """The head of what ``goal`` wants to end (``C.ends``: cancel, return, close; 取消,
+    退, 注销), or None: it ends nothing, or its act goes somewhere ("return to Chicago",
+    "drop off my package")."""
     m = C.goal.search(goal)
     wanted = _past_between(goal[m.end():] if m else goal)
     act = C.ends.match(wanted.lower())
-    return act is not None and (kept is None or bool(_things(wanted[act.end():]) & kept))
-
-
-def _things(text: str) -> set[str]:
-    """What ``text`` names: its English units (``_units``) and the pairs of Chinese
-    characters it says, less those with a function word's character (会员, not 这个)."""
-    pairs = {p for run in re.findall(r"[\u4e00-\u9fff]+", text) for k in range(len(run) - 1)
-             if not (set(p := run[k:k + 2]) & _NOT_WANTED)}
-    return set(_units(re.sub(r"[\u4e00-\u9fff]", " ", text))) | pairs
+    if act is None:
+        return None
+    rest = wanted[act.end():] if HAN_RUN.match(wanted) else \
+        wanted[act.end():].split(" ", 1)[-1] if " " in wanted[act.end():] else ""
+    return None if _PREPOSITION.match(rest) else _head(rest)
 
 
 def _wanted_act(goal: str) -> str | None:

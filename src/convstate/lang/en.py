@@ -116,15 +116,15 @@ SCOPE = {
                    r"|\b(?!(?:it|that|there|what|here|let|he|she|who)['’]s\b)[a-z]+['’]s\b",
     # what says after a report that it did not hold ("..., but it failed", "Unfortunately")
     "undone": r"\b(?:but|however|unfortunately|though)\b",
-    # options left open between ("either a refund or an exchange is fine")
     # a negator that leaves out one thing of many: after another negator it is a double
     # negation ("I don't want anything except a refund": the refund is wanted)
-    "excepting": r"\b(?:except(?:\s+for)?|other\s+than|apart\s+from|aside\s+from|besides)\b",
+    "excepting": r"\b(?:except(?:\s+for)?|other\s+than)\b",
     # ... as after a negative pronoun ("nothing except a refund")
     "nothing": r"\b(?:nothing|none|nobody|no\s+one)\b",
-    # a clause that turns to another option after one refused before it in the sentence
-    # ("No refund please, just swap it through an exchange")
-    "turns_to": r"\W*(?:but|instead|just|only|rather)\b",
+    # a clause that joins the one before as its alternative ("I'll exchange it, or maybe
+    # get a refund"; not "or else ...")
+    "or_opens": r"\W*or\b(?!\s+else\b)",
+    # options left open between ("either a refund or an exchange is fine")
     "alternative": r"\bor\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
     "accept": r"^\s*(?:(?:is|would|will|wo(?=n['’]t)|['’]s|sounds|seems|does|do)"

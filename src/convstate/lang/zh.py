@@ -54,9 +54,9 @@ SCOPE = {
     "contrast": r"而是|但是|可是|只",
     "another_one": r"另一|另外一|其他|其它|之前的|上一个|别的|旧的|先生|太太|老公|老婆|朋友|家人",
     "undone": r"但是|可是|不过|然而|可惜",
-    # a clause that turns to another option after one refused before it in the sentence
-    # (不要退款，只要换货; 不退款了，就换个新的吧)
-    "turns_to": r"\W*(?:而是|但是|可是|只|就)",
+    # a clause that joins the one before as its alternative (我想换货，或者退款也行; not
+    # 还是…吧, "rather")
+    "or_opens": r"\W*或者?",
     "alternative": r"或者?|还是",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
@@ -353,7 +353,7 @@ PACK = LanguagePack(
         # to end that thing (``ends``)
         "keeps": r"保留|留着|继续用|接着用",
         # an act that ends a thing, as a goal's act word starts (取消, 退, 注销)
-        "ends": r"取消|退|注销|关闭|停|销户|解约|删除",
+        "ends": r"取消|退(?![^，。！？,.!?]{0,8}款)|注销|关闭|停|销户|解约|删除",  # (not 退…款)
         # ... not information about it (不用这家餐厅的信息了)
         "info_only": r"信息|资料|详情|其他|别的",
         # a clause that allows what the user forbade before (算了，还是打电话吧; 周末上门也可以)
