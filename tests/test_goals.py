@@ -148,6 +148,21 @@ def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> No
     ("I want to return the shoes.", "There's no way I'm keeping the shoes.", "active"),
     ("I want to return the shoes.", "I'd keep the shoes if they weren't broken.", "active"),
     ("I want to cancel my membership.", "I don't want to keep the membership.", "active"),
+    # ... nor one of the same head that another word tells apart, a keep that is not
+    # the speaker's own now (a third party's, a report, a habit of the service's), in
+    # doubt, for a while, or under a condition anywhere in the turn
+    ("I want to close my savings account.", "I'll keep my checking account.", "active"),
+    ("我想注销旧账户。", "新账户我保留", "active"),
+    ("I want to cancel my subscription.", "You guys keep renewing my subscription.",
+     "active"),
+    ("I want to cancel my membership.", "I was told I could keep the membership until June.",
+     "active"),
+    ("我想取消会员。", "我老婆想保留会员", "active"),
+    ("I want to cancel my membership.", "I might keep the membership.", "active"),
+    ("I want to return the headphones.", "I'll keep the headphones until the label arrives.",
+     "active"),
+    ("I want to cancel my membership.", "I'll keep the membership, unless you can waive the "
+     "fee.", "active"),
     ("我想取消会员。", "会员费的收据我留着", "active"),
     ("我想注销账号。", "请保留我的账号数据三十天", "active"),
     ("我想停掉宽带。", "宽带我继续用到月底再停", "active"),

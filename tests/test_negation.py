@@ -155,6 +155,7 @@ def test_a_negated_option_is_not_chosen(text: str) -> None:
     # an excepting word in a report is no double negation of the speaker's
     "Nobody offered me anything except an exchange.",
     "I never got anything except an exchange offer.",
+    "Nothing except the exchange has been processed so far.",
 ])
 def test_a_mention_that_is_not_a_request_chooses_nothing(text: str) -> None:
     assert case_after(text).refund_method is None
@@ -273,6 +274,12 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     (("I want a refund, or else I'll dispute the charge.",), "refund"),
     (("I want a refund, or actually no, an exchange.",), "exchange"),
     (("I want an exchange, or at least I think so, definitely not a refund.",), "exchange"),
+    # ... nor a fallback, a threat or "or rather"; a later clause chooses anew
+    (("I'd prefer an exchange, or failing that a refund.",), "exchange"),
+    (("I want a refund, or I'm filing a complaint about your exchange policy.",), "refund"),
+    (("我想换货，或者说我其实想退款。",), "refund"),
+    (("I was going to exchange it, or get a refund, but now I just want a refund.",),
+     "refund"),
     # a refusal chooses nothing that the clauses after it only mention
     (("No refund, I heard exchanges take forever.",), None),
     (("I don't want a refund, just checking on the exchange status.",), None),

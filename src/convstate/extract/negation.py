@@ -35,8 +35,9 @@ sentences cut at commas and semicolons. A mention is
   refund please?").
 
 Options that "or" joins (或者, 还是) in a clause are left open: neither is chosen; so are
-the option of a clause opening with "or" (或者) and the last of the clause before it ("I'll
-exchange it, or maybe get a refund"; not "or else"), unless that one was refused.
+the option right after a clause's opening "or" (或者) and the last of the clause before it
+("I'll exchange it, or maybe get a refund"; not a fallback or a correction, "or else",
+"or rather", 或者说), unless that one was refused; a later clause chooses anew.
 
 The words of each class come from the language packs (``negator``, ``excepting``,
 ``nothing``, ``or_opens``, ``alternative``, ``want``, ``intends``,
@@ -106,7 +107,7 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
     for sentence in sentences(text):
         said = list(_clauses_of(sentence))
         across = _or_opened(said, options)
-        for clause, asks in said:
+        for at, (clause, asks) in enumerate(said):
             hits = _hits(clause, options)
             turned = -1  # where the option the clause refused last ends
             open_: set[str] = set()  # the options "or" joins
@@ -115,7 +116,7 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
                     open_ |= {value, other}
             for start, end, value in hits:
                 found = reading(clause, start, end, asks)
-                if found == "chosen" and (value in open_ or across.get(value, set())
+                if found == "chosen" and (value in open_ or across.get((at, value), set())
                                           - set(refused)):
                     continue
                 if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
@@ -138,19 +139,27 @@ def _hits(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
                   for m in pattern.finditer(text) if m.end() > m.start())
 
 
+_OR_REACH = 3  # words between a clause's opening "or" and the option it offers
+
+
 def _or_opened(said: list[tuple[str, bool]], options: Sequence[tuple[str, re.Pattern[str]]]
-               ) -> dict[str, set[str]]:
-    """The options joined across clauses of one sentence, each with those it is joined
-    to: the last mention of a clause and the first of the next, when that one opens with
-    "or" (``C.or_opens``: "..., or maybe a refund"; not "or else")."""
-    out: dict[str, set[str]] = {}
-    for (before, _), (after, _) in itertools.pairwise(said):
-        if not C.or_opens.match(after):
+               ) -> dict[tuple[int, str], set[str]]:
+    """The options joined across clauses of one sentence, by (clause, option), each with
+    those it is joined to: the last mention of a clause and the first of the next, when
+    that one opens with "or" (``C.or_opens``: "..., or maybe a refund"; not "or else").
+    Only those two clauses: a later one chooses anew ("..., or a refund, but now I just
+    want a refund")."""
+    out: dict[tuple[int, str], set[str]] = {}
+    for at, ((before, _), (after, _)) in enumerate(itertools.pairwise(said)):
+        if (opens := C.or_opens.match(after)) is None:
             continue
         last, first = _hits(before, options)[-1:], _hits(after, options)[:1]
-        if last and first and last[0][2] != first[0][2]:
-            out.setdefault(last[0][2], set()).add(first[0][2])
-            out.setdefault(first[0][2], set()).add(last[0][2])
+        # (the option right after it, as an alternative is said: "or maybe get a refund";
+        # not "or I'm filing a complaint about your exchange policy")
+        if last and first and len(after[opens.end():first[0][0]].split()) <= _OR_REACH \
+                and (one := last[0][2]) != (other := first[0][2]):
+            out.setdefault((at, one), set()).add(other)
+            out.setdefault((at + 1, other), set()).add(one)
     return out
 
 
@@ -193,9 +202,11 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     if _rx("neg_before").search(before[-REACH:]):
         last = next(reversed(list(C.negator.finditer(before))), None)
         # ("Nothing other than a refund, please": the speaker's, said alone; not a
-        # report, "Nobody offered me anything except an exchange")
+        # report, "Nobody offered me anything except an exchange", "Nothing except the
+        # refund has been processed")
         if last is not None and _excepted(before, last) \
-                and _rx("fragment").fullmatch(C.nothing.sub(" ", before[:last.start()])):
+                and _rx("fragment").fullmatch(C.nothing.sub(" ", before[:last.start()])) \
+                and _rx("fragment").fullmatch(after):
             return "chosen"
         return "refused"
     if _rx("plan").fullmatch(before) and not (

@@ -20,7 +20,7 @@ from ..lang import Cues
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN
-from .negation import refusal
+from .negation import own_act, refusal
 from .tasks import act_verb
 
 C = Cues()
@@ -93,7 +93,7 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
     out: list[ItemUpdate] = []
     for text, asks in clauses(turn):
         gone = set() if asks else _given_up_by(text, [*(g for g, _ in goals),
-                                                      *(g.text for g in mine)])
+                                                      *(g.text for g in mine)], turn.text)
         out += [ItemUpdate(id=i, status="abandoned", turn=turn.index) for goal, i in goals
                 if goal in gone and all(u.id != i for u in out)]
         for g in mine:
@@ -102,16 +102,18 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
     return out
 
 
-def _given_up_by(clause: str, goals: list[str]) -> set[str]:
-    """The ``goals`` (texts) a clause gives up: by withdrawing the act one wants, or by
-    keeping the thing one wants to end (``_kept_head``)."""
+def _given_up_by(clause: str, goals: list[str], turn: str) -> set[str]:
+    """The ``goals`` (texts) a clause of ``turn`` gives up: by withdrawing the act one
+    wants, or by keeping the thing one wants to end (``_kept``)."""
     gone = set()
     if (m := C.give_up.search(clause)) and not C.info_only.search(clause, m.start()) \
             and not _negated_before(clause, m.start()):
         head = _act_word(clause[m.end():])
         gone = {g for g in goals if _same_act(_wanted_act(g), head)}
-    if (kept := _kept_head(clause)) is not None:
-        gone |= {g for g in goals if _ended_head(g) == kept}
+    if C.keeps.search(clause) and not C.condition.search(turn) \
+            and (kept := _kept(clause)) is not None:
+        gone |= {g for g in goals if (ended := _ended(g)) is not None
+                 and ended[-1] == kept[-1] and set(kept) <= set(ended)}
     return gone
 
 
@@ -124,42 +126,50 @@ _TO = re.compile(r"\s*(?:to\s+)?")  # (always matches)
 _PREPOSITION = re.compile(r"\s*(?:to|from|by|at|in|off|on|into)\b", re.IGNORECASE)
 
 
-def _head(phrase: str) -> str | None:
-    """The head of the noun phrase ``phrase`` starts with: its last English unit before
-    ``_PHRASE_END`` ("my gym membership": memb), or its last pair of Chinese characters
-    that is no function word's, standing last or before one (这件衣服的: 衣服)."""
-    if run := next(iter(HAN_RUN.findall(phrase)), ""):
-        pairs = [p for k in range(len(run) - 1) if not (set(p := run[k:k + 2]) & _NOT_WANTED)
-                 and (k + 2 == len(run) or run[k + 2] in _NOT_WANTED)]
-        return pairs[-1] if pairs else None
-    m = _PHRASE_END.search(phrase)
-    units = _units(phrase[:m.start()] if m else phrase)
-    return units[-1] if units else None
+def _phrase(text: str) -> list[str]:
+    """The units of the noun phrase ``text`` starts with, its head last: English units
+    before ``_PHRASE_END`` ("my gym membership": gym, memb), or the pairs of Chinese
+    characters of its first run that are no function word's, up to the last that stands
+    last or before one (健身卡会员: …, 会员; 这件衣服的: 件衣, 衣服)."""
+    if run := next(iter(HAN_RUN.findall(text)), ""):
+        pairs = [(k, p) for k in range(len(run) - 1)
+                 if not (set(p := run[k:k + 2]) & _NOT_WANTED)]
+        heads = [k for k, p in pairs if k + 2 == len(run) or run[k + 2] in _NOT_WANTED]
+        return [p for k, p in pairs if k <= heads[-1]] if heads else []
+    m = _PHRASE_END.search(text)
+    return _units(text[:m.start()] if m else text)
 
 
-def _kept_head(clause: str) -> str | None:
-    """The head of what a clause keeps ("I'll keep the membership": memb; 会员我还是留着吧:
-    会员), or None: it keeps nothing, or not surely — a keep negated or supposed in it
-    ("There's no way I'm keeping them", "I'd keep it if ..."), a thing ended still later
-    in it (宽带我继续用到月底再停), or a pronoun (what it stands for is not told)."""
+def _kept(clause: str) -> list[str] | None:
+    """The units of what a clause keeps, its head last ("I'll keep the membership": memb;
+    会员我还是留着吧: 会员), or None: the keep is not the speaker's own, asked for now
+    (``own_act``: not "My wife wants to keep", "You keep renewing it", "I was told I
+    could keep"), or not surely — negated, in doubt ("I might keep"), for a while ("until
+    the label arrives"), or with a thing ended still later (宽带我继续用到月底再停) — or it
+    keeps a pronoun (what it stands for is not told)."""
     m = C.keeps.search(clause)
+    if m is None:
+        return None
     # a withdrawal before it that does not govern it says nothing of the keep ("Never mind
     # I'll keep it"; not "I don't want to keep it")
     said = C.give_up.sub(lambda g: g.group(0) if C.keeps.match(
-        clause, _TO.match(clause, g.end()).end()) else " ", clause)  # type: ignore[union-attr]
-    if m is None or C.negator.search(said) or C.neg_det.search(said) \
-            or C.condition.search(clause) or refusal(said) or C.ends.search(clause, m.end()):
+        clause, _TO.match(clause, g.end()).end())  # type: ignore[union-attr]
+        else " " * len(g.group(0)), clause)
+    if C.negator.search(said) or C.neg_det.search(said) or refusal(said) \
+            or C.unsure.search(said) or C.wish_hedge.search(said) \
+            or C.for_a_while.search(said) or C.ends.search(clause, m.end()):
         return None
-    after = _head(clause[m.end():])  # "keep the membership", 保留这个会员
-    if after is not None or not HAN_RUN.search(clause):
-        return after
-    return _head(clause[:m.start()] + "我")  # 会员我还是留着吧: the topic before it
+    after = _phrase(clause[m.end():])  # "keep the membership", 保留这个会员
+    prefix = said[:m.start()]
+    if not after and HAN_RUN.search(clause):  # 会员我还是留着吧: the topic before it,
+        after, prefix = _phrase(clause[:m.start()] + "我"), prefix[prefix.rfind("我"):]
+    return after if after and own_act(prefix) else None
 
 
-def _ended_head(goal: str) -> str | None:
-    """The head of what ``goal`` wants to end (``C.ends``: cancel, return, close; 取消,
-    退, 注销), or None: it ends nothing, or its act goes somewhere ("return to Chicago",
-    "drop off my package")."""
+def _ended(goal: str) -> list[str] | None:
+    """The units of what ``goal`` wants to end (``C.ends``: cancel, return, close; 取消,
+    退, 注销), its head last, or None: it ends nothing, or its act goes somewhere ("return
+    to Chicago", "drop off my package")."""
     m = C.goal.search(goal)
     wanted = _past_between(goal[m.end():] if m else goal)
     act = C.ends.match(wanted.lower())
@@ -167,7 +177,7 @@ def _ended_head(goal: str) -> str | None:
         return None
     rest = wanted[act.end():] if HAN_RUN.match(wanted) else \
         wanted[act.end():].split(" ", 1)[-1] if " " in wanted[act.end():] else ""
-    return None if _PREPOSITION.match(rest) else _head(rest)
+    return None if _PREPOSITION.match(rest) else _phrase(rest) or None
 
 
 def _wanted_act(goal: str) -> str | None:

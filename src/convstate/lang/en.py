@@ -122,8 +122,9 @@ SCOPE = {
     # ... as after a negative pronoun ("nothing except a refund")
     "nothing": r"\b(?:nothing|none|nobody|no\s+one)\b",
     # a clause that joins the one before as its alternative ("I'll exchange it, or maybe
-    # get a refund"; not "or else ...")
-    "or_opens": r"\W*or\b(?!\s+else\b)",
+    # get a refund"; not a fallback or a correction: "or else", "or failing that", "or
+    # rather")
+    "or_opens": r"\W*or\b(?!\s+(?:else|otherwise|failing|if\s+not|rather)\b)",
     # options left open between ("either a refund or an exchange is fine")
     "alternative": r"\bor\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")
@@ -683,6 +684,9 @@ PACK = LanguagePack(
         # my plan"): it gives up a goal to end that thing (``ends``)
         "keeps": r"\b(?:keep(?:ing)?|hold(?:ing)?\s+on\s+to|hang(?:ing)?\s+on\s+to"
                  r"|stick(?:ing)?\s+with|stay(?:ing)?\s+with)\b",
+        # ... for a while only ("I'll keep it until the label arrives", "for a week")
+        "for_a_while": r"\b(?:until|till|for\s+(?:a|an|one|two|now|the\s+moment|the\s+time)"
+                       r"\b|while|meanwhile)\b",
         # an act that ends a thing, as a goal's act word starts (cancel, return, close)
         "ends": r"(?:cancel|terminat|clos|end\b|return|unsubscrib|quit|drop|remov|delet"
                 r"|deactivat|discontinu|stop)",

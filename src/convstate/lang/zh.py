@@ -55,8 +55,8 @@ SCOPE = {
     "another_one": r"另一|另外一|其他|其它|之前的|上一个|别的|旧的|先生|太太|老公|老婆|朋友|家人",
     "undone": r"但是|可是|不过|然而|可惜",
     # a clause that joins the one before as its alternative (我想换货，或者退款也行; not
-    # 还是…吧, "rather")
-    "or_opens": r"\W*或者?",
+    # 还是…吧 nor 或者说, "rather")
+    "or_opens": r"\W*或(?!者?说)者?",
     "alternative": r"或者?|还是",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
@@ -352,6 +352,8 @@ PACK = LanguagePack(
         # a clause that keeps a thing (会员我还是留着吧, 我继续用这个套餐): it gives up a goal
         # to end that thing (``ends``)
         "keeps": r"保留|留着|继续用|接着用",
+        # ... for a while only (先留着, 暂时保留, 留到月底)
+        "for_a_while": r"先留|暂时|到[^，。！？,.!?]{0,6}(?:再|之前|为止)|留到",
         # an act that ends a thing, as a goal's act word starts (取消, 退, 注销)
         "ends": r"取消|退(?![^，。！？,.!?]{0,8}款)|注销|关闭|停|销户|解约|删除",  # (not 退…款)
         # ... not information about it (不用这家餐厅的信息了)
