@@ -128,6 +128,8 @@ def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> No
      "abandoned"),
     ("我想取消健身卡会员。", "算了，会员我还是留着吧。", "abandoned"),
     ("我想取消健身卡会员。", "算了，还是保留这个会员吧。", "abandoned"),
+    ("我想取消健身卡会员。", "算了，会员还是保留吧。", "abandoned"),
+    ("我想取消会员。", "会员我老婆想留着", "active"),
     ("I want to return the headphones I bought last week.",
      "OK, I'll keep the headphones then.", "abandoned"),
     ("I want to cancel my order.", "Keep the order but change the address.", "abandoned"),

@@ -83,9 +83,9 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
     return shipping" gives up paying; 我不想退货 is not 退款). Not a question, nor more
     information (不用这家餐厅的信息了). A clause that keeps the thing a goal wants to end
     gives the goal up too ("Never mind, I'll keep the membership" of "I want to cancel my
-    gym membership", 会员我还是留着吧): the head of what it keeps is the head of what the
-    goal ends ("I'll keep the order number" keeps a number). This batch's goals too, in
-    place."""
+    gym membership", 会员我还是留着吧): what it keeps is what the goal ends, its head last
+    ("I'll keep the order number" keeps a number, "my checking account" another account;
+    see ``_kept``). This batch's goals too, in place."""
     if not (C.give_up.search(turn.text) or C.keeps.search(turn.text)):
         return []  # (most turns)
     goals = [(e.text, e.id) for e in section_entries(index, "goals") if e.status == "active"]
@@ -161,8 +161,10 @@ def _kept(clause: str) -> list[str] | None:
         return None
     after = _phrase(clause[m.end():])  # "keep the membership", 保留这个会员
     prefix = said[:m.start()]
-    if not after and HAN_RUN.search(clause):  # 会员我还是留着吧: the topic before it,
-        after, prefix = _phrase(clause[:m.start()] + "我"), prefix[prefix.rfind("我"):]
+    if not after and HAN_RUN.search(clause):  # 会员我还是留着吧: the topic before it, and
+        # the subject after the topic, if any (会员还是保留吧: none, as an imperative's)
+        after = _phrase(clause[:m.start()] + "我")
+        prefix = prefix[prefix.rfind("我"):] if "我" in prefix else ""
     return after if after and own_act(prefix) else None
 
 
