@@ -161,6 +161,12 @@ def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> No
      "active"),
     ("我想取消会员。", "我老婆想保留会员", "active"),
     ("I want to cancel my membership.", "I might keep the membership.", "active"),
+    ("I want to cancel my membership.", "I'm thinking about keeping the membership.",
+     "active"),
+    ("I want to cancel my membership.",
+     "Last time I decided to keep the membership, this time I'm done.", "active"),
+    ("I want to cancel my Netflix subscription.", "I'll keep my Hulu subscription.",
+     "active"),
     ("I want to return the headphones.", "I'll keep the headphones until the label arrives.",
      "active"),
     ("I want to cancel my membership.", "I'll keep the membership, unless you can waive the "

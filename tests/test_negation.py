@@ -276,6 +276,7 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     (("I want an exchange, or at least I think so, definitely not a refund.",), "exchange"),
     # ... nor a fallback, a threat or "or rather"; a later clause chooses anew
     (("I'd prefer an exchange, or failing that a refund.",), "exchange"),
+    (("I want an exchange, or otherwise a refund.",), "exchange"),
     (("I want a refund, or I'm filing a complaint about your exchange policy.",), "refund"),
     (("我想换货，或者说我其实想退款。",), "refund"),
     (("I was going to exchange it, or get a refund, but now I just want a refund.",),
