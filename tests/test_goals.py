@@ -113,15 +113,19 @@ def test_a_want_goes_on_past_a_report_in_its_clause() -> None:
     ("I want to reschedule my delivery.", "Forget the booking fee.", "active"),
 ])
 def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> None:
-    got = goals_after([("user", goal), ("assistant", "Sure, I can help."), ("user", later)],
-                      False)
-    assert [s for _, s in got] == [status]
+    assert status_after(goal, later, one_batch=False) == [status]
+
+
+def status_after(goal: str, later: str, one_batch: bool) -> list[str]:
+    """The goals' statuses after ``goal``, the assistant's "Sure", and the user's ``later``."""
+    rows = [("user", goal), ("assistant", "Sure, I can help."), ("user", later)]
+    return [s for _, s in goals_after(rows, one_batch)]
 
 
 @pytest.mark.parametrize("one_batch", [False, True])
 @pytest.mark.parametrize("goal, later, status", [
-    # keeping the thing gives up a goal to end it: the head of what is kept is the head of
-    # what the goal ends
+    # keeping the thing gives up a goal to end it: what is kept is what the goal ends,
+    # its head last
     ("I want to cancel my gym membership.", "Never mind, I'll keep the membership.",
      "abandoned"),
     ("I want to cancel my gym membership.", "Never mind I'll keep the membership.",
@@ -176,6 +180,4 @@ def test_a_noun_of_the_act_given_up_gives_up_the_goal(goal, later, status) -> No
     ("我想停掉宽带。", "宽带我继续用到月底再停", "active"),
 ])
 def test_keeping_the_thing_gives_up_ending_it(goal, later, status, one_batch) -> None:
-    got = goals_after([("user", goal), ("assistant", "Sure, I can help."), ("user", later)],
-                      one_batch)
-    assert [s for _, s in got] == [status]
+    assert status_after(goal, later, one_batch) == [status]

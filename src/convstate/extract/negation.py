@@ -105,15 +105,11 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
     chosen: str | None = None
     refused: list[str] = []
     for sentence in sentences(text):
-        said = list(_clauses_of(sentence))
-        across = _or_opened(said, options)
-        for at, (clause, asks) in enumerate(said):
-            hits = _hits(clause, options)
+        said = [(clause, asks, _hits(clause, options)) for clause, asks in _clauses_of(sentence)]
+        across = _or_opened(said)
+        for at, (clause, asks, hits) in enumerate(said):
             turned = -1  # where the option the clause refused last ends
-            open_: set[str] = set()  # the options "or" joins
-            for (_, end, value), (start, _, other) in zip(hits, hits[1:], strict=False):
-                if value != other and C.alternative.search(clause, end, start):
-                    open_ |= {value, other}
+            open_ = _or_joined(clause, hits)
             for start, end, value in hits:
                 found = reading(clause, start, end, asks)
                 if found == "chosen" and (value in open_ or across.get((at, value), set())
@@ -139,10 +135,18 @@ def _hits(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
                   for m in pattern.finditer(text) if m.end() > m.start())
 
 
+def _or_joined(clause: str, hits: list[tuple[int, int, str]]) -> set[str]:
+    """The options "or" joins in ``clause`` (its mentions ``hits``): two of different
+    options with an alternative between them."""
+    return {v for (_, end, value), (start, _, other) in itertools.pairwise(hits)
+            if value != other and C.alternative.search(clause, end, start)
+            for v in (value, other)}
+
+
 _OR_REACH = 3  # words between a clause's opening "or" and the option it offers
 
 
-def _or_opened(said: list[tuple[str, bool]], options: Sequence[tuple[str, re.Pattern[str]]]
+def _or_opened(said: list[tuple[str, bool, list[tuple[int, int, str]]]]
                ) -> dict[tuple[int, str], set[str]]:
     """The options joined across clauses of one sentence, by (clause, option), each with
     those it is joined to: the last mention of a clause and the first of the next, when
@@ -150,10 +154,11 @@ def _or_opened(said: list[tuple[str, bool]], options: Sequence[tuple[str, re.Pat
     Only those two clauses: a later one chooses anew ("..., or a refund, but now I just
     want a refund")."""
     out: dict[tuple[int, str], set[str]] = {}
-    for at, ((before, _), (after, _)) in enumerate(itertools.pairwise(said)):
+    for at, ((_, _, hits_before), (after, _, hits_after)) in enumerate(
+            itertools.pairwise(said)):
         if (opens := C.or_opens.match(after)) is None:
             continue
-        last, first = _hits(before, options)[-1:], _hits(after, options)[:1]
+        last, first = hits_before[-1:], hits_after[:1]
         # (the option right after it, as an alternative is said: "or maybe get a refund";
         # not "or I'm filing a complaint about your exchange policy")
         if last and first and len(after[opens.end():first[0][0]].split()) <= _OR_REACH \
@@ -200,7 +205,7 @@ def reading(clause: str, start: int, end: int, asks: bool = False) -> Reading:
     if (m := _rx("verb_after").match(after)) is not None:  # 今天必须到
         return "refused" if C.negator.search(m.group(0)) else "chosen"
     if _rx("neg_before").search(before[-REACH:]):
-        last = next(reversed(list(C.negator.finditer(before))), None)
+        last = _last(C.negator, before)
         # ("Nothing other than a refund, please": the speaker's, said alone; not a
         # report, "Nobody offered me anything except an exchange", "Nothing except the
         # refund has been processed")
@@ -245,7 +250,7 @@ def refused_object(clause: str, start: int, end: int) -> bool:
     predicate after it that turns it down ("the Gold plan is too expensive")."""
     before = clause[:start]
     only = _rx("object_only")
-    negator = next(reversed(list(C.negator.finditer(before))), None)
+    negator = _last(C.negator, before)
     if negator is not None and only.fullmatch(before[negator.end():]) \
             and not C.give_up.fullmatch(negator.group(0)) and not _excepted(before, negator):
         return True
@@ -363,12 +368,17 @@ def _through(between: str, negative: bool) -> Reading:
     parts = C.contrast.split(between)
     if len(parts) > 1:
         negative, between = False, parts[-1]
-    last = next(reversed(list(C.negator.finditer(between))), None)
+    last = _last(C.negator, between)
     if last is not None and _excepted(between, last, negative):
         return "chosen"  # "I don't want anything except a refund"
     if last is not None:
         return "refused"
     return "refused" if negative else "chosen"
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of ``pattern`` in ``text``, or None."""
+    return next(reversed(list(pattern.finditer(text))), None)
 
 
 def _excepted(before: str, negator: re.Match[str], negative: bool = False) -> bool:

@@ -110,8 +110,7 @@ def _given_up_by(clause: str, goals: list[str], turn: str) -> set[str]:
             and not _negated_before(clause, m.start()):
         head = _act_word(clause[m.end():])
         gone = {g for g in goals if _same_act(_wanted_act(g), head)}
-    if C.keeps.search(clause) and not C.condition.search(turn) \
-            and (kept := _kept(clause)) is not None:
+    if (kept := _kept(clause)) is not None and not C.condition.search(turn):
         gone |= {g for g in goals if (ended := _ended(g)) is not None
                  and ended[-1] == kept[-1] and set(kept) <= set(ended)}
     return gone
@@ -123,6 +122,7 @@ _PHRASE_END = re.compile(r"\b(?:I|that|which|who|for|from|to|on|in|at|by|with|ab
                          r"|till|because|since|so|but|and|or|then|though|instead|after|now"
                          r"|please|thanks?)\b|[^\w\s'’-]", re.IGNORECASE)
 _TO = re.compile(r"\s*(?:to\s+)?")  # (always matches)
+_WORD_REST = re.compile(r"^\w*\s*")
 _PREPOSITION = re.compile(r"\s*(?:to|from|by|at|in|off|on|into)\b", re.IGNORECASE)
 
 
@@ -177,8 +177,9 @@ def _ended(goal: str) -> list[str] | None:
     act = C.ends.match(wanted.lower())
     if act is None:
         return None
-    rest = wanted[act.end():] if HAN_RUN.match(wanted) else \
-        wanted[act.end():].split(" ", 1)[-1] if " " in wanted[act.end():] else ""
+    rest = wanted[act.end():]
+    if not HAN_RUN.match(wanted):  # (past the rest of the English act word: "cancelling")
+        rest = _WORD_REST.sub("", rest)
     return None if _PREPOSITION.match(rest) else _phrase(rest) or None
 
 

@@ -155,17 +155,21 @@ def act_of(text: str) -> Act | None:
     return _act_of(text, LANGUAGES.version, False)
 
 
+def _english() -> English | None:
+    """The English grammar of the registered packs, if any."""
+    grammar = _grammars(LANGUAGES.version).get("en")
+    return grammar if isinstance(grammar, English) else None
+
+
 def act_verb(word: str) -> str | None:
     """The verb an English word is, or names as an act, of the lexicon's classes
     ("cancel", "cancellation": cancel; not "credit card" for a refund), or None."""
-    grammar = _grammars(LANGUAGES.version).get("en")
-    return grammar.act_verb(word.lower()) if isinstance(grammar, English) else None
+    return grammar.act_verb(word.lower()) if (grammar := _english()) else None
 
 
 def _class_of(word: str) -> str | None:
     """The verb class an English word names as an act (``act_verb``'s class), or None."""
-    grammar = _grammars(LANGUAGES.version).get("en")
-    return grammar.act_noun(word) if isinstance(grammar, English) else None
+    return grammar.act_noun(word) if (grammar := _english()) else None
 
 
 def _names_acts_only(done: Act) -> bool:

@@ -122,8 +122,8 @@ class EnglishWords:
         "delivery": book, cancel, deliver), as a key; None for any other word."""
         if word in self.results:
             return None
-        if self.lemma(word) in self.classes:
-            return self.lemma(word)
+        if (lemma := self.lemma(word)) in self.classes:
+            return lemma
         for ending, verb in self.act_endings:
             if len(word) > len(ending) + 2 and word.endswith(ending) \
                     and (key := self.key(word[:-len(ending)] + verb)) in self.classes:
