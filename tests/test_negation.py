@@ -4,6 +4,8 @@ ask for nothing."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Annotated, Literal
 
 import pytest
@@ -284,9 +286,57 @@ def test_the_memory_reads_the_field_through_the_same_rule() -> None:
     # a refusal chooses nothing that the clauses after it only mention
     (("No refund, I heard exchanges take forever.",), None),
     (("I don't want a refund, just checking on the exchange status.",), None),
+    # a sentence opening with "or" joins the one before it: the earlier choice stands
+    (("I'll take a refund. Or an exchange.",), None), (("我要退款。或者换货也行。",), None),
+    (("I want an exchange.", "I'll take a refund. Or an exchange."), "exchange"),
+    (("I want a refund. Or else I'll dispute the charge.",), "refund"),
 ])
 def test_options_joined_by_or_are_left_open(texts: tuple[str, ...], method) -> None:
     assert case_after(*texts).refund_method == method
+
+
+@pytest.mark.parametrize("texts, method", [
+    # the rest turned down: the one set apart is chosen, over an earlier choice
+    (("I want an exchange.", "Other than a refund, I don't want anything."), "refund"),
+    (("Apart from a refund I don't need anything.",), "refund"),
+    (("我要换货", "除了退款，其他都不要。"), "refund"),
+    (("除了退款以外，别的我都不要。",), "refund"), (("除了退款其他都不要",), "refund"),
+    # the rest accepted: it is turned down, and an earlier choice of it let go
+    (("I want a refund.", "Other than a refund, anything else is fine."), None),
+    (("I want a refund.", "Other than an exchange, anything else is fine."), "refund"),
+    (("我要退款", "除了退款，其他都可以。"), None),
+    (("我要换货", "除了退款，其他都可以。"), "exchange"),
+    # only set apart: besides it, a question, someone else's rest
+    (("I want an exchange.", "Other than a refund, is anything else possible?"), "exchange"),
+    (("我要换货", "除了退款，我还要赔偿。"), "exchange"),
+    (("我要换货", "除了退款，他其他都不要。"), "exchange"),
+    # an excepting word inside a negated want, or after "nothing"
+    (("I won't accept anything other than a refund.",), "refund"),
+    (("Nothing but a refund, please.",), "refund"),
+    (("Nothing but the exchange has been processed.",), None),  # a report
+    (("I accept the exchange.",), "exchange"), (("I won't accept an exchange.",), None),
+])
+def test_what_is_said_of_the_rest_decides_an_option_set_apart(texts: tuple[str, ...],
+                                                              method) -> None:
+    assert case_after(*texts).refund_method == method
+
+
+def _documented() -> list[tuple[str, str | None]]:
+    """The rows of docs/customer-service.md's table of what sets ``refund_method``: each
+    text with the value documented (None: "not set")."""
+    page = (Path(__file__).parents[1] / "docs" / "customer-service.md").read_text()
+    table = page.split("| the user says | `refund_method` |", 1)[1].split("\n\n", 1)[0]
+    out = []
+    for texts, value in re.findall(r"^\| (.+) \| (`\w+`|not set[^|]*) \|$", table, re.M):
+        out += [(t, value.strip("`") if value.startswith("`") else None)
+                for t in texts.split(" · ")]
+    return out
+
+
+@pytest.mark.parametrize("text, method", _documented())
+def test_the_documented_readings_hold(text: str, method) -> None:
+    assert len(_documented()) > 30  # (the table was found)
+    assert case_after(text).refund_method == method
 
 
 @pytest.mark.parametrize("offer, reply, method", [
