@@ -35,15 +35,15 @@ sentences cut at commas and semicolons. A mention is
   refund please?").
 
 Options that "or" joins (或者, 还是) in a clause are left open: neither is chosen; so are
-the option right after a clause's opening "or" (或者) and the last of the clause before it,
-in the same sentence or the one before ("I'll exchange it, or maybe get a refund", "I'll
-take a refund. Or an exchange."; not a fallback or a correction, "or else", "or rather",
-或者说), unless that one was refused; a later clause chooses anew.
+the option right after a clause's opening "or" (或者) and the last of the clause before it
+("I'll exchange it, or maybe get a refund"; not a fallback or a correction, "or else",
+"or rather", 或者说), unless that one was refused; a later clause chooses anew.
 
-A mention an opening excepting word sets apart ("Other than a refund", 除了退款) is read
-by what the speaker says of the rest, after it in its clause or in the next: the rest
-turned down chooses it ("..., I don't want anything", 其他都不要), the rest accepted
-refuses it ("..., anything else is fine", 其他都可以); else it is only set apart.
+A mention an excepting word opening its sentence sets apart ("Other than a refund",
+除了退款) is read by what the speaker says of the rest, after it in its clause or in the
+next, to the sentence's end: the rest turned down chooses it ("..., I don't want
+anything", 其他都不要), the rest accepted refuses it ("..., anything else is fine",
+其他都可以); else it is only set apart.
 
 The words of each class come from the language packs (``negator``, ``excepting``,
 ``nothing``, ``or_opens``, ``excepts_open``, ``excepts_close``, ``rest_refused``,
@@ -111,49 +111,56 @@ def choice(text: str, options: Sequence[tuple[str, re.Pattern[str]]]
     one before was refused."""
     chosen: str | None = None
     refused: list[str] = []
-    # (clauses in order across sentences: "I'll take a refund. Or an exchange.")
-    said = [(clause, asks, _hits(clause, options)) for clause, asks in clauses(text)]
-    across = _or_opened(said)
-    for at, (clause, asks, hits) in enumerate(said):
-        turned = -1  # where the option the clause refused last ends
-        open_ = _or_joined(clause, hits)
-        for start, end, value in hits:
-            found = reading(clause, start, end, asks)
-            if not asks and (by_rest := _but_for(said, at, start, end)) is not None:
-                found = by_rest  # "Other than a refund, I don't want anything"
-            if found == "chosen" and (value in open_ or across.get((at, value), set())
-                                      - set(refused)):
-                continue
-            if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
-                found = "chosen"  # the other option, after a contrast: "not X but Y"
-            if found is not None and value in refused:
-                refused.remove(value)
-            if found == "chosen":
-                chosen = value
-            elif found == "refused":
-                refused.append(value)
-                turned = end
-                chosen = None if chosen == value else chosen
+    for sentence in sentences(text):
+        said = [(clause, asks, _hits(clause, options)) for clause, asks in _clauses_of(sentence)]
+        across = _or_opened(said)
+        for at, (clause, asks, hits) in enumerate(said):
+            turned = -1  # where the option the clause refused last ends
+            open_ = _or_joined(clause, hits)
+            for start, end, value in hits:
+                found = reading(clause, start, end, asks)
+                if not at and not asks and (by_rest := _but_for(said, start, end)) \
+                        is not None:
+                    found = by_rest  # "Other than a refund, I don't want anything"
+                if found == "chosen" and (value in open_ or across.get((at, value), set())
+                                          - set(refused)):
+                    continue
+                if found is None and turned >= 0 and C.contrast.search(clause, turned, start):
+                    found = "chosen"  # the other option, after a contrast: "not X but Y"
+                if found is not None and value in refused:
+                    refused.remove(value)
+                if found == "chosen":
+                    chosen = value
+                elif found == "refused":
+                    refused.append(value)
+                    turned = end
+                    chosen = None if chosen == value else chosen
     return chosen, refused
 
 
-def _but_for(said: list[tuple[str, bool, list[tuple[int, int, str]]]], at: int,
-             start: int, end: int) -> Reading:
-    """The reading of a mention that an opening excepting word sets apart ("Other than
-    a refund", 除了退款): what is said of the rest decides. The rest turned down — the
+def _but_for(said: list[tuple[str, bool, list[tuple[int, int, str]]]], start: int,
+             end: int) -> Reading:
+    """The reading of a mention in a sentence's first clause (``said``: the sentence's
+    clauses) that an excepting word opening it sets apart ("Other than a refund",
+    除了退款): what the sentence says of the rest decides. The rest turned down — the
     speaker wants nothing else ("..., I don't want anything", 其他都不要) — chooses it;
     the rest accepted ("..., anything else is fine", 其他都可以) refuses it; else it is
     only set apart ("Besides the refund, I want compensation"). The rest is what follows
-    the mention in its clause, or the next clause."""
-    clause = said[at][0]
+    the mention in its clause, or the next clause, and it ends the sentence: not "..., I
+    don't want anything else to go wrong", 其他都不要拖了, nor a report or a tag after it
+    ("..., said my husband", "..., right?")."""
+    clause = said[0][0]
     opens = C.excepts_open.match(clause)
-    if opens is None or len(clause[opens.end():start].split()) > _OR_REACH:
+    if opens is None or quoted(clause, start) \
+            or len(clause[opens.end():start].split()) > _OR_REACH:
         return None
-    rest = clause[end:]
+    rest, last = clause[end:], 0
     if (close := C.excepts_close.match(rest)) is not None:
         rest = rest[close.end():]
-    if not rest.strip(" \t.。!！") and at + 1 < len(said) and not said[at + 1][1]:
-        rest = said[at + 1][0]
+    if not rest.strip(" \t.。!！") and len(said) > 1 and not said[1][1]:
+        rest, last = said[1][0], 1
+    if last != len(said) - 1 or quoted(rest, 0):
+        return None
     if C.rest_refused.match(rest):
         return "chosen"
     return "refused" if C.rest_accepted.match(rest) else None
@@ -179,11 +186,11 @@ _OR_REACH = 3  # words between a clause's opening "or" and the option it offers
 
 def _or_opened(said: list[tuple[str, bool, list[tuple[int, int, str]]]]
                ) -> dict[tuple[int, str], set[str]]:
-    """The options joined across clauses of a turn, by (clause, option), each with
+    """The options joined across clauses of one sentence, by (clause, option), each with
     those it is joined to: the last mention of a clause and the first of the next, when
-    that one opens with "or" (``C.or_opens``: "..., or maybe a refund", "... a refund. Or
-    an exchange."; not "or else"). Only those two clauses: a later one chooses anew
-    ("..., or a refund, but now I just want a refund")."""
+    that one opens with "or" (``C.or_opens``: "..., or maybe a refund"; not "or else").
+    Only those two clauses: a later one chooses anew ("..., or a refund, but now I just
+    want a refund")."""
     out: dict[tuple[int, str], set[str]] = {}
     for at, ((_, _, hits_before), (after, _, hits_after)) in enumerate(
             itertools.pairwise(said)):
@@ -417,8 +424,7 @@ def _excepted(before: str, negator: re.Match[str], negative: bool = False) -> bo
     negation: an excepting word ("except", "other than") after another negator or a
     negated verb (``negative``) or a negative pronoun: "I don't want anything except the
     Gold plan" and "nothing other than a refund" want it."""
-    # (matched in place: "but" excepts only after "nothing")
-    return C.excepting.fullmatch(before, *negator.span()) is not None and (
+    return C.excepting.fullmatch(negator.group(0)) is not None and (
         negative or C.negator.search(before, 0, negator.start()) is not None
         or C.neg_det.search(before, 0, negator.start()) is not None
         or C.nothing.search(before, 0, negator.start()) is not None)

@@ -41,8 +41,7 @@ SCOPE = {
     # not "no", which negates a noun ("no exchange": neg_det) or answers ("No, I want");
     # "forget" lets go of what it governs, unless negated ("don't forget the refund")
     "negator": r"\b(?:not(?!\s+forget\b)|never\s+mind|never|no\s+longer|without|rather\s+than"
-               r"|instead\s+of|other\s+than|except|(?<=\bnothing\s)but|cancel|skip|avoid"
-               r"|no\s+need"
+               r"|instead\s+of|other\s+than|except|cancel|skip|avoid|no\s+need"
                # letting go of it ("hold off on the refund", "I changed my mind about it")
                r"|hold(?:ing)?\s+off(?:\s+on)?|chang(?:e|ed|ing)\s+my\s+mind\s+(?:about|on)"
                r"|call\s+off)\b|\b\w+n['’]t\b(?!\s+forget\b)"
@@ -57,7 +56,7 @@ SCOPE = {
     "not_yet": r"\b(?:didn['’]t|did\s+not|haven['’]t|hasn['’]t|have\s+not|has\s+not"
                r"|wasn['’]t|weren['’]t|not\s+yet)\b",
     # a verb of wanting, choosing or requiring, which governs what follows it
-    "want": r"\b(?:want|no\s+need|need|needs|accept"
+    "want": r"\b(?:want|no\s+need|need|needs"
             r"|(?:would|['’]d)\s+(?:\w+\s+)?(?:like|love|prefer|rather)"
             r"|prefer|choose|chose|pick(?:ed)?(?!\s+(?:it\s+|them\s+)?up\b)|opt(?:ed)?\s+for"
             r"|go\s+(?:with|for)|going\s+with|went\s+with|(?:go\s+ahead|proceed)\s+with"
@@ -119,7 +118,7 @@ SCOPE = {
     "undone": r"\b(?:but|however|unfortunately|though)\b",
     # a negator that leaves out one thing of many: after another negator it is a double
     # negation ("I don't want anything except a refund": the refund is wanted)
-    "excepting": r"\b(?:except(?:\s+for)?|other\s+than|(?<=\bnothing\s)but)\b",
+    "excepting": r"\b(?:except(?:\s+for)?|other\s+than)\b",
     # ... as after a negative pronoun ("nothing except a refund")
     "nothing": r"\b(?:nothing|none|nobody|no\s+one)\b",
     # a clause that joins the one before as its alternative ("I'll exchange it, or maybe
@@ -130,14 +129,15 @@ SCOPE = {
     # ("Other than a refund, I don't want anything"; negation.py's ``_but_for``)
     "excepts_open": r"^\W*(?:(?:and|but|so|well|honestly|actually)\W+)?"
                     r"(?:other\s+than|except(?:\s+for)?|apart\s+from|aside\s+from)\b",
-    "excepts_close": r"(?!)",  # (English closes nothing: "other than X" is whole)
     # the rest turned down by the speaker: "I don't want anything (else)"
     "rest_refused": r"^\W*(?:I|we)\s+(?:really\s+|just\s+|absolutely\s+)?"
                     r"(?:don['’]?t|do\s+not|won['’]?t|will\s+not|wouldn['’]?t|would\s+not)"
-                    r"\s+(?:want|need|accept|take)\s+(?:anything|any\s+other\s+\w+)\b",
+                    r"\s+(?:want|need|accept|take)\s+(?:anything|any\s+other\s+\w+)"
+                    r"(?:\s+else)?(?:\s+(?:at\s+all|please|thanks?))?\W*$",
     # ... or accepted: "anything else is fine"
-    "rest_accepted": r"^\W*anything(?:\s+else)?\s+(?:is|would\s+be|will\s+be)\s+"
-                     r"(?:fine|ok(?:ay)?|good|alright)\b|^\W*anything(?:\s+else)?\s+works\b",
+    "rest_accepted": r"^\W*anything(?:\s+else)?\s+(?:(?:is|would\s+be|will\s+be)\s+"
+                     r"(?:fine|ok(?:ay)?|good|alright)|works)(?:\s+(?:with|for)\s+(?:me|us))?"
+                     r"\W*$",
     # options left open between ("either a refund or an exchange is fine")
     "alternative": r"\bor\b",
     # after a mention with no verb: a predicate that accepts it ("an exchange is fine")

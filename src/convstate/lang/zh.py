@@ -59,15 +59,16 @@ SCOPE = {
     "or_opens": r"\W*或(?!者?说)者?",
     # a clause opening by setting one option apart (除了退款，其他都不要): what it says of
     # the rest decides (negation.py's ``_but_for``)
-    "excepts_open": r"^\W*(?:那|那么|我|我们)?除了?",
+    "excepts_open": r"^\W*(?:那|那么|我|我们)?除了",  # (not 除非, "unless")
     "excepts_close": r"^(?:以外|之外|外)",
     # the rest turned down by the speaker (其他都不要, 别的我都不需要)
     "rest_refused": r"^\W*(?:(?:其他|其它|别的|其余|剩下)的?(?:东西|方案|方式|办法|补偿)?"
                     r"|(?:我们?)?(?:其他|其它|别的|其余|什么)的?)(?:我们?)?"
-                    r"(?:都|全都|一概|一律|统统|也)?(?:不要|不用|不需要|不想要|不考虑|不接受)",
+                    r"(?:都|全都|一概|一律|统统|也)?(?:不要|不用|不需要|不想要|不考虑|不接受)"
+                    r"(?:了|啦|吧)?\W*$",
     # ... or accepted (其他都可以)
     "rest_accepted": r"^\W*(?:其他|其它|别的|其余)的?(?:方案|方式|办法)?(?:都|也)?"
-                     r"(?:可以|行|没问题|能接受|好)",
+                     r"(?:可以|行|没问题|能接受|好)(?:的|了|啊|吧)?\W*$",
     "alternative": r"或者?|还是",
     # after a mention with no verb: a predicate that accepts it (退款就行, 换货不行)
     "accept": r"^\s*(?:就|也|都|还是)?(?:不|没)?(?:行|好|可以|成|没问题|比较好|更好)",
