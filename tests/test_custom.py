@@ -147,6 +147,24 @@ def test_a_set_once_anchor_field_keeps_the_users_first() -> None:
     assert mem.state.order_id.value == "DD2222222"
 
 
+@pytest.mark.parametrize("turns, first, conflicts", [
+    # the user's correction replaces the first: it was never the order
+    (["订单号是20240618553201。", "抱歉，系统里没有查到这个订单号，麻烦您再核对一下。",
+      "不好意思我说错了，是20240618553210。"], "20240618553210", []),
+    (["It's order 4471-0923.", "I can't find 4471-0923. Could you double-check it?",
+      "Sorry, wrong one, it's 4471-0932."], "4471-0932", []),
+    # another order, which replaces nothing, is a conflict still
+    (["My order is DD1111111.", "OK.", "I also have another order, DD2222222."],
+     "DD1111111", ["DD2222222"]),
+])
+def test_a_set_once_anchor_field_keeps_the_first_that_stands(turns, first, conflicts) -> None:
+    mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
+    for k, text in enumerate(turns):
+        mem.add("user" if k % 2 == 0 else "assistant", text)
+    assert mem.state.order_id.value == first == mem.state.anchor("order_id").value
+    assert [c.value for c in mem.state.conflicts()] == conflicts
+
+
 def test_keyed_and_plain_lists_deduplicate() -> None:
     s, _ = fold_all(D(items=[{"value": {"sku": "A1"}, "turns": [1]},
                              {"value": {"sku": "a1 ", "qty": 2}, "turns": [2]},

@@ -5,7 +5,8 @@ from a marker in ``Annotated[...]``:
 
 - ``Anchor | None`` — an anchor field: verbatim, its kind from ``AnchorOf(kind)`` or
   from the field's name when that names a kind (``order_id``, ``phone``, ``email`` ...);
-  latest value wins (``SetOnce()`` to keep the first).
+  latest value wins (``SetOnce()`` to keep the first that stands: one the user corrects
+  gives way to the correction).
 - ``list[Anchor]`` — every value of that kind, deduplicated (superseded ones included,
   with their status).
 - a scalar (``str``, ``int``, ``float``, ``bool``, a ``Literal``, an ``Enum``, or
@@ -39,7 +40,9 @@ class Latest:
 
 @dataclass(frozen=True)
 class SetOnce:
-    """The first value stays; a later different value is recorded as a conflict."""
+    """The first value stays; a later different value is recorded as a conflict. For an
+    anchor field, the first that stands: a value the state replaced (the user's
+    correction, "Sorry, wrong one, it's 4471-0932") gives way to its replacement."""
 
 
 @dataclass(frozen=True)

@@ -844,12 +844,14 @@ def _fold_field(state: ConversationState, spec: FieldSpec, given: Any,
 def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -> None:
     """The field takes the active anchor of its key that ``state.anchor`` reads (the
     user's own latest: ``read_first``; set-once: keeps the first and records a different
-    later one as a conflict)."""
+    later one as a conflict — the first that stands: a value the state replaced, as the
+    user's correction replaces it ("Sorry, wrong one, it's 4471-0932"), gives way to its
+    replacement)."""
     live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"]
     if not live:
         return
     if spec.rule == "set_once":  # the first the user gave, else anyone's first
-        current = getattr(state, spec.name)
+        current = _standing(state, getattr(state, spec.name))
         first = max(live, key=lambda a: (*users_own(a), -a.first_turn, -int(a.id[1:])))
         if current is None or current.speaker != "user" and first.speaker == "user":
             current = first  # (what the assistant said first never hides the user's)
@@ -859,6 +861,21 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
                 _conflict(state, spec.name, a.value, a.first_turn)
         return
     setattr(state, spec.name, max(live, key=read_first).model_copy())
+
+
+def _standing(state: ConversationState, held: Anchor | None) -> Anchor | None:
+    """The anchor that stands for ``held`` (a field's copy): itself while the state holds
+    it live, else what replaced it, to the live end of the chain (None: replaced by no
+    live value)."""
+    seen: set[str] = set()
+    while held is not None and held.id not in seen:
+        seen.add(held.id)
+        now = next((a for a in state.anchors if a.id == held.id), None)
+        if now is None or now.status != "superseded":
+            return held
+        held = next((a for a in state.anchors if a.id == now.superseded_by), None) \
+            if now.superseded_by else None
+    return held if held is not None and held.status == "active" else None
 
 
 def _value_field(state: ConversationState, spec: FieldSpec, given: FieldValue[Any],
