@@ -413,6 +413,23 @@ def test_a_correction_replaces_the_users_value_not_the_assistants_own(batch: int
 
 
 @BATCHES
+def test_a_correction_to_someone_elses_number_leaves_the_users_own(batch: int) -> None:
+    """"Actually, can they call my wife instead? Her number is ...": the wife's number
+    corrects none of the user's own, said back in the turn before."""
+    for rows, own in (([("user", "Call me on 917-555-0133."),
+                        ("assistant", "A specialist will call you at 917-555-0133 tomorrow."),
+                        ("user", "Actually, can they call my wife instead? Her number is "
+                                 "917-555-0188.")], "917-555-0133"),
+                      ([("user", "我的电话是13811112222"),
+                        ("assistant", "好的，我们会打13811112222联系您。"),
+                        ("user", "不对，打我老婆的电话吧，她的号码是13822223333")], "13811112222")):
+        state = folded(rows, batch)
+        assert state.anchor("phone").value == own, rows
+        assert [h.status for h in state.history("phone", speaker="user")] \
+            == ["active", "active"]
+
+
+@BATCHES
 def test_correcting_ones_own_number_leaves_a_number_given_for_someone_else(batch: int
                                                                           ) -> None:
     for rows, hers in (
