@@ -622,6 +622,12 @@ def test_a_day_asked_for_is_a_date_and_one_told_in_passing_is_not() -> None:
                     "The parcel was due yesterday and it's today already!",
                     "It is tonight that the noise started."):
         assert active(said(("user", passing)), "date") == [], passing
+    # ... in Chinese, the day a change or a booking goes to; not a day told in passing
+    mem = said(("assistant", "维修工程师会在今天下午6点前上门检查。"),
+               ("user", "改成明天上午吧，今天下午家里没人。"))
+    assert active(mem, "date") == ["明天"]
+    for passing in ("今天到货了", "明天上午可以吗", "我明天再打过来"):
+        assert active(said(("user", passing)), "date") == [], passing
     # a day said with a time is the day of it
     for text, day in (("Can I get a table for two tomorrow at 7 pm?", "tomorrow"),
                       ("Book it for 4 pm tomorrow.", "tomorrow"),

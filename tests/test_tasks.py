@@ -345,6 +345,15 @@ def test_cancelling_a_thing_withdraws_the_acts_promised_on_it(promise: str, repo
     state = run([("assistant", "I'll send you the invoice."), ("user", "OK."),
                  ("assistant", "I've cancelled your order.")], mode)
     assert [t.status for t in state.open_tasks] == ["open"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_report_of_moving_an_act_leaves_it_to_come(mode: str) -> None:
+    """已改到明天上午上门 reports the visit moved (a verb of changing with its goal: 改到,
+    改成), not made."""
+    state = run([("assistant", "维修工程师会在今天下午6点前上门检查。"),
+                 ("user", "改成明天上午吧。"), ("assistant", "好的，已改到明天上午上门。")], mode)
+    assert [t.status for t in state.open_tasks] == ["open"]
     # a refund outlasts the order it is of
     state = run([("assistant", "I will refund your order within 3 days."), ("user", "OK."),
                  ("assistant", "I've cancelled your order.")], mode)

@@ -152,6 +152,7 @@ def count_key(value: str) -> str:
 
 _NEEDS: dict[int, re.Pattern[str]] = {}  # one search for any of the words
 _TODAY = ("today", "tomorrow", "tonight")
+_TODAY_ZH = ("今天", "明天", "今晚", "明早", "明晚")
 
 
 def _needs(words: tuple[str | re.Pattern[str], ...], pattern: re.Pattern[str]
@@ -289,7 +290,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\b\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:this|next)\s+month\b"
         r"|\b(?:next\s+)?(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(?:\s+next\s+week)?\b",
         _I)), 0),
-    ("date", "date", _needs(_TODAY + ("今天", "明天", "今晚", "明早", "明晚"), re.compile(
+    ("date", "date", _needs(_TODAY + _TODAY_ZH, re.compile(
         # a relative day said with a time: the day of it ("tomorrow at 7 pm", "2 pm
         # today", 明天下午三点)
         r"\b(today|tomorrow|tonight)\s+(?:at\s+|around\s+|by\s+)?(?=\d{1,2}(?::\d{2})?\s*"
@@ -319,7 +320,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I)), 0),
-    ("date", "date", _needs(_TODAY, re.compile(  # a day a booking or a change asks for
+    ("date", "date", _needs(_TODAY + _TODAY_ZH, re.compile(  # a day a booking or a change
+        # asks for
         # ("make it for later today", "change that to tomorrow"), not one told in passing
         # ("it arrived today", "thanks for today")
         r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve|get)\b"
@@ -333,7 +335,10 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"((?:later\s+)?(?:today|tomorrow|tonight))\b(?!['’])"
         r"|\bthe\s+(?:table|booking|reservation|appointment|ride|trip|ticket|tickets|room"
         r"|delivery|pick-?up)\s+(?:is|are|will\s+be)\s+for\s+((?:later\s+)?(?:today|tomorrow"
-        r"|tonight))\b(?!['’])", _I)), -1),
+        r"|tonight))\b(?!['’])"
+        # ... and in Chinese, the day a change or a booking goes to (改成明天上午吧, 约到今晚)
+        r"|(?:改成|改到|改为|改在|换到|换成|挪到|推到|约到|约在|定在|安排在)"
+        r"(今天|明天|今晚|明早|明晚)", _I)), -1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I)), 1),

@@ -50,6 +50,7 @@ class Chinese:
         self.converse = {a: b for a, b in (g[:2] for g in groups(table["converse_verbs"]))}
         self.withdrawing = table["withdrawing_class"]
         self.outlasting = table["outlasting_class"]
+        self.changing, self.change_goal = table["changing_class"], alternation(table["change_goal"])
         self.generic = words(table["generic_verbs"])
         self.check = words(table["check_verbs"])
         verbs = set(self.classes) | self.generic | self.check | words(table["other_verbs"])
@@ -163,8 +164,8 @@ class Chinese:
         if self.to_you.search(tail) and verb not in self.classes:
             # 拍给你, 拍一张照片发给我们: the photo goes to you, a sending
             verbs.add(self.transfer)
-        for later in self.long_verb.findall(tail):
-            verbs.add(self.classes.get(later, later))
+        if not (self.classes.get(verb) == self.changing and self.change_goal.match(tail)):
+            verbs |= {self.classes.get(w, w) for w in self.long_verb.findall(tail)}  # (改到…上门)
         end = self.ends.search(tail)
         obj = tail[:end.start()] if end else tail
         return frozenset(verbs), verb, moved + obj
@@ -296,8 +297,7 @@ class Chinese:
         before = text[:verb.start()]
         while (m := self.trailing.search(before)) and m.group(0):
             before = before[:m.start()]  # 没给您发: the negation is before 给您
-        return not (self.negated.search(before)
-                    or self.MODAL_END.search(before))
+        return not (self.negated.search(before) or self.MODAL_END.search(before))
 
     def reported(self, phrase: tuple[frozenset[str], str, str], before: str) -> Act:
         """The act of a report: its verb phrase, and the text before it (who, what)."""

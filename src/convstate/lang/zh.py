@@ -488,6 +488,10 @@ PACK = LanguagePack(
         "withdrawing_class": "取消",
         # ... but not of this class: what a cancelling brings about (退款)
         "outlasting_class": "退",
+        # the class of changing: with its goal after it (改到, 改成) it reports a change of
+        # what follows, not that act done (已改到明天上午上门: the visit is still to come)
+        "changing_class": "改",
+        "change_goal": "到 成 为",
         # what a verb + 给您/给你 does besides (拍给你: a sending)
         "transfer_verb": "发",
         # a promise verb over a clause (我保证快递员会上门)
