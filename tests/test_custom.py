@@ -140,21 +140,6 @@ def test_an_anchor_field_reads_what_state_anchor_reads(turns, phone) -> None:
     assert mem.state.contact.value == phone == mem.state.anchor("contact").value
 
 
-@pytest.mark.parametrize("turns", [
-    [("user", "I have a billing error on my account."),
-     ("assistant", "You can also call our billing hotline at 1-800-555-0199.")],
-    [("user", "我的快递没收到"), ("assistant", "您好，我们的客服热线是400-820-8820。")],
-])
-def test_a_number_about_someone_else_never_takes_the_field(turns) -> None:
-    """Before the user gives a number of their own, the hotline is still not theirs: a
-    bot calling back on the field would call itself."""
-    mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
-    for role, text in turns:
-        mem.add(role, text)
-    assert mem.state.contact is None and mem.state.anchor("contact") is None
-    assert mem.state.anchor("phone") is not None  # (the key still reads anyone's)
-
-
 def test_a_set_once_anchor_field_keeps_the_users_first() -> None:
     mem = ConversationMemory("s", store=InMemoryStore(), state_model=Case)
     mem.add("assistant", "I see order number DD1111111 on file.")

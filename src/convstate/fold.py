@@ -27,7 +27,6 @@ from .sections import (
     GOALS,
     NAME_KEYS,
     OPEN_TASKS,
-    REACHING_KEYS,
     SETTLED_KEYS,
     SLOT_KEYS,
     WHERE_KEYS,
@@ -848,10 +847,7 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
     later one as a conflict — the first that stands: a value the state replaced, as the
     user's correction replaces it ("Sorry, wrong one, it's 4471-0932"), gives way to its
     replacement)."""
-    live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"
-            # (a number or an email about someone else is theirs: "our hotline", the
-            # courier's; not the user's to call back on)
-            and not (a.subject is not None and a.kind in REACHING_KEYS)]
+    live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"]
     if not live:
         return
     if spec.rule == "set_once":  # the first the user gave, else anyone's first

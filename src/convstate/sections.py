@@ -294,9 +294,6 @@ def _anchor_rank(a: Anchor) -> float:
 # the ways to reach someone: a contact someone else may own ("my boss's number"), the
 # assistant may give of its own ("Our hotline is ..."), a profile keeps one of
 CONTACT_KEYS = frozenset({"phone", "email", "address"})
-# ... of which those that reach a person: one about someone else (a subject: "my wife",
-# "our hotline") is theirs, never the user's
-REACHING_KEYS = frozenset({"phone", "email"})
 SLOT_KEYS = frozenset({"date", "until", "time", "place", "origin", "destination", "category"})
 # how many of a thing (extract/rules.py: count_key): a later count of it replaces the
 # earlier as a slot's value does, but only its speaker's (what the assistant says there

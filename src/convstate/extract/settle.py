@@ -40,7 +40,6 @@ from ..sections import (
     CONTACT_KEYS,
     COUNT_KEYS,
     NAME_KEYS,
-    REACHING_KEYS,
     SETTLED_KEYS,
     SLOT_KEYS,
     SLOT_OF,
@@ -475,11 +474,14 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
             in entries if (slot, normalize(value)) in wrong]
 
 
+_REACHES = frozenset({"phone", "email"})  # a contact that reaches someone: whose it is
+
+
 def _whose(role: str, subject: str | None) -> bool:
     """Whether a value is a number or an email of someone else's ("my wife", a
     restaurant), not the user's own. (The subject of another value says what it is
     about: Thai food, the address shared with Shirley.)"""
-    return role in REACHING_KEYS and subject is not None
+    return role in _REACHES and subject is not None
 
 
 def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
