@@ -153,6 +153,9 @@ def test_a_set_once_anchor_field_keeps_the_users_first() -> None:
       "不好意思我说错了，是20240618553210。"], "20240618553210", []),
     (["It's order 4471-0923.", "I can't find 4471-0923. Could you double-check it?",
       "Sorry, wrong one, it's 4471-0932."], "4471-0932", []),
+    (["It's order 4471-0923.", "I can't find 4471-0923. Could you double-check it?",
+      "Sorry, wrong one, it's 4471-0932. I also have order 5555-1111 that's late."],
+     "4471-0932", ["5555-1111"]),
     # another order, which replaces nothing, is a conflict still
     (["My order is DD1111111.", "OK.", "I also have another order, DD2222222."],
      "DD1111111", ["DD2222222"]),

@@ -427,6 +427,15 @@ def test_a_correction_to_someone_elses_number_leaves_the_users_own(batch: int) -
         assert state.anchor("phone").value == own, rows
         assert [h.status for h in state.history("phone", speaker="user")] \
             == ["active", "active"]
+    if batch == 1:  # (a correction reads the turn before in the index: as turns come)
+        # ... while the wife's number misread in the turn before is corrected
+        state = folded([("user", "Call me on 555-201-3344."), ("assistant", "OK."),
+                        ("user", "Please call my wife instead, her number is 555-877-1200."),
+                        ("assistant", "I'll call your wife at 555-877-1210."),
+                        ("user", "No, her number is 555-877-1200.")], batch)
+        assert [(h.value, h.status) for h in state.history("phone")
+                if h.value.endswith("1210")] == [("555-877-1210", "superseded")]
+        assert state.anchor("phone").value == "555-201-3344"
 
 
 @BATCHES

@@ -845,8 +845,8 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
     """The field takes the active anchor of its key that ``state.anchor`` reads (the
     user's own latest: ``read_first``; set-once: keeps the first and records a different
     later one as a conflict — the first that stands: a value the state replaced, as the
-    user's correction replaces it ("Sorry, wrong one, it's 4471-0932"), gives way to its
-    replacement)."""
+    user's correction replaces it ("Sorry, wrong one, it's 4471-0932"), gives way to the
+    first of those live)."""
     live = [a for a in state.anchors if a.key == spec.anchor_key and a.status == "active"]
     if not live:
         return
@@ -864,18 +864,11 @@ def _anchor_field(state: ConversationState, spec: FieldSpec, stats: FoldStats) -
 
 
 def _standing(state: ConversationState, held: Anchor | None) -> Anchor | None:
-    """The anchor that stands for ``held`` (a field's copy): itself while the state holds
-    it live, else what replaced it, to the live end of the chain (None: replaced by no
-    live value)."""
-    seen: set[str] = set()
-    while held is not None and held.id not in seen:
-        seen.add(held.id)
-        now = next((a for a in state.anchors if a.id == held.id), None)
-        if now is None or now.status != "superseded":
-            return held
-        held = next((a for a in state.anchors if a.id == now.superseded_by), None) \
-            if now.superseded_by else None
-    return held if held is not None and held.status == "active" else None
+    """``held`` (a field's copy) while the state holds it live; else None: the state
+    replaced it, and the first that stands is read anew (not what the fold noted as its
+    replacement: the newest of the key, "I also have order 5555-1111", may be another)."""
+    now = next((a for a in state.anchors if a.id == held.id), None) if held else None
+    return held if now is not None and now.status == "active" else None
 
 
 def _value_field(state: ConversationState, spec: FieldSpec, given: FieldValue[Any],

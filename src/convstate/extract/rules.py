@@ -336,9 +336,13 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|\bthe\s+(?:table|booking|reservation|appointment|ride|trip|ticket|tickets|room"
         r"|delivery|pick-?up)\s+(?:is|are|will\s+be)\s+for\s+((?:later\s+)?(?:today|tomorrow"
         r"|tonight))\b(?!['’])"
-        # ... and in Chinese, the day a change or a booking goes to (改成明天上午吧, 约到今晚)
-        r"|(?:改成|改到|改为|改在|换到|换成|挪到|推到|约到|约在|定在|安排在)"
-        r"(今天|明天|今晚|明早|明晚)", _I)), -1),
+        # ... and in Chinese, the day a change or a booking goes to, ending its clause
+        # (改成明天上午吧, 约到今晚); not negated (不要改成明天, 没办法改到明天), asked (能改到明天
+        # 吗), supposed (改成明天的话) or a thing's (换成明天到货的那款)
+        r"|(?<!不要)(?<!不用)(?<!不想)(?<!不能)(?<!没法)(?<!办法)(?<!别)"
+        r"(?:改成|改到|改为|改在|换到|换成|挪到|推到|约到|约在|定在|安排在)"
+        r"(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
+        r"(?:吧|了|啊|呀|就行|就好|好了|可以)?\s*(?:[，。！!,.;；]|$))", _I)), -1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
         r"(?:rating|rated|评分|评价|得分)\s*+(?:of|is|:|：|是|为)?\s*+(\d(?:\.\d)?)(?![\d.]*\s*(?:分|%))",
         _I)), 1),

@@ -435,9 +435,7 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
     if cue is None:
         return []
     index = section_entries(index, "anchors")
-    # what it states anew, by role and whose (a number for the wife corrects one of hers,
-    # not the user's own said back: "Actually, call my wife instead? Her number is ...")
-    new: dict[tuple[str, bool], set[str]] = {}
+    new: dict[str, set[str]] = {}
     bounds = _Bounds(turn.text)
     scope = max((m.end() for m in _SENTENCE.finditer(turn.text, 0, cue.start())), default=0)
     for a, start, end in _placed(turn.text, anchors):
@@ -446,42 +444,33 @@ def corrected(turn: Turn, anchors: Sequence[NewAnchor], index: Sequence[IndexEnt
         first, last = bounds.clause(start, end)
         if last - first > MAX_CLAUSE or reading(turn.text[first:last], start - first,
                                                 end - first) != "refused":
-            role = _role(a.key, a.value)
-            new.setdefault((role, _whose(role, a.subject)), set()).add(normalize(a.value))
-    if ("category", False) in new and any(a.key == "category" and a.subject for a in anchors):
+            new.setdefault(_role(a.key, a.value), set()).add(normalize(a.value))
+    if "category" in new and any(a.key == "category" and a.subject for a in anchors):
         # a kind sought anew ("Actually, let's do Thai food"): what the turn before
         # found for the old one (its names: "Bella Notte") goes too
-        new.setdefault(("names", False), set()).update(new["category", False])
+        new.setdefault("names", set()).update(new["category"])
     before = {_role(*e.text.partition("=")[::2]) for e in index if e.turn == turn.index - 1}
     for role, kind in SLOT_OF.items():  # a date said with no role corrects the end said
-        if (kind, False) in new and kind not in before and (role, False) not in new:  # back
-            new[role, False] = new[kind, False]  # alone
-    held = [(e, (role, _whose(role, e.subject)), value) for e in index
-            for key, _, value in [e.text.partition("=")] for role in [_role(key, value)]
-            if (role, False) in new or (role, True) in new]
-    entries = [(e, slot, value) for e, slot, value in held if slot in new]
+        if kind in new and kind not in before and role not in new:  # back alone
+            new[role] = new[kind]
+    entries = [(e, _role(key, value), value) for e in index
+               for key, _, value in [e.text.partition("=")] if _role(key, value) in new]
     # (not the user's value for someone else said back: "No, my own number is ..." after
-    # the wife's number read back leaves hers)
+    # the wife's number read back leaves hers; nor the user's own said back when the
+    # number is only for someone else: "Actually, call my wife instead? Her number is ...")
     own = {_role(a.key, a.value) for a in anchors if a.subject is None}
-    others = {(slot[0], normalize(value)) for e, slot, value in held
-              if e.speaker == "user" and e.subject and slot[0] in own}
-    wrong = {(slot, normalize(value)) for e, slot, value in entries
-             if e.turn == turn.index - 1 and normalize(value) not in new[slot]
-             and (slot[0], normalize(value)) not in others
+    theirs = {_role(a.key, a.value) for a in anchors
+              if a.subject and C.relation.search(a.subject)} - own
+    others = {(key, normalize(value)) for e, key, value in entries
+              if e.speaker == "user" and (e.subject and key in own
+                                          or not e.subject and key in theirs)}
+    wrong = {(key, normalize(value)) for e, key, value in entries
+             if e.turn == turn.index - 1 and normalize(value) not in new[key]
+             and (key, normalize(value)) not in others
              # nor the assistant's own contact ("Our hotline is ...", 客服热线)
              and not (e.speaker != "user" and e.subject and C.own_contact.fullmatch(e.subject))}
-    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, slot, value
-            in entries if (slot, normalize(value)) in wrong]
-
-
-_REACHES = frozenset({"phone", "email"})  # a contact that reaches someone: whose it is
-
-
-def _whose(role: str, subject: str | None) -> bool:
-    """Whether a value is a number or an email of someone else's ("my wife", a
-    restaurant), not the user's own. (The subject of another value says what it is
-    about: Thai food, the address shared with Shirley.)"""
-    return role in _REACHES and subject is not None
+    return [ItemUpdate(id=e.id, status="superseded", turn=turn.index) for e, key, value
+            in entries if (key, normalize(value)) in wrong]
 
 
 def self_corrected(turn: Turn, anchors: Sequence[NewAnchor]) -> list[NewAnchor]:
