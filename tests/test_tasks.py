@@ -348,28 +348,6 @@ def test_cancelling_a_thing_withdraws_the_acts_promised_on_it(promise: str, repo
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("rows, status", [
-    # the user withdraws the act, by its verb or its object: it is owed no more
-    ([("user", "I was charged twice."), ("assistant", "I'll refund the duplicate charge today."),
-      ("user", "Actually, never mind the refund, it was a pending hold.")], "cancelled"),
-    ([("user", "My shoes are too small."),
-      ("assistant", "I'll ship the exchange once we receive the old pair."),
-      ("user", "Actually forget the exchange, just refund me.")], "cancelled"),
-    ([("user", "我要退货"), ("assistant", "好的，我会为您提交退款申请。"),
-      ("user", "算了，不退了。")], "cancelled"),
-    # not another act, a negated withdrawal, or a withdrawal that names no act
-    ([("user", "Hi"), ("assistant", "I'll refund the fee."),
-      ("user", "Never mind the label, just do the refund.")], "open"),
-    ([("user", "Where's my label?"), ("assistant", "I'll email you the return label."),
-      ("user", "Don't forget the label please.")], "open"),
-    ([("user", "Hi"), ("assistant", "I'll email you the return label."),
-      ("user", "Never mind, I found it in my inbox.")], "open"),
-])
-def test_a_task_whose_act_the_user_withdraws_is_cancelled(rows, status, mode: str) -> None:
-    assert [t.status for t in run(rows, mode).open_tasks] == [status]
-
-
-@pytest.mark.parametrize("mode", MODES)
 def test_a_report_of_moving_an_act_leaves_it_to_come(mode: str) -> None:
     """已改到明天上午上门 reports the visit moved (a verb of changing with its goal: 改到,
     改成), not made."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 from ..delta import ItemUpdate, StateDelta
 from ..lang import Cues
@@ -22,7 +21,7 @@ from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN
 from .negation import own_act, refusal
-from .tasks import act_of, act_verb
+from .tasks import act_verb
 
 C = Cues()
 Clauses = Callable[[Turn], Iterable[tuple[str, bool]]]  # a turn's (clause, asks)
@@ -86,58 +85,21 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
     gives the goal up too ("Never mind, I'll keep the membership" of "I want to cancel my
     gym membership", 会员我还是留着吧): what it keeps is what the goal ends, its head last
     ("I'll keep the order number" keeps a number, "my checking account" another account;
-    see ``_kept``). An open task whose act a clause withdraws is cancelled
-    (``_withdrawn``). This batch's goals and tasks too, in place."""
+    see ``_kept``). This batch's goals too, in place."""
     if not (C.give_up.search(turn.text) or C.keeps.search(turn.text)):
         return []  # (most turns)
-    goals = _Live(index, delta.goals, "goals", "active", "abandoned", turn.index)
-    tasks = _Live(index, delta.open_tasks, "open_tasks", "open", "cancelled", turn.index)
+    goals = [(e.text, e.id) for e in section_entries(index, "goals") if e.status == "active"]
+    mine = [g for g in delta.goals if g.status == "active" and g.turns[0] < turn.index]
     out: list[ItemUpdate] = []
     for text, asks in clauses(turn):
-        if not asks:
-            out += goals.end(_given_up_by(text, goals.texts(), turn.text), out)
-            out += tasks.end(_withdrawn(text, tasks.texts()), out)
+        gone = set() if asks else _given_up_by(text, [*(g for g, _ in goals),
+                                                      *(g.text for g in mine)], turn.text)
+        out += [ItemUpdate(id=i, status="abandoned", turn=turn.index) for goal, i in goals
+                if goal in gone and all(u.id != i for u in out)]
+        for g in mine:
+            if g.text in gone:
+                g.status = "abandoned"
     return out
-
-
-class _Live:
-    """The live items of a section a turn may end: the state's (by index entry) and this
-    batch's earlier ones (ended in place)."""
-
-    def __init__(self, index: Sequence[IndexEntry], batch: Sequence[Any], section: str,
-                 live: str, ended: str, turn: int):
-        self.stated = [(e.text, e.id) for e in section_entries(index, section)
-                       if e.status == live]
-        self.batch = [i for i in batch if i.status == live and i.turns[0] < turn]
-        self.ended, self.turn = ended, turn
-
-    def texts(self) -> list[str]:
-        return [*(t for t, _ in self.stated), *(i.text for i in self.batch)]
-
-    def end(self, texts: set[str], done: list[ItemUpdate]) -> list[ItemUpdate]:
-        """The updates that end the items of ``texts`` (not those ``done`` ends)."""
-        for item in self.batch:
-            if item.text in texts:
-                item.status = self.ended
-        return [ItemUpdate(id=i, status=self.ended, turn=self.turn) for text, i in self.stated
-                if text in texts and all(u.id != i for u in done)]
-
-
-def _withdrawn(clause: str, tasks: list[str]) -> set[str]:
-    """The open ``tasks`` (texts) whose act a clause withdraws ("never mind the refund" of
-    "I'll refund the duplicate charge today", "forget the exchange" of "I'll ship the
-    exchange", 不退了 of 我会为您提交退款申请): the word withdrawn is the act's verb or
-    its object. Said by either side, the act is no longer wanted: it is owed no more."""
-    m = C.give_up.search(clause)
-    if m is None or C.info_only.search(clause, m.start()) \
-            or _negated_before(clause, m.start()):
-        return set()
-    head = _act_word(clause[m.end():])
-    if head is None:
-        return set()
-    return {t for t in tasks if (act := act_of(t)) is not None and any(
-        _same_act(head, w) or w.isascii() and head.isascii() and w[:4] == head[:4]
-        for w in act.verbs | act.objects)}
 
 
 def _given_up_by(clause: str, goals: list[str], turn: str) -> set[str]:
