@@ -626,8 +626,10 @@ def test_a_day_asked_for_is_a_date_and_one_told_in_passing_is_not() -> None:
     mem = said(("assistant", "维修工程师会在今天下午6点前上门检查。"),
                ("user", "改成明天上午吧，今天下午家里没人。"))
     assert active(mem, "date") == ["明天"]
+    for asked in ("可以改到明天下午吗？", "帮我改成明天好吗", "改成明天也行", "改成明天 谢谢"):
+        assert active(said(("user", asked)), "date") == ["明天"], asked
     for passing in ("今天到货了", "明天上午可以吗", "我明天再打过来", "不要改成明天",
-                    "别改到明天", "能改到明天吗？", "改成明天的话会不会更贵？",
+                    "别改到明天", "不改到明天了", "改成明天的话会不会更贵？",
                     "换成明天到货的那款", "推到明天再说吧", "把地址改成明天能收到的公司地址"):
         assert active(said(("user", passing)), "date") == [], passing
     # a day said with a time is the day of it
