@@ -42,7 +42,8 @@ class Latest:
 class SetOnce:
     """The first value stays; a later different value is recorded as a conflict. For an
     anchor field, the first that stands: a value the state replaced (the user's
-    correction, "Sorry, wrong one, it's 4471-0932") gives way to its replacement."""
+    correction, "Sorry, wrong one, it's 4471-0932") gives way, and the first live one is
+    read anew."""
 
 
 @dataclass(frozen=True)

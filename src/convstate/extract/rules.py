@@ -320,10 +320,9 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # relative days and a day of the month
         r"\b(?:the\s+)?day\s+after\s+tomorrow\b|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"
         r"|后天|大后天", _I)), 0),
-    ("date", "date", _needs(_TODAY + _TODAY_ZH, re.compile(  # a day a booking or a change
-        # asks for
-        # ("make it for later today", "change that to tomorrow"), not one told in passing
-        # ("it arrived today", "thanks for today")
+    ("date", "date", _needs(_TODAY + _TODAY_ZH, re.compile(
+        # a day a booking or a change asks for ("make it for later today", "change that
+        # to tomorrow"), not one told in passing ("it arrived today", "thanks for today")
         r"\b(?:book|schedule|reschedule|move|change|switch|make|set|put|reserve|get)\b"
         r"[^.?!;\n]{0,40}?\b(?:for|to)\s+((?:later\s+)?(?:today|tomorrow|tonight))\b"
         r"(?!['’])"
@@ -337,8 +336,8 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"|delivery|pick-?up)\s+(?:is|are|will\s+be)\s+for\s+((?:later\s+)?(?:today|tomorrow"
         r"|tonight))\b(?!['’])"
         # ... and in Chinese, the day a change or a booking goes to, ending its clause
-        # (改成明天上午吧, 约到今晚); not negated (不要改成明天, 没办法改到明天), asked (能改到明天
-        # 吗), supposed (改成明天的话) or a thing's (换成明天到货的那款)
+        # (改成明天上午吧, 约到今晚, asked for: 可以改到明天下午吗); not negated (不要改成明天,
+        # 没办法改到明天), supposed (改成明天的话) or a thing's (换成明天到货的那款)
         r"|(?<!不要)(?<!不用)(?<!不想)(?<!不能)(?<!没法)(?<!办法)(?<!没有)(?<![别不])"
         r"(?:改成|改到|改为|改在|换到|换成|挪到|推到|约到|约在|定在|安排在)"
         r"(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
