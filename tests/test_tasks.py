@@ -348,6 +348,20 @@ def test_cancelling_a_thing_withdraws_the_acts_promised_on_it(promise: str, repo
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("report, status", [
+    ("好的，已为您取消申请。", "cancelled"),  # 申请, what is cancelled, is no act done
+    ("好的，换货申请已经取消了。", "cancelled"),
+])
+def test_a_cancelled_application_is_no_application_made(report: str, status: str,
+                                                         mode: str) -> None:
+    state = run([("assistant", "我会为您提交换货申请。"), ("user", "不要换货了"),
+                 ("assistant", report)], mode)
+    assert [t.status for t in state.open_tasks] == [status]
+    state = run([("assistant", "我会为您申请退款。"), ("assistant", "已为您取消退款申请。")], mode)
+    assert [t.status for t in state.open_tasks] != ["done"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_report_of_moving_an_act_leaves_it_to_come(mode: str) -> None:
     """已改到明天上午上门 reports the visit moved (a verb of changing with its goal: 改到,
     改成), not made."""

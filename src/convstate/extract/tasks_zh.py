@@ -164,8 +164,9 @@ class Chinese:
         if self.to_you.search(tail) and verb not in self.classes:
             # 拍给你, 拍一张照片发给我们: the photo goes to you, a sending
             verbs.add(self.transfer)
-        if not (self.classes.get(verb) == self.changing and self.change_goal.match(tail)):
-            verbs |= {self.classes.get(w, w) for w in self.long_verb.findall(tail)}  # (改到…上门)
+        kind = self.classes.get(verb)  # (取消申请, 改到…上门: what is withdrawn or moved)
+        if not (kind == self.withdrawing or kind == self.changing and self.change_goal.match(tail)):
+            verbs |= {self.classes.get(w, w) for w in self.long_verb.findall(tail)}
         end = self.ends.search(tail)
         obj = tail[:end.start()] if end else tail
         return frozenset(verbs), verb, moved + obj
@@ -302,8 +303,7 @@ class Chinese:
     def reported(self, phrase: tuple[frozenset[str], str, str], before: str) -> Act:
         """The act of a report: its verb phrase, and the text before it (who, what)."""
         verbs, _, obj = phrase
-        who = self.who(before)
-        subject, topic = who if who else ("", before)
+        subject, topic = self.who(before)
         agent: Agent = "speaker" if subject in self.first else \
             "other" if subject in self.second else None
         objects = self.objects(subject, topic, obj)
