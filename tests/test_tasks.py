@@ -359,6 +359,9 @@ def test_a_cancelled_application_is_no_application_made(report: str, status: str
     assert [t.status for t in state.open_tasks] == [status]
     state = run([("assistant", "我会为您申请退款。"), ("assistant", "已为您取消退款申请。")], mode)
     assert [t.status for t in state.open_tasks] != ["done"]
+    state = run([("assistant", "我会为您安排上门取件。"), ("assistant", "已为您取消上门取件。")],
+                mode)
+    assert [t.status for t in state.open_tasks] == ["cancelled"]
 
 
 @pytest.mark.parametrize("mode", MODES)
