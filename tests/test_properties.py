@@ -36,6 +36,9 @@ def turns_of(rows, start=0):
 # a replaced value its owner says again in a batch is live again, whoever else says it
 @example([[("user", "a@x.com"), ("user", "b@y.org")],
           [("user", "a@x.com"), ("assistant", "a@x.com")]])
+# a contact the user says back is the one it was when said, though the batch replaces it
+@example([[("assistant", "AA，电话 139-8765-4321"), ("user", "电话 139-8765-4321，AA"),
+           ("assistant", "手机 13812345678")]])
 @settings(max_examples=150, deadline=None)
 def test_fold_is_idempotent_and_never_loses_an_active_anchor(batches) -> None:
     state, start, history = ConversationState(), 0, {}

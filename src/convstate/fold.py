@@ -447,9 +447,11 @@ def _theirs(state: ConversationState, key: str, value: str, turn: int
     contact it is not."""
     phone = key == "phone"
     said = national_numbers(value) if phone else {normalize(value)}
-    for a in state.anchors:
-        if a.key == key and a.subject and a.speaker != "user" and a.status == "active" \
-                and a.first_turn < turn \
+    for a in state.anchors:  # (live when the user said it: a fold again finds it replaced
+        # after that turn, and the same reading must find the same contact)
+        if a.key == key and a.subject and a.speaker != "user" and a.first_turn < turn \
+                and (a.status == "active" or a.status == "superseded"
+                     and (a.superseded_turn or -1) > turn) \
                 and said & (national_numbers(a.value) if phone else {normalize(a.value)}):
             return key, normalize(a.subject), normalize(a.value)
     return None
