@@ -152,7 +152,7 @@ def _but_for(said: list[tuple[str, bool, list[tuple[int, int, str]]]], start: in
     clause = said[0][0]
     opens = C.excepts_open.match(clause)
     if opens is None or quoted(clause, start) \
-            or len(clause[opens.end():start].split()) > _OR_REACH:
+            or len(clause[opens.end():start].split()) > _OPENER_REACH:
         return None
     rest, last = clause[end:], 0
     if (close := C.excepts_close.match(rest)) is not None:
@@ -181,7 +181,9 @@ def _or_joined(clause: str, hits: list[tuple[int, int, str]]) -> set[str]:
             for v in (value, other)}
 
 
-_OR_REACH = 3  # words between a clause's opening "or" and the option it offers
+# words between a clause's opener and the option it names ("or maybe get a refund",
+# "other than a full refund")
+_OPENER_REACH = 3
 
 
 def _or_opened(said: list[tuple[str, bool, list[tuple[int, int, str]]]]
@@ -199,7 +201,7 @@ def _or_opened(said: list[tuple[str, bool, list[tuple[int, int, str]]]]
         last, first = hits_before[-1:], hits_after[:1]
         # (the option right after it, as an alternative is said: "or maybe get a refund";
         # not "or I'm filing a complaint about your exchange policy")
-        if last and first and len(after[opens.end():first[0][0]].split()) <= _OR_REACH \
+        if last and first and len(after[opens.end():first[0][0]].split()) <= _OPENER_REACH \
                 and (one := last[0][2]) != (other := first[0][2]):
             out.setdefault((at, one), set()).add(other)
             out.setdefault((at + 1, other), set()).add(one)

@@ -153,6 +153,7 @@ def count_key(value: str) -> str:
 _NEEDS: dict[int, re.Pattern[str]] = {}  # one search for any of the words
 _TODAY = ("today", "tomorrow", "tonight")
 _TODAY_ZH = ("今天", "明天", "今晚", "明早", "明晚")
+_DAY_ZH = "|".join(_TODAY_ZH)  # (as a pattern's alternatives)
 
 
 def _needs(words: tuple[str | re.Pattern[str], ...], pattern: re.Pattern[str]
@@ -296,7 +297,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         r"\b(today|tomorrow|tonight)\s+(?:at\s+|around\s+|by\s+)?(?=\d{1,2}(?::\d{2})?\s*"
         r"(?:[ap]\.?m\.?|o['’‘`\x22]?clock)(?![a-z]))"
         r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?\s+(today|tomorrow|tonight)\b"
-        r"|(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
+        rf"|({_DAY_ZH})(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
         r"(?:\d{1,2}|[两二三四五六七八九]|十[一二]?)点)", _I)), -1),
     ("time", "time", _needs(("am", "a.m", "pm", "p.m", "night", "noon", "morning", "afternoon",
                              "evening", "quarter", "half", "midnight"), re.compile(  # in words:
@@ -340,7 +341,7 @@ ANCHOR_PATTERNS: list[tuple[AnchorKind, str, re.Pattern[str], int]] = [
         # 没办法改到明天), supposed (改成明天的话) or a thing's (换成明天到货的那款)
         r"|(?<!不要)(?<!不用)(?<!不想)(?<!不能)(?<!没法)(?<!办法)(?<!没有)(?<![别不])"
         r"(?:改成|改到|改为|改在|换到|换成|挪到|推到|约到|约在|定在|安排在)"
-        r"(今天|明天|今晚|明早|明晚)(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
+        rf"({_DAY_ZH})(?=(?:上午|下午|晚上|早上|中午|傍晚)?"
         r"(?:吧|了|啊|呀|嘛|哈|就行|就好|好了|也行|也可以|可以|行|好)?(?:吗|吧)?"
         r"\s*(?:[，。！!,.;；?？~]|谢谢|$))", _I)), -1),
     ("other", "rating", _numeric(re.compile(  # a rating named by its cue: "rating 4.8", "评分4.3"
