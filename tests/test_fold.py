@@ -114,6 +114,20 @@ def test_only_the_assistant_creates_its_own_commitments() -> None:
     assert state.open_tasks == [] and stats.rejected == 1
 
 
+def test_the_user_completes_an_assistants_task_only_by_saying_it_came() -> None:
+    promised = make_turns(("assistant", "我会把发票寄给您。"))
+    state = fold(ConversationState(), StateDelta(open_tasks=[NewTask(
+        text="我会把发票寄给您", owner="assistant", turns=[0])]), sources(promised))
+    for said, closes in (("发票收到了。", True), ("I received the invoice.", True),
+                         ("Got the invoice, thanks.", True), ("你们把发票寄了吗？", False),
+                         ("You already sent the invoice.", False)):
+        turn = make_turns(("assistant", "我会把发票寄给您。"), ("user", said))[1:]
+        new, stats = fold_report(state, StateDelta(updates=[ItemUpdate(
+            id="T1", status="done", turn=1)]), sources(turn))
+        assert (new.open_tasks[0].status == "done") is closes, said
+        assert stats.rejected == (0 if closes else 1), said
+
+
 def test_speaker_comes_from_the_turns_not_the_extractor() -> None:
     state = fold(ConversationState(), _delta(), sources(TURNS))
     assert state.open_tasks[0].speaker == "assistant"

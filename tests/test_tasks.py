@@ -205,6 +205,11 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会先给您退运费。", "运费已经退给您了。"),  # 先: when, not what
     # a second verb joined under the same 已 is reported too
     ("我会在今天下班前把发票开好发给您。", "发票已经开好并发到您邮箱了。"),
+    # a thing named by its name, on one side or as the same name on both
+    ("I'll switch you to the Unlimited Plus plan today.",
+     "I've switched you to the unlimited plus plan."),
+    ("I'll send you the invoice for order 1234.", "I've sent the invoice."),
+    ("I'll send you the invoice.", "I've sent the invoice for order 1234."),
 ])
 def test_a_later_report_of_the_same_act_closes_the_task(promise: str, report: str,
                                                         mode: str) -> None:
@@ -227,6 +232,31 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
                   ("assistant", "收到照片了，谢谢。")]):
         assert [(t.owner, t.status) for t in run(rows, mode).open_tasks] == \
             [("user", "done")], rows
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, said, status", [
+    ("I'll email you the invoice.", "I received the invoice.", "done"),
+    ("I'll text you the verification code.", "Got the code, thanks.", "done"),
+    ("We'll send you a replacement blender.", "The replacement blender arrived and I "
+     "received it today. I received the replacement blender.", "done"),
+    ("We'll refund you today.", "I got refunded, thanks.", "done"),
+    ("好的，我会给您发一条确认短信。", "收到短信了，谢谢。", "done"),
+    ("我会把退货标签发到您的邮箱。", "退货标签收到了。", "done"),
+    # negated, asked, an acknowledgement with no object, or "get" of a passive
+    ("I'll email you the invoice.", "I haven't received the invoice.", "open"),
+    ("I'll email you the invoice.", "Did you send the invoice?", "open"),
+    ("We'll send you a replacement blender.", "Got it, thanks.", "open"),
+    ("I'll email you the charge details.", "I got charged twice again!", "open"),
+    ("我会把退货标签发到您的邮箱。", "我还没收到退货标签。", "open"),
+    ("我会把退货标签发到您的邮箱。", "收到，谢谢。", "open"),
+    # the user's word of the act, not of its coming, is the assistant's to report
+    ("I'll email you the invoice.", "You emailed the invoice already.", "open"),
+])
+def test_the_user_saying_it_came_closes_the_assistants_sending(
+        promise: str, said: str, status: str, mode: str) -> None:
+    state = run([("user", "Hi."), ("assistant", promise), ("user", said)], mode)
+    assert [(t.owner, t.status) for t in state.open_tasks] == [("assistant", status)], said
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -296,7 +326,13 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                                  "The refund is complete pending bank approval.")),
                  *([("assistant", "我会尽快为您办理退款。"), ("assistant", later)] for later in (
                      "如果退款处理完毕，系统会通知您。", "等退款处理完毕，我再联系您。",
-                     "一旦退款处理完毕，我们会通知您。", "退款将在三天内处理完毕。"))):
+                     "一旦退款处理完毕，我们会通知您。", "退款将在三天内处理完毕。")),
+                 # the same act on another thing of the same kind, named
+                 [("assistant", "I'll switch you to the Unlimited Plus plan today."),
+                  ("assistant", "I've switched you to the Unlimited Elite plan.")],
+                 [("assistant", "I'll send you the invoice for order 1234."),
+                  ("assistant", "I've sent the invoice for order 5678.")],
+                 [("assistant", "我会帮您换成畅享套餐。"), ("assistant", "已为您换成5G流量包。")]):
         assert [t.status for t in run(rows, mode).open_tasks][0] == "open", rows
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from .delta import MAX_TEXT, AnchorValue, FieldValue, NewAnchor, StateDelta, admitted, delta_model
 from .fields import FieldSpec, describe
+from .lang import cue
 from .lookup import national_numbers
 from .normalize import normalize
 from .sections import (
@@ -703,8 +704,9 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         stats.reject(f"update {item_id}->{status} cites turn {turn}, which is not being folded")
         return
     if isinstance(item, OpenTask) and item.owner == "assistant" and status == "done" \
-            and sources[turn].role != "assistant":
-        stats.reject(f"only the assistant can complete its task {item_id}")
+            and sources[turn].role != "assistant" and not _receipt(sources[turn]):
+        stats.reject(f"only the assistant, or the user saying it came, can complete its "
+                     f"task {item_id}")
         return
     by = None
     if isinstance(item, Anchor) and status == "superseded":
@@ -733,6 +735,14 @@ def _apply_update(draft: _Draft, item_id: str, status: str, turn: int,
         item.superseded_turn = turn
         item.superseded_by = by.id if by is not None else None
     stats.updated += 1
+
+
+def _receipt(turn: Turn) -> bool:
+    """Whether ``turn`` is the user's saying a thing came ("I received the invoice",
+    收到短信了): the one word of the user's that completes an assistant's task, the
+    other side of its sending. Anything else the user says of the assistant's act (a
+    claim, a question) leaves it to the assistant to report."""
+    return turn.role == "user" and bool(cue("receipt").search(turn.text))
 
 
 def _taken_back(item: Anchor, turn: Turn) -> bool:

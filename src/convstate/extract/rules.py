@@ -1314,10 +1314,14 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
         [(a, "done", False) for a in reading.reports] + \
         [(a, "cancelled", False) for a in reading.failures] + \
         [(a, "cancelled", True) for _, a in reading.promises]
+    # the user completes an assistant's task only by saying it came (the fold's rule)
+    received = role != "user" or bool(C.receipt.search(c.turn.text))
     for act, status, renewal in acts:
         pending = _pending(delta.open_tasks, index, delta, turn)
-        for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal):
-            pending[k][2](status)
+        for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal,
+                        c.text):
+            if received or status != "done" or pending[k][1] != "assistant":
+                pending[k][2](status)
     if role == "assistant" and reading.reports:  # "I've changed the delivery address":
         said = c.turn.text  # what was wanted
         after = said[said.find(c.text) + len(c.text):]

@@ -13,7 +13,8 @@ the content words of what it is done to ("return label"; 退货标签). The gram
   will be emailed to you").
   An offer ("I can"), a question, a negation, a habit ("I'll always"), a state ("I'll
   be happy to") or a lookup done now ("I'll check", 我马上为您查询) is not one.
-- a **report** of an act done: English perfect, passive or simple past (irregular forms
+- a **report** of an act done: English perfect, passive (with "get" too: "I got
+  refunded") or simple past (irregular forms
   from the pack's table, the rest by -ed: sent, given, rang, emailed); Chinese 已/已经 +
   verb, or verb + 了/好了/完了/成功 (the verb nearest before a closing 了: 退货标签发给您了;
   a verb split by its aspect: 回过电话, 回了电话). Negated ("I haven't sent it", 还没发,
@@ -27,8 +28,12 @@ A report closes the open tasks of the same act: a shared verb class and a shared
 word ("I've sent the return label" closes "I'll email you a prepaid return label"); with
 no object on one side ("I've sent it") the newest task of that verb; a generic verb
 ("has been processed", 处理好了) by its object ("your refund" closes "we will refund
-you"); the other party's "received" (收到照片了) closes a sending with the same object.
-Who did it, when the report says (I, we / you), must be who owed it. A report of
+you"); the other party's "received" (收到照片了, "Got the code") closes a sending with the
+same object: the user's word that it came is the one word of theirs that completes an
+assistant's task (the fold checks the same). Who did it, when the report says (I, we /
+you), must be who owed it. Where the report and a task both name a thing by its name
+(an id, a product), the name must be the same ("the Unlimited Elite plan" is not done
+for "the Unlimited Plus plan"). A report of
 cancelling a thing ("I've cancelled the replacement", 换货单已经取消) withdraws the open
 tasks of other acts on it: they are cancelled. A promise renewed
 (the same act with a shared object: "I'll book you a cab to X" after "I'll book you a
@@ -50,6 +55,7 @@ from functools import lru_cache
 from ..lang import pack
 from ..registry import LANGUAGES
 from .acts import HAN, Act
+from .products import find_products
 from .tasks_en import English
 from .tasks_zh import Chinese
 
@@ -179,16 +185,22 @@ def _names_acts_only(done: Act) -> bool:
 
 
 def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
-           renewal: bool = False) -> list[int]:
+           renewal: bool = False, said: str = "") -> list[int]:
     """Positions in ``tasks`` (text, owner; oldest first) of the open tasks that the act
     ``done``, reported by ``speaker``, completes: every one of the same act with a shared
     object; else the newest of that verb where one side names no object. A ``renewal``
     (``done`` is a new promise of ``speaker``'s) matches only the speaker's promises of
-    the same act with a shared object."""
+    the same act with a shared object. Where a report (``said``) and a task both name a
+    thing by its name (an id, a product: "order 5678", "the Unlimited Elite plan"), it
+    is of that task only if one name is the same (a renewal naming another thing is
+    still a renewal: "I'll switch you to the Elite plan instead")."""
     sent = None if renewal else _received(done)
+    named = frozenset() if renewal else _names(said)
     strong: list[int] = []
     weak: list[int] = []
     for k, (text, owner) in enumerate(tasks):
+        if named and (theirs := _names(text)) and not named & theirs:
+            continue  # another thing of the same kind: "the Unlimited Plus plan"
         if sent is not None:  # "received": the other party's sending
             if owner == speaker:
                 continue
@@ -249,6 +261,11 @@ def _ids(text: str) -> set[str]:
     """The ids ``text`` names."""
     return {m.group(0).upper() for m in _ID.finditer(text)
             if sum(c.isdigit() for c in m.group(0)) >= 3}
+
+
+def _names(text: str) -> frozenset[str]:
+    """The things ``text`` names by name: its ids and product names, case folded."""
+    return frozenset(_ids(text) | {text[a:b].casefold() for a, b in find_products(text)})
 
 
 def _second_act(wanted: str) -> bool:

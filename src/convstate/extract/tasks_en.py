@@ -24,6 +24,9 @@ class English(EnglishWords):
     DETERMINERS = frozenset("the this that these those my your our his her their a an".split())
     # ... and what may follow a verb as its object
     OBJECTS = DETERMINERS | frozenset("it you me us them him her".split())
+    # "get" before a participle is a passive's ("I got charged twice", "got refunded"):
+    # the act is the participle's, not a receiving
+    GET = frozenset("get gets got gotten".split())
 
     # words of a partitive ("one of", "the rest of", "a member of"): the head is after "of"
     PARTITIVE = frozenset("""one two three some most all each any none many few several
@@ -154,7 +157,9 @@ class English(EnglishWords):
             # (not a modal perfect: "I would have changed it, but ..." did not)
             perfect = t in ("have", "has", "had") and tuple(toks[a + 1:a + 2]) != ("to",) \
                 and not (a and toks[a - 1] in self.UNREAL)
-            passive = t in ("is", "are", "was", "were", "am", "been")
+            passive = t in ("is", "are", "was", "were", "am", "been") or t in self.GET \
+                and (q := self.skip(toks, a + 1)) < len(toks) and self.is_past(toks[q]) \
+                and toks[q] not in self.GET
             if perfect or passive:
                 p = self.skip(toks, a + 1)
                 if perfect and tuple(toks[p:p + 1]) == ("been",):

@@ -332,6 +332,9 @@ PACK = LanguagePack(
         "profile": "From earlier conversations",
     },
     cues={
+        # the other side of a sending, in the past: the user may close the assistant's
+        # promise to send by saying it came (the fold's guard, fold.py)
+        "receipt": r"\b(?:received|got|gotten)\b",
         # a directive ("Don't call", "please never"), not a statement ("I don't know",
         # "why don't you", "I've never been", "you don't know my name"), a reassurance
         # ("don't worry") or a reminder ("don't forget to ...": asks that it be done)
@@ -993,7 +996,7 @@ PACK = LanguagePack(
             " receive;"
             " tell inform notify update know",
         # the class whose act, seen from the other party, is the first one's
-        "converse_verbs": "receive send",
+        "converse_verbs": "receive send; get send",
         # the class whose report withdraws the acts on its object ("I've cancelled the
         # replacement": the promised sending of it is off)
         "withdrawing_class": "cancel",
