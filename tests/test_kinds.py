@@ -86,6 +86,12 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("请问您贵姓？", "姓张。", "name", "张"),
     ("您贵姓？", "免贵姓王", "name", "王"),
     ("预约人姓名是？", "王丽，订的是如家酒店。", "name", "王丽"),
+    # "it" after a sentence naming a kind in whose shape the value is not, or the kind
+    # asked (see the test below)
+    ("What is your order number?", "I used my email for it. It's DD123456.", "order_id",
+     "DD123456"),
+    ("请提供一下您的宽带账号。", "账号是多少我忘了。13912345678。", "account", "13912345678"),
+    ("What is your account number?", "Sure. It's 206-555-0143.", "account", "206-555-0143"),
 ])
 def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
         batch: int, question: str, answer: str, key: str, value: str) -> None:
@@ -145,6 +151,25 @@ def test_a_value_the_user_names_keeps_its_own_kind_and_the_question_stays_open(
                     ("user", "My phone is 312-555-0186, I don't have the order here.")], batch)
     assert values(state, "order_id", "phone") == [("phone", "312-555-0186", "user")]
     assert [t.status for t in state.open_tasks] == ["open"]
+
+
+@BATCHES
+@pytest.mark.parametrize("question, answer, kind, value", [
+    # "it" (or the value alone) after a sentence naming a kind: the kind just named
+    ("What is your account number?", "I don't have it. Can you look it up by phone number? "
+     "It's 206-555-0143.", "phone", "206-555-0143"),
+    ("What is your account number?", "Can you look it up by phone number? 206-555-0143.",
+     "phone", "206-555-0143"),
+    ("What is your order number?", "My phone number changed recently. It's 2065550143.",
+     "phone", "2065550143"),
+    ("请提供一下您的宽带账号。", "账号我不记得了，用手机号查可以吗？是13912345678。", "phone",
+     "13912345678"),
+])
+def test_a_value_that_points_back_is_of_the_kind_just_named(
+        batch: int, question: str, answer: str, kind: str, value: str) -> None:
+    state = folded([("user", "Hi."), ("assistant", question), ("user", answer)], batch)
+    assert values(state, "account", "order_id", "phone") == [(kind, value, "user")]
+    assert [t.status for t in state.open_tasks] == ["open"]  # what was asked is owed
 
 
 @pytest.mark.parametrize("question, answer", [

@@ -14,9 +14,13 @@ The rule, the same however the turns are batched:
 - A user turn answers the open asks, the latest asked first: each value it gives by a
   cue (its own words: "my phone is ...") answers the kind its cue names; a value with
   no cue, in the shape of an asked kind still unanswered, takes that kind (one value
-  per kind). Shapes: an id (letters, digits, dashes, a digit among them), an account
-  (a digit or "_" in it), a phone (7 to 15 digits), an address (zh: a clause with a
-  place word, 路/号/区...; en: a street number and capitalized words).
+  per kind); but a value whose clause is the value alone, or after a subject that
+  points back ("It's", 是), in the shape of the kind the sentence before it names last,
+  is of that kind ("Can you look it up by phone number? It's 206-555-0143": a phone,
+  and the account asked for is still owed). Shapes: an id (letters, digits, dashes, a
+  digit among them), an account (a digit or "_" in it), a phone (7 to 15 digits), an
+  address (zh: a clause with a place word, 路/号/区...; en: a street number and
+  capitalized words).
 - An ask whose kinds were all given, by the user after it, is done.
 - A question for a value in a role ("Until when do you need the car?": a date, the end;
   "In what city would you like me to search?": a name, the place; "Where are you
@@ -107,6 +111,9 @@ _MENTION = re.compile(
     r"|(?P<email>e-?mail|邮箱|邮件)|(?P<phone>phone|mobile|cell|call|text|手机|电话)"
     r"|(?P<address>address|live|地址|住)", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;.!?](?:\s|$)|[，；。！？\n]")
+_SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？\n]")
+# what may stand before a value in its clause that points back to what was named
+_POINTS_BACK = re.compile(rf"\W*(?:(?:{C.points_back.pattern})\W*)?", re.IGNORECASE)
 
 
 @dataclass
@@ -193,8 +200,8 @@ class Asks:
                    if a.kind == "name"):
                 continue  # given another ask already (the name, not the city)
             out = [a for a in out if a.value != value]  # a phone read by its shape alone
-            out.append(NewAnchor(kind=kind, key=roles[kind][1] or kind, value=value,
-                                 turns=[turn.index]))
+            out.append(NewAnchor(kind=kind, key=roles[kind][1] or kind if kind in roles
+                                 else kind, value=value, turns=[turn.index]))
             for ask in live:
                 ask.given.add(kind)
         for ask in live:  # an end asked for is answered by the reply right after, or not
@@ -411,6 +418,10 @@ def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
                 continue  # 我在路上: one place word and no number is no address
             if _cued_otherwise(text, start, kind):
                 continue
+            referred = _referred(text, start, end)
+            if referred is not None and referred != kind:
+                out.append((referred, start, end))  # the kind just named, not the one asked
+                break
             out.append((kind, start, end))
             # ... and the values of its form listed right after it ("What are the order
             # numbers?" "KT-20931 and KT-20932")
@@ -445,9 +456,30 @@ class _Spans:
 def _cued_otherwise(text: str, at: int, kind: str) -> bool:
     """The word nearest before ``at`` in its clause names another kind ("my phone is
     ...")."""
-    clause_at = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at)), default=0)
-    said = list(_MENTION.finditer(text, clause_at, at))
+    said = list(_MENTION.finditer(text, _clause_start(text, at), at))
     return bool(said) and said[-1].lastgroup != kind
+
+
+def _referred(text: str, start: int, end: int) -> AnchorKind | None:
+    """The kind of the value at ``start:end`` by the sentence before it, if that names
+    one last in whose shape the value is, and the value's clause is the value alone or
+    after a subject that points back ("It's", 是): it says what was just named ("Can you
+    look it up by phone number? It's 206-555-0143": a phone, not the account asked for).
+    A value not in that kind's shape is of the kind asked ("I used my email. It's
+    DD123456")."""
+    clause_at = _clause_start(text, start)
+    if not clause_at or not _POINTS_BACK.fullmatch(text, clause_at, start):
+        return None
+    head = text[:clause_at].rstrip()  # to the end of the sentence (or clause) before
+    named = asked_kinds(head[_clause_start(head, len(head) - 1, _SENTENCE_BREAK):], owed=True)
+    shape = SHAPES.get(named[-1]) if named else None
+    # (the value alone: no word joins it to the shape's lookarounds here)
+    return named[-1] if shape is not None and shape.fullmatch(text[start:end]) else None
+
+
+def _clause_start(text: str, at: int, breaks: re.Pattern[str] | None = None) -> int:
+    """Where the clause (or, with ``breaks``, the sentence) holding ``at`` starts."""
+    return max((m.end() for m in (breaks or _CLAUSE_BREAK).finditer(text, 0, at)), default=0)
 
 
 def _close(ask: _Ask, delta: StateDelta, turn: int) -> None:

@@ -335,6 +335,9 @@ PACK = LanguagePack(
         # the other side of a sending, in the past: the user may close the assistant's
         # promise to send by saying it came (the fold's guard, fold.py)
         "receipt": r"\b(?:received|got|gotten)\b",
+        # a subject that points back to what was just named, before a value ("It's ...")
+        "points_back": r"(?:(?:sure|yes|yeah|ok(?:ay)?|well)\W+)?(?:it|that|this)"
+                       r"(?:['’]s|\s+is|\s+was)(?![\w'’])",
         # a directive ("Don't call", "please never"), not a statement ("I don't know",
         # "why don't you", "I've never been", "you don't know my name"), a reassurance
         # ("don't worry") or a reminder ("don't forget to ...": asks that it be done)
