@@ -77,6 +77,11 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
     ("I need to change the delivery address.",
      "I've changed the delivery address, but unfortunately the change failed.", "active"),
     ("我想修改收货地址。", "收货地址已经修改了，但是没有成功。", "active"),
+    # "update" a thing changes it ("update you" tells)
+    ("I need to change the delivery address for my order.",
+     "I've updated the delivery address to 12 Oak Street.", "achieved"),
+    ("我要修改收货地址。", "已为您更新收货地址。", "achieved"),
+    ("I need to change the delivery address.", "I've updated you on the delivery.", "active"),
 ])
 def test_a_report_of_the_act_a_goal_wants_achieves_it(goal: str, report: str, status: str,
                                                       one_batch: bool) -> None:

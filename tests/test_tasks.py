@@ -205,6 +205,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会先给您退运费。", "运费已经退给您了。"),  # 先: when, not what
     # a second verb joined under the same 已 is reported too
     ("我会在今天下班前把发票开好发给您。", "发票已经开好并发到您邮箱了。"),
+    # "update" of a thing is a change; of a person, telling them
+    ("I'll update your address today.", "I've changed your address."),
+    ("I'll update you on the status tomorrow.", "I've updated you on the status."),
     # a thing named by its name, on one side or as the same name on both
     ("I'll switch you to the Unlimited Plus plan today.",
      "I've switched you to the unlimited plus plan."),
@@ -332,7 +335,9 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("assistant", "I've switched you to the Unlimited Elite plan.")],
                  [("assistant", "I'll send you the invoice for order 1234."),
                   ("assistant", "I've sent the invoice for order 5678.")],
-                 [("assistant", "我会帮您换成畅享套餐。"), ("assistant", "已为您换成5G流量包。")]):
+                 [("assistant", "我会帮您换成畅享套餐。"), ("assistant", "已为您换成5G流量包。")],
+                 [("assistant", "I'll update you tomorrow."),
+                  ("assistant", "I've updated your address.")]):
         assert [t.status for t in run(rows, mode).open_tasks][0] == "open", rows
 
 

@@ -17,6 +17,8 @@ class EnglishWords:
     CONTRACTIONS = {"'ll": "will", "'ve": "have", "'re": "are", "'m": "am", "'d": "would",
                     "'s": "is"}
     PRONOUNS = frozenset("i we you they he she it who someone somebody".split())
+    # an object that is a person: "update you" informs, "update the address" changes it
+    PERSONS = frozenset("you me him her them us".split())
 
     def __init__(self, table: Mapping[str, str]) -> None:
         self.lemmas: dict[str, str] = {}
@@ -33,6 +35,8 @@ class EnglishWords:
         self.outlasting = self.key(table["outlasting_class"])
         self.converse = {self.key(a): self.key(b)
                          for a, b in (g[:2] for g in groups(table["converse_verbs"]))}
+        self.on_things = {self.key(a): self.key(b)  # (a table added later: optional)
+                          for a, b in (g[:2] for g in groups(table.get("thing_classes", "")))}
         self.generic = {self.key(w) for w in table["generic_verbs"].split()}
         self.light = {self.key(w) for w in table["light_verbs"].split()}
         self.causative = {self.key(w) for w in table["causative_verbs"].split()}
@@ -205,7 +209,8 @@ class EnglishWords:
                 and obj[0] in self.PRONOUNS | {"me", "him", "her", "them"}:
             # (not "call you 30 minutes before", "call you an hour ahead": when, not a name)
             return None  # "I will call you Liam": a name, not a phone call
-        verbs = {self.classes.get(key, key)}
+        verbs = {self.on_things[key] if key in self.on_things and obj
+                 and obj[0] not in self.PERSONS else self.classes.get(key, key)}
         rest = toks[j + len(obj):]
         for k, t in enumerate(rest[:-1]):  # "check with the warehouse and get back to you"
             if t == "and":

@@ -1000,6 +1000,9 @@ PACK = LanguagePack(
             " tell inform notify update know",
         # the class whose act, seen from the other party, is the first one's
         "converse_verbs": "receive send; get send",
+        # a verb of one class on a person and of another on a thing: its class on a
+        # thing ("update you" tells, "update the delivery address" changes it)
+        "thing_classes": "update change",
         # the class whose report withdraws the acts on its object ("I've cancelled the
         # replacement": the promised sending of it is off)
         "withdrawing_class": "cancel",
