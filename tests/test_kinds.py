@@ -537,6 +537,9 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("我要开通来电显示业务", ["来电显示业务"]), ("帮我取消亲情号码业务", ["亲情号码业务"]),
     ("帮我开通一下来电显示业务", ["来电显示业务"]),
     ("好的，我想办10GB定向流量包", ["10GB定向流量包"]), ("我想办国际漫游日包", ["国际漫游日包"]),
+    # the 用 of a word of what a thing is for is no verb before a name ("use")
+    ("要20GB通用流量包。", ["20GB通用流量包"]), ("开通200M家用宽带", ["200M家用宽带"]),
+    ("我在用畅享套餐", ["畅享套餐"]),
     # words of what it is between the name and its head
     ("I want the 20GB data add-on.", ["20GB data add-on"]),
     ("I need the 20GB data pack.", ["20GB data pack"]),
@@ -546,6 +549,7 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("Can you add the Gold Shield warranty to my order?", ["Gold Shield warranty"]),
     # a head alone, or after a word saying which one or what for, names no product
     ("这个套餐太贵了，有没有便宜点的套餐？流量套餐也行。", []),
+    ("办个家用宽带", []), ("要一个20GB的通用流量包", []),
     ("酒店提供宽带吗？有叫醒服务和宽带", []),
     ("明天下午3点来装宽带，周一下午来修宽带也行。", []),  # a verb before the head
     ("我想办理悦享来电套餐和精装宽带", ["悦享来电套餐", "精装宽带"]),  # 来, 装 in a name

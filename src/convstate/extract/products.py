@@ -74,11 +74,12 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 MAX_ZH_NAME = 6  # Han characters of a name before its head (a Latin run may be longer)
 # What comes right before a name, so the name starts after it (Chinese has no spaces):
 # particles and prepositions, pronouns, measure words, adverbs and conjunctions, verbs
-# of having, choosing and changing (办理畅享套餐, 一个5G流量包, 可以买联票: no name).
+# of having, choosing and changing (办理畅享套餐, 一个5G流量包, 可以买联票: no name);
+# not the 用 that ends a word of what a thing is for (20GB通用流量包, 家用宽带).
 _ZH_BEFORE = re.compile(
     r"[的是在和与或及把被给让从向对为以将跟同到吗呢吧啊呀就也还都又再才只很最更太]|了(?!解)"
     r"|[您你我他她它咱]们?|(?!一下)[一两几这那哪每某该此][个种款条张份项类档级]?|[个种款条张份项类档级]"
-    r"|办理|开通|订购|购买|买|选择|选|使用|用|换成|换到|换|改成|改为|变成|升级到|升级成|升级"
+    r"|办理|开通|订购|购买|买|选择|选|使用|(?<![通专家商公实适常备信费])用|换成|换到|换|改成|改为|变成|升级到|升级成|升级"
     r"|降级到|降级成|降级"
     r"|加入|参加|成为|申请|领取|享受|办|开|订|续费|充值|取消|退订|退掉|关闭|注册|推荐|介绍"
     r"|暂停|恢复|冻结|解冻|停用|启用|激活|注销|保留|变更|续订|查询|转接|转到|转"
@@ -95,7 +96,7 @@ _ZH_ACQUIRE = re.compile(r"(?:办理|开通|订购|购买|取消|退订|关闭|�
 # alone they name a kind of product (流量套餐, 家庭宽带, 高速宽带), not one.
 _ZH_GENERIC = re.compile(
     r"(?:流量|话费|通话|语音|短信|宽带|手机|电话|包月|包年|月租|优惠|合约|家庭|个人|企业|学生"
-    r"|高速|免费|无线|有线|光纤|便宜|划算|普通|新|老|原|旧|同款"
+    r"|高速|免费|无线|有线|光纤|便宜|划算|普通|通用|专用|家用|商用|公用|实用|常用|备用|新|老|原|旧|同款"
     # ... and what any service is (售后服务, 人工服务, 上门服务, 增值业务)
     r"|售后|客户|客服|人工|在线|上门|增值|优质|贴心|基础|相关|全部|所有|各项|各种|更多)+")
 
