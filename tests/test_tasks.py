@@ -255,11 +255,36 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
     ("我会把退货标签发到您的邮箱。", "收到，谢谢。", "open"),
     # the user's word of the act, not of its coming, is the assistant's to report
     ("I'll email you the invoice.", "You emailed the invoice already.", "open"),
+    # the user letting go of what it is about cancels it
+    ("I'll refund the duplicate charge today.", "Actually, never mind the refund.",
+     "cancelled"),
+    ("I'll email you the receipt.", "I don't need the receipt anymore, thanks.", "cancelled"),
+    ("We'll ship the exchange tomorrow.", "Forget about the exchange, I want a refund.",
+     "cancelled"),
+    ("我会为您办理退款。", "退款就不用了。", "cancelled"),
+    ("我会把发票寄给您。", "发票不用了。", "cancelled"),
+    ("我会给您回电话。", "不用给我回电话了，我自己打过去。", "cancelled"),
+    ("我会为您安排上门取件。", "上门取件就算了吧。", "cancelled"),
+    # ... not an act a task may be; the head is another thing; the thing goes on;
+    # a pronoun; a condition; a question; another act's word (发票's 发 is no sending)
+    ("I'll cancel your membership today.", "Please cancel my membership.", "open"),
+    ("I'll refund the duplicate charge today.",
+     "Never mind the refund status, just tell me when it arrives.", "open"),
+    ("I'll refund the duplicate charge today.",
+     "I don't need the refund to go to my old card.", "open"),
+    ("I'll call you back tomorrow.", "Forget it.", "open"),
+    ("I'll email you the receipt.", "If it takes long, forget the receipt.", "open"),
+    ("I'll email you the receipt.", "Don't I need the receipt?", "open"),
+    ("I'll email you the receipt.", "I don't need the receipt yet.", "open"),
+    ("我会为您办理退款。", "我不想退款到旧卡上。", "open"),
+    ("我会为您办理退款。", "退款到旧卡就不用了。", "open"),
+    ("我会给您回电话。", "如果太晚的话，就不用回电话了。", "open"),
+    ("我会给您发短信。", "发票不用了。", "open"),
 ])
-def test_the_user_saying_it_came_closes_the_assistants_sending(
+def test_the_users_word_that_it_came_or_is_not_needed_settles_the_assistants_task(
         promise: str, said: str, status: str, mode: str) -> None:
     state = run([("user", "Hi."), ("assistant", promise), ("user", said)], mode)
-    assert [(t.owner, t.status) for t in state.open_tasks] == [("assistant", status)], said
+    assert [(t.owner, t.status) for t in state.open_tasks][:1] == [("assistant", status)], said
 
 
 @pytest.mark.parametrize("mode", MODES)

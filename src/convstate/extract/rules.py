@@ -78,7 +78,7 @@ from .settle import (
     taken_up,
     took_stated,
 )
-from .takeback import given_up, lifted
+from .takeback import given_up, let_go, lifted
 from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, read, terms, withdrawn
 from .yesno import answer_closed, closed_questions, last_closed, own_part, waits
 
@@ -755,6 +755,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(switched(turn, anchors, index))
                 delta.updates.extend(retried(turn, anchors, index))
                 delta.updates.extend(given_up(turn, _said_in, index, delta))
+                delta.updates.extend(let_go(turn, _said_in, index, delta))
                 delta.updates.extend(lifted(turn, _said_in, index))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},

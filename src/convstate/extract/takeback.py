@@ -1,9 +1,12 @@
-"""What the user takes back: a goal given up, a negative constraint lifted.
+"""What the user takes back: a goal given up, a task let go, a negative constraint
+lifted.
 
 A clause of the user's that withdraws (never mind, don't want ... anymore, 算了, 不…了)
 the act a live goal wants gives the goal up ("never mind the refund" of "I want a
 refund"); one that allows (… is fine, 还是…吧, 也可以) the act a live negative constraint
-of theirs forbade lifts it ("算了，还是打电话吧" of "别打电话联系我"). The act is a word:
+of theirs forbade lifts it ("算了，还是打电话吧" of "别打电话联系我"); one that lets go of
+the thing an open task is about cancels the task ("never mind the refund", 发票不用了:
+``let_go``). The act is a word:
 what follows the want, the withdrawal or the negator, past a preposition or a pronoun
 (an English word whole, two Chinese characters unless the second is a particle). Not a
 question. The clauses come from the extractor (rules.py), which reads them the same way
@@ -21,7 +24,7 @@ from ..state import IndexEntry, section_entries
 from ..turns import Turn
 from .acts import HAN_RUN
 from .negation import own_act, refusal
-from .tasks import act_verb
+from .tasks import act_verb, names_the_act
 
 C = Cues()
 Clauses = Callable[[Turn], Iterable[tuple[str, bool]]]  # a turn's (clause, asks)
@@ -100,6 +103,55 @@ def given_up(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: S
             if g.text in gone:
                 g.status = "abandoned"
     return out
+
+
+def let_go(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: StateDelta
+           ) -> list[ItemUpdate]:
+    """The open tasks a clause of the user's lets go of, cancelled: a word of letting go
+    (``C.lets_go``: "never mind", "I don't need", 不用…了, …就不用了; not an act a task may
+    be, "cancel", 取消), not negated, and a thing that ends its clause (``_let_go_of``)
+    whose head names the task's act or what it is done to ("never mind the refund" of
+    "I'll refund the duplicate charge today"; not "never mind the refund status", "I
+    don't need the refund to go to my old card", 我不想退款到旧卡上). Not a question, nor
+    a turn with a condition ("If it takes long, forget the refund"). Either side's task:
+    what the user lets go of is owed no more. This batch's tasks too, in place."""
+    text = turn.text
+    if not (C.lets_go.search(text) or C.lets_go_after.search(text)) \
+            or C.condition.search(text):
+        return []  # (most turns)
+    stated = [(e.text, e.id) for e in section_entries(index, "open_tasks")
+              if e.status == "open"]
+    mine = [t for t in delta.open_tasks if t.status == "open" and t.turns[0] < turn.index]
+    out: list[ItemUpdate] = []
+    for clause, asks in clauses(turn):
+        thing = None if asks else _let_go_of(clause)
+        if thing is None:
+            continue
+        out += [ItemUpdate(id=i, status="cancelled", turn=turn.index) for task, i in stated
+                if names_the_act(thing, task) and all(u.id != i for u in out)]
+        for t in mine:
+            if names_the_act(thing, t.text):
+                t.status = "cancelled"
+                t.turns.append(turn.index)
+    return out
+
+
+def _let_go_of(clause: str) -> str | None:
+    """The thing a clause lets go of, if it ends the clause (but for ``C.let_go_close``:
+    "anymore", "then", 了吧) and is a thing named, not a pronoun or a phrase that goes on
+    (``_PHRASE_END``: "the refund to go to my old card")."""
+    if (m := C.lets_go.search(clause)) and not _negated_before(clause, m.start()):
+        close = C.let_go_close.search(clause, m.end())
+        thing = clause[m.end():close.start() if close else len(clause)].strip()
+    elif (m := C.lets_go_after.search(clause)) and C.let_go_close.match(clause, m.end()):
+        runs = HAN_RUN.findall(clause[:m.start()])  # (那退款就不用了: the run before it)
+        thing = runs[-1] if runs else ""
+    else:
+        return None
+    if not thing or _PHRASE_END.search(thing) or not _units(thing) \
+            or thing.isascii() and len(thing.split()) > 4:
+        return None  # ("forget it": what it stands for is not told)
+    return thing
 
 
 def _given_up_by(clause: str, goals: list[str], turn: str) -> set[str]:

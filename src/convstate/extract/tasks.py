@@ -20,7 +20,8 @@ the content words of what it is done to ("return label"; 退货标签). The gram
   a verb split by its aspect: 回过电话, 回了电话). Negated ("I haven't sent it", 还没发,
   没给您发) it is not one.
 - a **failure**: the act reported as not done ("I was not able to", "couldn't",
-  没能, 无法): it cancels the task.
+  没能, 无法): it cancels the task; so does the user letting go of what the task is
+  about ("never mind the refund", 退款就不用了: takeback.py, by ``names_the_act``).
 - what the turn does itself ("let me check", "one moment", "I'm looking into it",
   请稍等, 查一下) opens nothing: no modal, or a lookup not put off to later.
 
@@ -287,6 +288,28 @@ def terms(text: str) -> frozenset[str]:
     if isinstance(grammar, English):
         return grammar.content(grammar.tokens(text))
     return grammar.terms(text)
+
+
+def names_the_act(thing: str, task: str) -> bool:
+    """Whether ``thing``, a noun phrase with its head last (or a Chinese verb phrase),
+    names the act of ``task`` (a task's text) or the thing it is done to, by its head:
+    "the refund" of "I'll refund the duplicate charge", "the receipt" of "I'll email you
+    the receipt" (not "the refund status"); 退款 of 我会为您办理退款, 发票 of 我会把发票寄给您,
+    给我回电话 of 我会给您回电话 (not 发票 of 我会给您发短信: its 发 is no verb)."""
+    act, grammar = _act_of(task, LANGUAGES.version, False), _grammar_for(thing)
+    if act is None or grammar is None or not thing.strip():
+        return False
+    if isinstance(grammar, English):
+        head = grammar.tokens(thing)[-1:]
+        return bool(head) and (grammar.act_noun(head[0]) in act.verbs
+                               or grammar.lemma(head[0]) in act.objects)
+    for n in range(2, min(len(thing), 4) + 1):  # its head: an act or a thing, at its end
+        tail = thing[-n:]
+        said = grammar.act_of(tail)
+        if tail in act.objects or said is not None and bool(said.verbs & act.verbs) \
+                and (not said.objects or bool(said.objects & act.objects)):
+            return True
+    return False
 
 
 def withdrawn(done: Act, tasks: Sequence[tuple[str, str | None]]) -> list[int]:

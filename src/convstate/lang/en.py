@@ -699,6 +699,14 @@ PACK = LanguagePack(
         # want a refund anymore", "cancel the upgrade")
         "give_up": r"\b(?:never\s*mind|forget(?:\s+about)?|cancel|scratch|drop|call\s+off"
                    r"|(?:don['’]t|do\s+not|no\s+longer)\s+(?:want|need))\b",
+        # letting go of a thing, not an act on it ("never mind the refund", "I don't need
+        # the receipt"; not "cancel", "drop": acts a task may be): the thing follows
+        "lets_go": r"\b(?:never\s*mind(?:\s+about)?|forget(?:\s+about)?|(?:there['’]?s\s+)?"
+                   r"no\s+need\s+for|(?:I|we)\s+(?:really\s+)?(?:don['’]?t|do\s+not|no\s+longer)"
+                   r"\s+need|don['’]?t\s+bother\s+with)\s+",
+        # ... what may end its clause after the thing
+        "let_go_close": r"(?:\s+(?:any\s*more|then|after\s+all|for\s+now|please|thanks"
+                        r"|thank\s+you))*\W*$",
         # a clause that keeps a thing ("I'll keep the membership", "I'd rather stick with
         # my plan"): it gives up a goal to end that thing (``ends``)
         "keeps": r"\b(?:keep(?:ing)?|hold(?:ing)?\s+on\s+to|hang(?:ing)?\s+on\s+to"

@@ -364,6 +364,11 @@ PACK = LanguagePack(
         # a clause that gives up what the user wanted (算了，不退了; 我不想退款了; 取消升级)
         "give_up": r"算了|不[想要用需]了?|(?:(?<![^\W\d_])|(?<=[先就也还]))"
                    r"不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
+        # letting go of a thing (see en.py): before it (不用给我回电话了) or after it
+        # (退款就不用了, 发票不需要了, 上门取件就算了)
+        "lets_go": r"^\W*(?:那|那就|就)?(?:不用|不需要|不必)再?",
+        "lets_go_after": r"(?:就|也|都)?(?:不用|不需要|不必|算)了",
+        "let_go_close": r"了?(?:吧|啊|哈|呢)?\W*$",
         # a clause that keeps a thing (会员我还是留着吧, 我继续用这个套餐): it gives up a goal
         # to end that thing (``ends``)
         "keeps": r"保留|留着|继续用|接着用",
