@@ -44,6 +44,7 @@ from ..sections import (
     MAX_TEXT,
     SLOT_OF,
     AnchorKind,
+    clipped,
     text_of,
 )
 from ..state import IndexEntry, section_entries
@@ -80,7 +81,15 @@ from .settle import (
 )
 from .takeback import given_up, let_go, lifted
 from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, read, terms, withdrawn
-from .yesno import answer_closed, closed_questions, last_closed, own_part, waits
+from .yesno import (
+    ARROW,
+    accepted,
+    answer_closed,
+    closed_questions,
+    last_closed,
+    own_part,
+    waits,
+)
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -716,7 +725,7 @@ class RuleExtractor(BaseExtractor):
             for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
                 goes_on = goal is not None and goal[0].sentence == clause.sentence
                 sizes, goals = _sizes(delta) if goes_on else None, len(delta.goals)
-                self._clause(clause, delta, open_tasks, live_goals)
+                self._clause(clause, delta, open_tasks, live_goals, open_requests)
                 if len(delta.goals) > goals:
                     goal = (clause, delta.goals[-1])
                 elif goal and goes_on and _sizes(delta) == sizes \
@@ -771,8 +780,9 @@ class RuleExtractor(BaseExtractor):
         return Extraction(delta=delta, extractor=self.name, notes=notes)
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry],
-                goals: list[IndexEntry]) -> None:
-        """What one clause gives: ``index`` holds the open tasks, ``goals`` the live goals."""
+                goals: list[IndexEntry], requests: list[IndexEntry]) -> None:
+        """What one clause gives: ``index`` holds the open tasks, ``goals`` the live goals,
+        ``requests`` the open questions."""
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
@@ -819,7 +829,14 @@ class RuleExtractor(BaseExtractor):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
         if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
                 and not negated(text, m.start()) and not junk:
-            delta.decisions.append(NewDecision(text=text, turns=at))
+            if not C.bare_reply.match(C.decision.sub(" ", text)):
+                delta.decisions.append(NewDecision(text=text, turns=at))
+            elif (proposal := accepted(c.turn, delta, index, requests)) is not None:
+                # a bare acceptance ("Sounds good.") names no thing of its own: it decides
+                # the proposal it answers, or nothing
+                delta.decisions.append(NewDecision(
+                    text=clipped(f"{proposal}{ARROW}{text}"), question=proposal, answer=True,
+                    turns=at))
 
 
 # words of a question that may be an outcry and no more ("Are you kidding me?"); a
