@@ -82,6 +82,12 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
      "I've updated the delivery address to 12 Oak Street.", "achieved"),
     ("我要修改收货地址。", "已为您更新收货地址。", "achieved"),
     ("I need to change the delivery address.", "I've updated you on the delivery.", "active"),
+    # ... what it was done to, by its head: notes, details, prices are other things
+    ("I need to change the delivery address.",
+     "I've updated your case notes about the delivery address.", "active"),
+    ("I want to change my plan to Unlimited Plus.",
+     "I've updated the plan details on our website.", "active"),
+    ("我想改一下套餐。", "套餐资费已经更新了，新资费下个月生效。", "active"),
 ])
 def test_a_report_of_the_act_a_goal_wants_achieves_it(goal: str, report: str, status: str,
                                                       one_batch: bool) -> None:

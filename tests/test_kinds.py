@@ -92,6 +92,11 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
      "DD123456"),
     ("请提供一下您的宽带账号。", "账号是多少我忘了。13912345678。", "account", "13912345678"),
     ("What is your account number?", "Sure. It's 206-555-0143.", "account", "206-555-0143"),
+    # ... or the sentence before names a phone, not a phone number (a device, a channel)
+    ("请问您的订单号是多少？", "我看一下手机，是20240518001。", "order_id", "20240518001"),
+    ("请提供一下您的订单号。", "我是打电话订的，就是2024051800。", "order_id", "2024051800"),
+    ("What is your order number?", "I placed the order over the phone. It's 45872213.",
+     "order_id", "45872213"),
 ])
 def test_an_answer_takes_the_kind_of_the_question_and_is_the_users(
         batch: int, question: str, answer: str, key: str, value: str) -> None:
@@ -538,8 +543,9 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("帮我开通一下来电显示业务", ["来电显示业务"]),
     ("好的，我想办10GB定向流量包", ["10GB定向流量包"]), ("我想办国际漫游日包", ["国际漫游日包"]),
     # the 用 of a word of what a thing is for is no verb before a name ("use")
-    ("要20GB通用流量包。", ["20GB通用流量包"]), ("开通200M家用宽带", ["200M家用宽带"]),
-    ("我在用畅享套餐", ["畅享套餐"]),
+    ("要20GB通用流量包。", ["20GB通用流量包"]), ("我在用畅享套餐", ["畅享套餐"]),
+    ("我家用畅享套餐好几年了。", ["畅享套餐"]), ("我老公用畅享套餐", ["畅享套餐"]),
+    ("这个优惠适用畅享套餐吗？", ["畅享套餐"]),
     # words of what it is between the name and its head
     ("I want the 20GB data add-on.", ["20GB data add-on"]),
     ("I need the 20GB data pack.", ["20GB data pack"]),

@@ -24,6 +24,11 @@ class Act:
     # a report in the simple past ("We sent it on Monday"): an event told, maybe of
     # before; a perfect or a passive ("I've sent it", 已发) says it is done now
     told: bool = False
+    # the act undergone as its receiver says it ("I got refunded"): a receiving of it
+    undergone: bool = False
+    # of a report, the head of what it was done to, the last of its words ("the plan
+    # details": detail; 套餐资费: 资费); None when it names none
+    head: str | None = None
 
 
 def groups(source: str) -> list[list[str]]:

@@ -112,8 +112,7 @@ _MENTION = re.compile(
     r"|(?P<address>address|live|地址|住)", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;.!?](?:\s|$)|[，；。！？\n]")
 _SENTENCE_BREAK = re.compile(r"[.!?](?:\s|$)|[。！？\n]")
-# what may stand before a value in its clause that points back to what was named
-_POINTS_BACK = re.compile(rf"\W*(?:(?:{C.points_back.pattern})\W*)?", re.IGNORECASE)
+_EDGES = re.compile(r"^\W+|\W+$")
 
 
 @dataclass
@@ -462,16 +461,21 @@ def _cued_otherwise(text: str, at: int, kind: str) -> bool:
 
 def _referred(text: str, start: int, end: int) -> AnchorKind | None:
     """The kind of the value at ``start:end`` by the sentence before it, if that names
-    one last in whose shape the value is, and the value's clause is the value alone or
+    a value (``C.value_named``: a phone number, not a phone) of a kind last in whose
+    shape the value is, and the value's clause is the value alone or
     after a subject that points back ("It's", 是): it says what was just named ("Can you
     look it up by phone number? It's 206-555-0143": a phone, not the account asked for).
     A value not in that kind's shape is of the kind asked ("I used my email. It's
     DD123456")."""
     clause_at = _clause_start(text, start)
-    if not clause_at or not _POINTS_BACK.fullmatch(text, clause_at, start):
+    said = _EDGES.sub("", text[clause_at:start])  # the value alone, or after "It's"
+    if not clause_at or said and not C.points_back.fullmatch(said):
         return None
     head = text[:clause_at].rstrip()  # to the end of the sentence (or clause) before
-    named = asked_kinds(head[_clause_start(head, len(head) - 1, _SENTENCE_BREAK):], owed=True)
+    sentence = head[_clause_start(head, len(head) - 1, _SENTENCE_BREAK):]
+    if not C.value_named.search(sentence):
+        return None  # ("I placed the order over the phone. It's ...": a channel, no value)
+    named = asked_kinds(sentence, owed=True)
     shape = SHAPES.get(named[-1]) if named else None
     # (the value alone: no word joins it to the shape's lookarounds here)
     return named[-1] if shape is not None and shape.fullmatch(text[start:end]) else None

@@ -75,11 +75,12 @@ MAX_ZH_NAME = 6  # Han characters of a name before its head (a Latin run may be 
 # What comes right before a name, so the name starts after it (Chinese has no spaces):
 # particles and prepositions, pronouns, measure words, adverbs and conjunctions, verbs
 # of having, choosing and changing (办理畅享套餐, 一个5G流量包, 可以买联票: no name);
-# not the 用 that ends a word of what a thing is for (20GB通用流量包, 家用宽带).
+# not the 用 that ends a word of what a thing is for (20GB通用流量包, 专用宽带; not 家用,
+# 公用, 常用, 适用: each also 家 + 用 "use", 我家用畅享套餐).
 _ZH_BEFORE = re.compile(
     r"[的是在和与或及把被给让从向对为以将跟同到吗呢吧啊呀就也还都又再才只很最更太]|了(?!解)"
     r"|[您你我他她它咱]们?|(?!一下)[一两几这那哪每某该此][个种款条张份项类档级]?|[个种款条张份项类档级]"
-    r"|办理|开通|订购|购买|买|选择|选|使用|(?<![通专家商公实适常备信费])用|换成|换到|换|改成|改为|变成|升级到|升级成|升级"
+    r"|办理|开通|订购|购买|买|选择|选|使用|(?<![通专])用|换成|换到|换|改成|改为|变成|升级到|升级成|升级"
     r"|降级到|降级成|降级"
     r"|加入|参加|成为|申请|领取|享受|办|开|订|续费|充值|取消|退订|退掉|关闭|注册|推荐|介绍"
     r"|暂停|恢复|冻结|解冻|停用|启用|激活|注销|保留|变更|续订|查询|转接|转到|转"

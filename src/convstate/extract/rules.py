@@ -80,7 +80,7 @@ from .settle import (
     took_stated,
 )
 from .takeback import given_up, let_go, lifted
-from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, read, terms, withdrawn
+from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, is_receipt, read, terms, withdrawn
 from .yesno import (
     ARROW,
     accepted,
@@ -1332,13 +1332,15 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
         [(a, "done", False) for a in reading.reports] + \
         [(a, "cancelled", False) for a in reading.failures] + \
         [(a, "cancelled", True) for _, a in reading.promises]
-    # the user completes an assistant's task only by saying it came (the fold's rule)
-    received = role != "user" or bool(C.receipt.search(c.turn.text))
     for act, status, renewal in acts:
         pending = _pending(delta.open_tasks, index, delta, turn)
+        # the user completes an assistant's task only by saying it came (the fold's rule),
+        # in their own word (not "Tracking says it was delivered", 物流显示已签收)
+        mine = role != "user" or status != "done" or is_receipt(act) \
+            and not C.hearsay.search(c.text)
         for k in closes(act, role, [(text, owner) for text, owner, _ in pending], renewal,
                         c.text):
-            if received or status != "done" or pending[k][1] != "assistant":
+            if mine or pending[k][1] != "assistant":
                 pending[k][2](status)
     if role == "assistant" and reading.reports:  # "I've changed the delivery address":
         said = c.turn.text  # what was wanted

@@ -200,8 +200,10 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
     strong: list[int] = []
     weak: list[int] = []
     for k, (text, owner) in enumerate(tasks):
-        if named and (theirs := _names(text)) and not named & theirs:
-            continue  # another thing of the same kind: "the Unlimited Plus plan"
+        if named and (theirs := _names(text)) and not any(
+                a.endswith(b) or b.endswith(a) for a in named for b in theirs):
+            continue  # another thing of the same kind: "the Unlimited Plus plan" (a
+            # number's last digits are the number: "ending in 0143")
         if sent is not None:  # "received": the other party's sending
             if owner == speaker:
                 continue
@@ -248,9 +250,10 @@ def achieves(done: Act, report: str, wanted: str) -> bool:
         # a noun of the act is the act: "The cancellation is done")
         rest = {o for o in done.objects if not (o.isascii() and _class_of(o) in named)}
         same = bool(done.objects & named) and rest <= named | terms(wanted)
-    else:
+    else:  # (what it was done to, by its head: not "the plan details" for the plan)
         same = bool(want.verbs & done.verbs) and want.objects <= done.objects and (
-            bool(want.objects) or done.objects <= named | terms(wanted))  # (办理退款: 退款)
+            bool(want.objects) or done.objects <= named | terms(wanted)) and (  # (办理退款)
+            done.head is None or done.head in named | terms(wanted))
     return same and _ids(report) <= _ids(wanted)
 
 
@@ -265,8 +268,16 @@ def _ids(text: str) -> set[str]:
 
 
 def _names(text: str) -> frozenset[str]:
-    """The things ``text`` names by name: its ids and product names, case folded."""
-    return frozenset(_ids(text) | {text[a:b].casefold() for a, b in find_products(text)})
+    """The things ``text`` names by name: its ids (``_NAMED``, of three digits or more,
+    dashes left out) and product names, case folded."""
+    return frozenset({m.group(0).replace("-", "").upper() for m in _NAMED.finditer(text)
+                      if sum(c.isdigit() for c in m.group(0)) >= 3}
+                     | {text[a:b].casefold() for a, b in find_products(text)})
+
+
+# an id ("order 88231", BX-7741, 206-555-0143), not an amount ("$129.99", 199元)
+_NAMED = re.compile(r"(?<![\w$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=\w))+"
+                    r"(?![\w.,]\d|\w|元|块)")
 
 
 def _second_act(wanted: str) -> bool:
@@ -292,17 +303,21 @@ def terms(text: str) -> frozenset[str]:
 
 def names_the_act(thing: str, task: str) -> bool:
     """Whether ``thing``, a noun phrase with its head last (or a Chinese verb phrase),
-    names the act of ``task`` (a task's text) or the thing it is done to, by its head:
-    "the refund" of "I'll refund the duplicate charge", "the receipt" of "I'll email you
-    the receipt" (not "the refund status"); 退款 of 我会为您办理退款, 发票 of 我会把发票寄给您,
-    给我回电话 of 我会给您回电话 (not 发票 of 我会给您发短信: its 发 is no verb)."""
+    names the act of ``task`` (a task's text) or the thing it is done to, by its head,
+    with no word the task does not say: "the refund" of "I'll refund the duplicate
+    charge", "the receipt" of "I'll email you the receipt" (not "the refund status", nor
+    "a printed receipt", "the old code" of "a new code"); 退款 of 我会为您办理退款, 发票 of
+    我会把发票寄给您, 给我回电话 of 我会给您回电话 (not 发票 of 我会给您发短信: its 发 is no
+    verb; nor 旧手机 of 新手机)."""
     act, grammar = _act_of(task, LANGUAGES.version, False), _grammar_for(thing)
     if act is None or grammar is None or not thing.strip():
         return False
     if isinstance(grammar, English):
-        head = grammar.tokens(thing)[-1:]
-        return bool(head) and (grammar.act_noun(head[0]) in act.verbs
-                               or grammar.lemma(head[0]) in act.objects)
+        words = [t for t in grammar.tokens(thing) if grammar.content((t,))]
+        return bool(words) and all(grammar.act_noun(w) in act.verbs
+                                   or grammar.lemma(w) in act.objects for w in words)
+    if any(pair not in task for pair in grammar.terms(thing)):
+        return False  # a word the task does not say: another thing (旧手机)
     for n in range(2, min(len(thing), 4) + 1):  # its head: an act or a thing, at its end
         tail = thing[-n:]
         said = grammar.act_of(tail)
@@ -367,6 +382,13 @@ def _act_of(text: str, version: int, promised: bool) -> Act | None:
     if grammar is None:
         return None
     return grammar.promise(text, "assistant") if promised else grammar.act_of(text)
+
+
+def is_receipt(done: Act) -> bool:
+    """Whether ``done`` is a receiving said by its receiver ("I received the invoice",
+    收到短信了, "I got refunded"): the one report of the user's that completes an act the
+    assistant owed (the fold's guard checks the turn says so too)."""
+    return done.undergone or _received(done) is not None
 
 
 def _received(done: Act) -> frozenset[str] | None:

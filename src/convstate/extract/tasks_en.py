@@ -154,8 +154,10 @@ class English(EnglishWords):
         for a, t in enumerate(toks):
             if any(s in self.subordinators for s in toks[:a]):
                 return None  # "once it is uploaded": a condition, not a report
-            # (not a modal perfect: "I would have changed it, but ..." did not)
-            perfect = t in ("have", "has", "had") and tuple(toks[a + 1:a + 2]) != ("to",) \
+            # (not a modal perfect: "I would have changed it, but ..." did not; nor "have
+            # got", having: "I've got the number here")
+            perfect = t in ("have", "has", "had") and toks[a + 1:a + 2] not in (("to",),
+                                                                                ("got",)) \
                 and not (a and toks[a - 1] in self.UNREAL)
             passive = t in ("is", "are", "was", "were", "am", "been") or t in self.GET \
                 and (q := self.skip(toks, a + 1)) < len(toks) and self.is_past(toks[q]) \
@@ -174,7 +176,9 @@ class English(EnglishWords):
                             return done
                         # (a participle of its own, said of no act's noun: "Your order is
                         # confirmed" reports a confirming)
-                    return self.reported(toks, a, p, passive)
+                    done = self.reported(toks, a, p, passive)
+                    return done if done is None or t not in self.GET else \
+                        replace(done, undergone=True)
             elif self.is_past(t) and (a == 0 or toks[a - 1] not in ("have", "has", "had")) \
                     and self.doer(toks, a) is not None and not self.relative(toks, a):
                 # (a participle after "have" is a perfect's, read above, or a modal one's)
@@ -278,7 +282,10 @@ class English(EnglishWords):
             (self.content(obj) or self.content(subject))
         if generic and passive and (named := self.act_noun(self.head(subject))):
             objects |= {named}
-        return Act(verbs, objects, agent, generic=generic, told=a == p)
+        thing = [t for t in (obj if self.content(obj) or not passive else subject)
+                 if self.content((t,))]
+        return Act(verbs, objects, agent, generic=generic, told=a == p,
+                   head=self.lemma(thing[-1]) if thing else None)
 
     # a task's own text --------------------------------------------------------------
     def act_of(self, text: str) -> Act | None:

@@ -29,6 +29,13 @@ _DAY = (r"(?:(?:本|这|下个?)?(?:周|星期|礼拜)[一二三四五六日天�
 _JOINED = re.compile(r"并且?|然后|同时|随后")
 
 
+def _head(words: str) -> str | None:
+    """The head of what a report's act was done to, its last two characters (of the topic
+    put before, when there is one: 收货地址已修改为…: 地址); None when it names none."""
+    runs = HAN_RUN.findall(words)
+    return runs[-1][-2:] if runs else None
+
+
 class Chinese:
     """会/将/保证/马上 + verb promises; 已/已经 + verb and verb + 了 reports."""
 
@@ -95,8 +102,7 @@ class Chinese:
     def strip(self, text: str) -> str:
         """Leading adverbs, times and 为您/给您 before the verb."""
         while True:
-            m = self.benefactive.match(text) or self.adverbs.match(text) or \
-                self.TIME.match(text)
+            m = self.benefactive.match(text) or self.adverbs.match(text) or self.TIME.match(text)
             if m is None and text.startswith("去") and self.benefactive.match(text, 1):
                 text = text[1:]  # 去帮您催快递: going to do it, the act is the verb after
                 continue
@@ -309,7 +315,8 @@ class Chinese:
         objects = self.objects(subject, topic, obj)
         if verbs <= self.generic:  # 退款已经办理完成: the act named as its object
             objects |= {self.classes[t] for t in objects if t in self.classes}
-        return Act(verbs, objects, agent, generic=verbs <= self.generic)
+        return Act(verbs, objects, agent, generic=verbs <= self.generic, head=_head(
+            self.function.sub(" ", topic if self.terms(topic) else obj)))
 
     def objects(self, subject: str, topic: str, obj: str) -> frozenset[str]:
         """What an act is done to: its object and the topic put before (照片我等下拍给你);

@@ -335,6 +335,13 @@ PACK = LanguagePack(
         # the other side of a sending, in the past: the user may close the assistant's
         # promise to send by saying it came (the fold's guard, fold.py)
         "receipt": r"\b(?:received|got|gotten)\b",
+        # ... told by another ("Tracking says it was delivered"): not the speaker's own word
+        "hearsay": r"\b(?:says|said|shows|showed|saying|according\s+to)\b",
+        # a value named by its kind ("phone number", "email address"; not "the phone", a
+        # device or a channel): what a value that points back may be
+        "value_named": r"\b(?:(?:phone|mobile|cell|account|order|tracking|ticket|case|member"
+                       r"|membership|customer|reference)\s+(?:number|no\b|#|id\b)"
+                       r"|e-?mail(?:\s+address)?|user\s?name)",
         # a subject that points back to what was just named, before a value ("It's ...")
         "points_back": r"(?:(?:sure|yes|yeah|ok(?:ay)?|well)\W+)?(?:it|that|this)"
                        r"(?:['’]s|\s+is|\s+was)(?![\w'’])",
@@ -709,7 +716,7 @@ PACK = LanguagePack(
                    r"no\s+need\s+for|(?:I|we)\s+(?:really\s+)?(?:don['’]?t|do\s+not|no\s+longer)"
                    r"\s+need|don['’]?t\s+bother\s+with)\s+",
         # ... what may end its clause after the thing
-        "let_go_close": r"(?:\s+(?:any\s*more|then|after\s+all|for\s+now|please|thanks"
+        "let_go_close": r"(?:\s+(?:any\s*more|then|after\s+all|please|thanks"
                         r"|thank\s+you))*\W*$",
         # a clause that keeps a thing ("I'll keep the membership", "I'd rather stick with
         # my plan"): it gives up a goal to end that thing (``ends``)
@@ -1079,7 +1086,7 @@ PACK = LanguagePack(
         "object_ends": "within before after by once when if as until till in at on for to"
                        " from with so and but or because while during today tomorrow tonight"
                        " now soon shortly asap right later again this next via through"
-                       " yesterday earlier",
+                       " yesterday earlier about regarding saying says stating",
         "function_words": "the a an your you my me our us it its them this that these those"
                           " his her their him some any all every each one another there here"
                           " please just also now",

@@ -182,7 +182,9 @@ PACK = LanguagePack(
     cues={
         # the other side of a sending, done (see en.py)
         "receipt": r"收到|签收|拿到",
+        "hearsay": r"显示|说|据称|称",
         "points_back": r"(?:那|就)?是",
+        "value_named": r"号码|手机号|电话号|账号|帐号|单号|邮箱|用户名",
         # 别 "don't", not the 别 of 分别 特别 区别 类别 个别 告别 or 别的 别人 别墅 别家 别处;
         # not the 不要 of a question (要不要), nor a reassurance (不用担心, 别着急)
         "negative": r"(?:(?<!要)不要(?!紧)|(?<![分特区告类识差级性个辨鉴])别(?!的|人|急|墅|致|名"
