@@ -253,6 +253,7 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
     ("We'll refund you today.", "I got refunded, thanks.", "done"),
     ("好的，我会给您发一条确认短信。", "收到短信了，谢谢。", "done"),
     ("我会把退货标签发到您的邮箱。", "退货标签收到了。", "done"),
+    ("我会把退货标签发给您。", "标签收到了。", "done"),  # (收到, not 标签's 签收)
     # negated, asked, an acknowledgement with no object, or "get" of a passive
     ("I'll email you the invoice.", "I haven't received the invoice.", "open"),
     ("I'll email you the invoice.", "Did you send the invoice?", "open"),

@@ -36,6 +36,13 @@ def _head(words: str) -> str | None:
     return runs[-1][-2:] if runs else None
 
 
+def _nearest(verb: re.Pattern[str], text: str, end: int) -> list[re.Match[str]]:
+    """The verbs of ``text`` before ``end``, nearest it first, the longest first at one
+    end: every start is tried, as one verb may overlap another (标签收到了: 收到, not 签收)."""
+    found = [m for i in range(end) if (m := verb.match(text, i, end))]
+    return sorted(found, key=lambda m: (m.end(), m.end() - m.start()), reverse=True)
+
+
 class Chinese:
     """会/将/保证/马上 + verb promises; 已/已经 + verb and verb + 了 reports."""
 
@@ -282,8 +289,8 @@ class Chinese:
         end = self.perfective.search(text)
         if end is None:
             return None
-        # the verb nearest before it is the one it marks (退货标签发给您了: 发, not 退货's 退)
-        for v in reversed(list(self.verb.finditer(text, 0, end.start()))):
+        # the verb nearest before it is the one it marks (退货标签发给您了: 发; see _nearest)
+        for v in _nearest(self.verb, text, end.start()):
             if self.degree.search(text, v.end(), end.start()) or not self.acted(text, v):
                 continue
             phrase = self.verb_phrase(text[v.start():end.start()], known_only=True)
