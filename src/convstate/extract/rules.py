@@ -44,7 +44,6 @@ from ..sections import (
     MAX_TEXT,
     SLOT_OF,
     AnchorKind,
-    clipped,
     text_of,
 )
 from ..state import IndexEntry, section_entries
@@ -81,15 +80,7 @@ from .settle import (
 )
 from .takeback import given_up, let_go, lifted
 from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, is_receipt, read, terms, withdrawn
-from .yesno import (
-    ARROW,
-    accepted,
-    answer_closed,
-    closed_questions,
-    last_closed,
-    own_part,
-    waits,
-)
+from .yesno import ARROW, answer_closed, closed_questions, last_closed, own_part, waits
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -725,7 +716,7 @@ class RuleExtractor(BaseExtractor):
             for clause in itertools.islice(clauses, MAX_CLAUSES_PER_TURN):
                 goes_on = goal is not None and goal[0].sentence == clause.sentence
                 sizes, goals = _sizes(delta) if goes_on else None, len(delta.goals)
-                self._clause(clause, delta, open_tasks, live_goals, open_requests)
+                self._clause(clause, delta, open_tasks, live_goals)
                 if len(delta.goals) > goals:
                     goal = (clause, delta.goals[-1])
                 elif goal and goes_on and _sizes(delta) == sizes \
@@ -754,6 +745,7 @@ class RuleExtractor(BaseExtractor):
             if turn.role == "user":
                 answer_closed(turn, delta.open_tasks, index, delta)  # (before the
                 # confirmations' close those of an offer)
+                _answered_once(delta.decisions, turn.index)
                 _answer_asks({a.kind for a in anchors}, delta, open_tasks, turn.index)
                 _answer_confirmation(turn, delta, open_tasks)
                 _answer_info(turn, delta, open_tasks)
@@ -780,9 +772,8 @@ class RuleExtractor(BaseExtractor):
         return Extraction(delta=delta, extractor=self.name, notes=notes)
 
     def _clause(self, c: _Clause, delta: StateDelta, index: list[IndexEntry],
-                goals: list[IndexEntry], requests: list[IndexEntry]) -> None:
-        """What one clause gives: ``index`` holds the open tasks, ``goals`` the live goals,
-        ``requests`` the open questions."""
+                goals: list[IndexEntry]) -> None:
+        """What one clause gives: ``index`` holds the open tasks, ``goals`` the live goals."""
         role, text, at, question = c.turn.role, c.text, [c.turn.index], c.question
         junk = role == "user" and expressive(text)  # asks for nothing (lang/acts.py)
         if role == "user":
@@ -829,14 +820,7 @@ class RuleExtractor(BaseExtractor):
                 delta.open_tasks.append(NewTask(text=text, owner="user", turns=at))
         if role in ("user", "assistant") and (m := C.decision.search(text)) and not question \
                 and not negated(text, m.start()) and not junk:
-            if not C.bare_reply.match(C.decision.sub(" ", text)):
-                delta.decisions.append(NewDecision(text=text, turns=at))
-            elif (proposal := accepted(c.turn, delta, index, requests)) is not None:
-                # a bare acceptance ("Sounds good.") names no thing of its own: it decides
-                # the proposal it answers, or nothing
-                delta.decisions.append(NewDecision(
-                    text=clipped(f"{proposal}{ARROW}{text}"), question=proposal, answer=True,
-                    turns=at))
+            delta.decisions.append(NewDecision(text=text, turns=at))
 
 
 # words of a question that may be an outcry and no more ("Are you kidding me?"); a
@@ -1355,6 +1339,15 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
         delta.open_tasks.append(NewTask(text=_with_condition(c, text), owner=owner,
                                         turns=[turn]))
     return bool(reading.reports or reading.failures or reading.promises)
+
+
+def _answered_once(decisions: list[NewDecision], turn: int) -> None:
+    """Drop the decisions of ``turn`` that only say again an answer to a closed question
+    made of the same words ("Sounds good." to "Shall I book it?": the answer, with its
+    question, is the decision; the clause alone is no second one)."""
+    answers = [d.text for d in decisions if d.question and d.turns == [turn]]
+    decisions[:] = [d for d in decisions if d.question or d.turns != [turn]
+                    or not any(a.endswith(f"{ARROW}{d.text}") for a in answers)]
 
 
 def _with_condition(c: _Clause, text: str) -> str:

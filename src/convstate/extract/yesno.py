@@ -263,25 +263,6 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
             task.turns.append(turn.index)
 
 
-def accepted(turn: Turn, delta: StateDelta, tasks: Sequence[IndexEntry],
-             requests: Sequence[IndexEntry]) -> str | None:
-    """What a bare acceptance in ``turn`` ("Sounds good", 那就这样) accepts: the other
-    speaker's latest promise (of the assistant's, the user accepts it: "我会为您提交退款
-    申请") or question (of the user's, the assistant agrees: "Can we do the callback
-    tomorrow at 3pm?") in the turn right before, verbatim, of this batch or of the open
-    ``tasks`` and ``requests`` before it; None when that turn proposed nothing (a closed
-    question of the assistant's is answered by ``answer_closed``)."""
-    before = turn.index - 1
-    if turn.role == "user":
-        said = [e.text for e in tasks if e.owner == "assistant" and e.turn == before]
-        said += [t.text for t in delta.open_tasks
-                 if t.owner == "assistant" and t.turns[-1] == before and t.status == "open"]
-    else:
-        said = [e.text for e in requests if e.turn == before]
-        said += [r.text for r in delta.requests if r.turns[-1] == before]
-    return said[-1] if said else None
-
-
 def _pending(status: str, since: int) -> bool:
     return status == "open" and 0 < since <= REACH
 

@@ -404,10 +404,6 @@ PACK = LanguagePack(
             r"\b(?:let'?s go with|let'?s do|(?:is|are|been|booking|reservation)\s+confirmed"
             r"|I confirm|agreed|I agree|we'?ll go with|I'?ll take|I'?ll go with|deal"
             r"|sounds good|go ahead)\b",
-        # what a decision's clause may say beside its cue and still decide no thing
-        # ("Sounds good.", "OK, go ahead then", "let's go with that"): a bare acceptance
-        "bare_reply": r"^(?:\W*\b(?:ok(?:ay)?|yes|yeah|yep|sure|alright|fine|then|so|well"
-                      r"|cool|good|great|perfect|that|this|it|please|now)\b)*\W*$",
         # a question, or a request for information put as one ("tell me their address")
         "asks": r"^(?:what|where|when|which|who|how|is there|are there|can you|could you"
                 r"|do you|does)\b|\b(?:tell|give|show|provide)\s+me\b(?!\s+a\s+(?:moment"
