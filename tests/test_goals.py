@@ -82,12 +82,16 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
      "I've updated the delivery address to 12 Oak Street.", "achieved"),
     ("我要修改收货地址。", "已为您更新收货地址。", "achieved"),
     ("I need to change the delivery address.", "I've updated you on the delivery.", "active"),
-    # ... what it was done to, by its head: notes, details, prices are other things
+    # ... what the report's thing is about is no thing it was done to
     ("I need to change the delivery address.",
      "I've updated your case notes about the delivery address.", "active"),
-    ("I want to change my plan to Unlimited Plus.",
-     "I've updated the plan details on our website.", "active"),
-    ("我想改一下套餐。", "套餐资费已经更新了，新资费下个月生效。", "active"),
+    # a word of the thing after the goal's ("plan", 功能, 信息) is the same thing still
+    ("I want to cancel my subscription.",
+     "I've cancelled your subscription plan, effective today.", "achieved"),
+    ("我要取消自动续费。", "已为您取消自动续费功能。", "achieved"),
+    ("我要改收货地址。", "已为您修改收货地址信息。", "achieved"),
+    ("I need to change my technician appointment to Friday.",
+     "I've updated the technician appointment to Friday.", "achieved"),
 ])
 def test_a_report_of_the_act_a_goal_wants_achieves_it(goal: str, report: str, status: str,
                                                       one_batch: bool) -> None:

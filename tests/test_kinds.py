@@ -169,6 +169,7 @@ def test_a_value_the_user_names_keeps_its_own_kind_and_the_question_stays_open(
      "phone", "2065550143"),
     ("请提供一下您的宽带账号。", "账号我不记得了，用手机号查可以吗？是13912345678。", "phone",
      "13912345678"),
+    ("请提供一下您的宽带账号。", "用我电话查吧，是13812345678。", "phone", "13812345678"),
 ])
 def test_a_value_that_points_back_is_of_the_kind_just_named(
         batch: int, question: str, answer: str, kind: str, value: str) -> None:
@@ -545,7 +546,7 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     # the 用 of a word of what a thing is for is no verb before a name ("use")
     ("要20GB通用流量包。", ["20GB通用流量包"]), ("我在用畅享套餐", ["畅享套餐"]),
     ("我家用畅享套餐好几年了。", ["畅享套餐"]), ("我老公用畅享套餐", ["畅享套餐"]),
-    ("这个优惠适用畅享套餐吗？", ["畅享套餐"]),
+    ("这个优惠适用畅享套餐吗？", ["畅享套餐"]), ("这个优惠适用于畅享套餐吗", ["畅享套餐"]),
     # words of what it is between the name and its head
     ("I want the 20GB data add-on.", ["20GB data add-on"]),
     ("I need the 20GB data pack.", ["20GB data pack"]),

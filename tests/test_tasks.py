@@ -254,6 +254,10 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
     ("好的，我会给您发一条确认短信。", "收到短信了，谢谢。", "done"),
     ("我会把退货标签发到您的邮箱。", "退货标签收到了。", "done"),
     ("我会把退货标签发给您。", "标签收到了。", "done"),  # (收到, not 标签's 签收)
+    ("We'll send you a replacement blender.", "I've got the replacement now, thanks.", "done"),
+    ("I'll send the replacement.", "I got the replacement you said you'd send. Thanks!",
+     "done"),
+    ("我们会给您寄一台新的显示器。", "新显示器收到了，谢谢。", "done"),
     # negated, asked, an acknowledgement with no object, or "get" of a passive
     ("I'll email you the invoice.", "I haven't received the invoice.", "open"),
     ("I'll email you the invoice.", "Did you send the invoice?", "open"),
@@ -310,6 +314,7 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
     ("I'll text you a new code.", "Never mind the old code.", "open"),
     ("I'll call you back tomorrow.", "Forget about my previous call.", "open"),
     ("我会给您寄一个新手机。", "旧手机就不用了。", "open"),
+    ("我会给您寄一张新的手机卡。", "新手机卡就不用了。", "cancelled"),
     ("I'll refund the duplicate charge today.",
      "Never mind the refund for now. My login is more urgent.", "open"),
 ])
@@ -392,6 +397,11 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("assistant", "I've switched you to the Unlimited Elite plan.")],
                  [("assistant", "I'll send you the invoice for order 1234."),
                   ("assistant", "I've sent the invoice for order 5678.")],
+                 [("assistant", "I'll cancel order 14512 now."),
+                  ("assistant", "I've cancelled order 4512.")],
+                 [("assistant", "我会帮您取消订单112345。"), ("assistant", "订单12345已取消。")],
+                 [("assistant", "I'll switch you to the Unlimited Plus plan tonight."),
+                  ("assistant", "I've switched you to the Plus plan.")],
                  [("assistant", "我会帮您换成畅享套餐。"), ("assistant", "已为您换成5G流量包。")],
                  [("assistant", "I'll update you tomorrow."),
                   ("assistant", "I've updated your address.")]):

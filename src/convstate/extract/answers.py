@@ -417,7 +417,7 @@ def _bare_values(text: str, wanted: list[AnchorKind], found: Sequence[NewAnchor]
                 continue  # 我在路上: one place word and no number is no address
             if _cued_otherwise(text, start, kind):
                 continue
-            referred = _referred(text, start, end)
+            referred = _referred(text, start, end, phones)
             if referred is not None and referred != kind:
                 out.append((referred, start, end))  # the kind just named, not the one asked
                 break
@@ -459,9 +459,10 @@ def _cued_otherwise(text: str, at: int, kind: str) -> bool:
     return bool(said) and said[-1].lastgroup != kind
 
 
-def _referred(text: str, start: int, end: int) -> AnchorKind | None:
+def _referred(text: str, start: int, end: int, phones: set[str]) -> AnchorKind | None:
     """The kind of the value at ``start:end`` by the sentence before it, if that names
-    a value (``C.value_named``: a phone number, not a phone) of a kind last in whose
+    a value (``C.value_named``: a phone number, not a phone; or a phone, when the value
+    is one of the ``phones`` found by their own form) of a kind last in whose
     shape the value is, and the value's clause is the value alone or
     after a subject that points back ("It's", 是): it says what was just named ("Can you
     look it up by phone number? It's 206-555-0143": a phone, not the account asked for).
@@ -473,9 +474,10 @@ def _referred(text: str, start: int, end: int) -> AnchorKind | None:
         return None
     head = text[:clause_at].rstrip()  # to the end of the sentence (or clause) before
     sentence = head[_clause_start(head, len(head) - 1, _SENTENCE_BREAK):]
-    if not C.value_named.search(sentence):
-        return None  # ("I placed the order over the phone. It's ...": a channel, no value)
     named = asked_kinds(sentence, owed=True)
+    if not C.value_named.search(sentence) and not (named[-1:] == ["phone"]
+                                                   and text[start:end] in phones):
+        return None  # ("I placed the order over the phone. It's 45872213": a channel)
     shape = SHAPES.get(named[-1]) if named else None
     # (the value alone: no word joins it to the shape's lookarounds here)
     return named[-1] if shape is not None and shape.fullmatch(text[start:end]) else None

@@ -53,13 +53,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..lang import pack
+from ..lang import Cues, pack
 from ..registry import LANGUAGES
 from .acts import HAN, Act
 from .products import find_products
 from .tasks_en import English
 from .tasks_zh import Chinese
 
+C = Cues()
 # "... has been submitted and finance will prioritise it": a coordinator followed by a
 # subject of a few words and a finite verb starts a clause of its own
 _SUBCLAUSE = re.compile(
@@ -200,12 +201,16 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
     strong: list[int] = []
     weak: list[int] = []
     for k, (text, owner) in enumerate(tasks):
-        if named and (theirs := _names(text)) and not any(
-                a.endswith(b) or b.endswith(a) for a in named for b in theirs):
+        if named and (theirs := _names(text)) and not named & theirs and not any(
+                a.endswith(b[1:]) for a in named | theirs for b in named | theirs
+                if b.startswith("…")):
             continue  # another thing of the same kind: "the Unlimited Plus plan" (a
-            # number's last digits are the number: "ending in 0143")
-        if sent is not None:  # "received": the other party's sending
-            if owner == speaker:
+            # number's last digits said as such are the number: "ending in 0143")
+        if sent is not None:  # "received": the other party's sending, of its thing (the
+            # head received: not "the invoice number" of the invoice)
+            if owner == speaker or done.head is not None and (
+                    (task := _act_of(text, LANGUAGES.version, False)) is None
+                    or done.head not in task.objects):
                 continue
         elif (renewal or done.agent == "speaker") and owner != speaker or \
                 done.agent == "other" and owner == speaker:
@@ -250,10 +255,9 @@ def achieves(done: Act, report: str, wanted: str) -> bool:
         # a noun of the act is the act: "The cancellation is done")
         rest = {o for o in done.objects if not (o.isascii() and _class_of(o) in named)}
         same = bool(done.objects & named) and rest <= named | terms(wanted)
-    else:  # (what it was done to, by its head: not "the plan details" for the plan)
+    else:
         same = bool(want.verbs & done.verbs) and want.objects <= done.objects and (
-            bool(want.objects) or done.objects <= named | terms(wanted)) and (  # (办理退款)
-            done.head is None or done.head in named | terms(wanted))
+            bool(want.objects) or done.objects <= named | terms(wanted))  # (办理退款: 退款)
     return same and _ids(report) <= _ids(wanted)
 
 
@@ -269,15 +273,18 @@ def _ids(text: str) -> set[str]:
 
 def _names(text: str) -> frozenset[str]:
     """The things ``text`` names by name: its ids (``_NAMED``, of three digits or more,
-    dashes left out) and product names, case folded."""
-    return frozenset({m.group(0).replace("-", "").upper() for m in _NAMED.finditer(text)
+    dashes left out; "…0143" for the last digits of one, ``C.ends_in``) and product
+    names, case folded."""
+    ends = [m.end() for m in C.ends_in.finditer(text)]
+    return frozenset({("…" if any(0 <= m.start() - e <= 2 for e in ends) else "")
+                      + m.group(0).replace("-", "").upper() for m in _NAMED.finditer(text)
                       if sum(c.isdigit() for c in m.group(0)) >= 3}
                      | {text[a:b].casefold() for a, b in find_products(text)})
 
 
 # an id ("order 88231", BX-7741, 206-555-0143), not an amount ("$129.99", 199元)
-_NAMED = re.compile(r"(?<![\w$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]|-(?=\w))+"
-                    r"(?![\w.,]\d|\w|元|块)")
+_NAMED = re.compile(r"(?<![A-Za-z0-9_$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]"
+                    r"|-(?=[A-Za-z0-9]))+(?![A-Za-z0-9_]|[.,]\d|元|块)")
 
 
 def _second_act(wanted: str) -> bool:
@@ -316,7 +323,7 @@ def names_the_act(thing: str, task: str) -> bool:
         words = [t for t in grammar.tokens(thing) if grammar.content((t,))]
         return bool(words) and all(grammar.act_noun(w) in act.verbs
                                    or grammar.lemma(w) in act.objects for w in words)
-    if any(pair not in task for pair in grammar.terms(thing)):
+    if any(HAN.match(c) and c not in task for c in thing):
         return False  # a word the task does not say: another thing (旧手机)
     for n in range(2, min(len(thing), 4) + 1):  # its head: an act or a thing, at its end
         tail = thing[-n:]

@@ -154,10 +154,8 @@ class English(EnglishWords):
         for a, t in enumerate(toks):
             if any(s in self.subordinators for s in toks[:a]):
                 return None  # "once it is uploaded": a condition, not a report
-            # (not a modal perfect: "I would have changed it, but ..." did not; nor "have
-            # got", having: "I've got the number here")
-            perfect = t in ("have", "has", "had") and toks[a + 1:a + 2] not in (("to",),
-                                                                                ("got",)) \
+            # (not a modal perfect: "I would have changed it, but ..." did not)
+            perfect = t in ("have", "has", "had") and tuple(toks[a + 1:a + 2]) != ("to",) \
                 and not (a and toks[a - 1] in self.UNREAL)
             passive = t in ("is", "are", "was", "were", "am", "been") or t in self.GET \
                 and (q := self.skip(toks, a + 1)) < len(toks) and self.is_past(toks[q]) \
@@ -282,10 +280,19 @@ class English(EnglishWords):
             (self.content(obj) or self.content(subject))
         if generic and passive and (named := self.act_noun(self.head(subject))):
             objects |= {named}
-        thing = [t for t in (obj if self.content(obj) or not passive else subject)
-                 if self.content((t,))]
         return Act(verbs, objects, agent, generic=generic, told=a == p,
-                   head=self.lemma(thing[-1]) if thing else None)
+                   head=self.head_of(obj if self.content(obj) or not passive else subject))
+
+    def head_of(self, phrase: Sequence[str]) -> str | None:
+        """The lemma of a noun phrase's head: its last content word before a relative
+        clause ("the replacement you said you'd send": replacement)."""
+        words: list[str] = []
+        for t in phrase:
+            if words and t in self.PRONOUNS:
+                break
+            if self.content((t,)):
+                words.append(t)
+        return self.lemma(words[-1]) if words else None
 
     # a task's own text --------------------------------------------------------------
     def act_of(self, text: str) -> Act | None:

@@ -210,7 +210,7 @@ class EnglishWords:
             # (not "call you 30 minutes before", "call you an hour ahead": when, not a name)
             return None  # "I will call you Liam": a name, not a phone call
         verbs = {self.on_things[key] if key in self.on_things and obj
-                 and obj[0] not in self.PERSONS and not set(obj) & self.team
+                 and obj[0] not in self.PERSONS and obj[-1] not in self.team
                  else self.classes.get(key, key)}  # (a person or a team: "update the courier")
         rest = toks[j + len(obj):]
         for k, t in enumerate(rest[:-1]):  # "check with the warehouse and get back to you"

@@ -335,8 +335,11 @@ PACK = LanguagePack(
         # the other side of a sending, in the past: the user may close the assistant's
         # promise to send by saying it came (the fold's guard, fold.py)
         "receipt": r"\b(?:received|got|gotten)\b",
+        # a number's last digits said as such ("your number ending in 0143")
+        "ends_in": r"\b(?:ending|ends)\s+(?:in|with)|\blast\s+(?:four|4|few)\s+(?:digits\s+)?"
+                   r"(?:are|is|of)?",
         # ... told by another ("Tracking says it was delivered"): not the speaker's own word
-        "hearsay": r"\b(?:says|said|shows|showed|saying|according\s+to)\b",
+        "hearsay": r"\b(?:says|shows|showed|according\s+to)\b",
         # a value named by its kind ("phone number", "email address"; not "the phone", a
         # device or a channel): what a value that points back may be
         "value_named": r"\b(?:(?:phone|mobile|cell|account|order|tracking|ticket|case|member"

@@ -182,7 +182,8 @@ PACK = LanguagePack(
     cues={
         # the other side of a sending, done (see en.py)
         "receipt": r"收到|签收|拿到",
-        "hearsay": r"显示|说|据称|称",
+        "ends_in": r"尾号(?:是|为)?|后四位(?:是|为)?",
+        "hearsay": r"显示(?![器屏])|据称|(?:物流|系统|快递|短信|记录|信息|页面|网上)上?(?:说|称)",
         "points_back": r"(?:那|就)?是",
         "value_named": r"号码|手机号|电话号|账号|帐号|单号|邮箱|用户名",
         # 别 "don't", not the 别 of 分别 特别 区别 类别 个别 告别 or 别的 别人 别墅 别家 别处;
