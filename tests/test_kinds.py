@@ -86,6 +86,7 @@ BATCHES = pytest.mark.parametrize("batch", [1, 2, 100])
     ("请问您贵姓？", "姓张。", "name", "张"),
     ("您贵姓？", "免贵姓王", "name", "王"),
     ("预约人姓名是？", "王丽，订的是如家酒店。", "name", "王丽"),
+    ("请提供一下您的邮箱地址。", "zhang.wei@qq.com", "email", "zhang.wei@qq.com"),  # no address
     # "it" after a sentence naming a kind in whose shape the value is not, or the kind
     # asked (see the test below)
     ("What is your order number?", "I used my email for it. It's DD123456.", "order_id",
@@ -556,7 +557,7 @@ def test_the_users_account_and_ticket_reach_the_profile() -> None:
     ("Can you add the Gold Shield warranty to my order?", ["Gold Shield warranty"]),
     # a head alone, or after a word saying which one or what for, names no product
     ("这个套餐太贵了，有没有便宜点的套餐？流量套餐也行。", []),
-    ("办个家用宽带", []), ("要一个20GB的通用流量包", []),
+    ("办个家用宽带", []), ("要一个20GB的通用流量包", []), ("家里宽带从昨天晚上就断了", []),
     ("酒店提供宽带吗？有叫醒服务和宽带", []),
     ("明天下午3点来装宽带，周一下午来修宽带也行。", []),  # a verb before the head
     ("我想办理悦享来电套餐和精装宽带", ["悦享来电套餐", "精装宽带"]),  # 来, 装 in a name

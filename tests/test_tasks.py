@@ -292,6 +292,16 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
     ("我会把发票寄给您。", "发票不用了。", "cancelled"),
     ("我会给您回电话。", "不用给我回电话了，我自己打过去。", "cancelled"),
     ("我会为您安排上门取件。", "上门取件就算了吧。", "cancelled"),
+    # ... or the act itself turned down, in a clause of its own
+    ("I'll cancel it now.", "Wait, don't cancel it.", "cancelled"),
+    ("I'll change the delivery address.", "Actually, no need to change the address.",
+     "cancelled"),
+    ("我会帮您提交改地址申请。", "那还是送回家吧，不用改地址了。", "cancelled"),
+    ("我会为您取消订单。", "等等，先别取消。", "cancelled"),
+    ("我会为您提交换货申请。", "我不要换货了，直接退货吧。", "cancelled"),
+    ("I'll call you back tomorrow.", "Don't call me after 8pm.", "open"),  # (a rule)
+    ("I'll process your refund.", "Don't worry about the refund.", "open"),
+    ("I'll send the label.", "Don't send it to my old address.", "open"),
     # ... not an act a task may be; the head is another thing; the thing goes on;
     # a pronoun; a condition; a question; another act's word (发票's 发 is no sending)
     ("I'll cancel your membership today.", "Please cancel my membership.", "open"),

@@ -68,7 +68,7 @@ ASKED: tuple[tuple[AnchorKind, str], ...] = (
                 r"|account\s*(?:number|no\.?|id|name)|user\s?name|user\s?id"
                 r"|log\s?in\s+(?:id|name)|customer\s*(?:number|no\.?|id|#)"
                 r"|(?:member(?:ship)?|loyalty|rewards?)\s+(?:card\s+)?(?:number|no\.?|id)"),
-    ("email", r"邮箱|电子邮件|邮件地址|e-?mail(?:\s+address)?"),
+    ("email", r"(?:邮箱|电子邮件|邮件)(?:地址)?|e-?mail(?:\s+address)?"),
     ("phone", r"手机号码?|电话号码?|手机|电话|联系方式"
               r"|(?:phone|mobile|cell|contact|callback)\s*(?:number|no\.?|#)"
               r"|(?:(?<=your\s)|(?<=the\s)|(?<=and\s)|(?<=\bor\s)|(?<=,\s))"

@@ -116,14 +116,15 @@ def let_go(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: Sta
     a turn with a condition ("If it takes long, forget the refund"). Either side's task:
     what the user lets go of is owed no more. This batch's tasks too, in place."""
     text = turn.text
-    if not (C.lets_go.search(text) or C.lets_go_after.search(text)) \
+    parts = [(part, asks) for clause, asks in clauses(turn) for part in _PART.split(clause)]
+    if not any(C.lets_go.search(p) or C.lets_go_after.search(p) for p, _ in parts) \
             or C.condition.search(text):
         return []  # (most turns)
     stated = [(e.text, e.id) for e in section_entries(index, "open_tasks")
               if e.status == "open"]
     mine = [t for t in delta.open_tasks if t.status == "open" and t.turns[0] < turn.index]
     out: list[ItemUpdate] = []
-    for clause, asks in clauses(turn):
+    for clause, asks in parts:
         thing = None if asks else _let_go_of(clause)
         if thing is None:
             continue
@@ -134,6 +135,9 @@ def let_go(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: Sta
                 t.status = "cancelled"
                 t.turns.append(turn.index)
     return out
+
+
+_PART = re.compile(r"[，,;；]")  # (那还是送回家吧，不用改地址了: a clause of its own)
 
 
 def _let_go_of(clause: str) -> str | None:

@@ -369,7 +369,8 @@ PACK = LanguagePack(
                    r"不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
         # letting go of a thing (see en.py): before it (不用给我回电话了) or after it
         # (退款就不用了, 发票不需要了, 上门取件就算了)
-        "lets_go": r"^\W*(?:那|那就|就)?(?:不用|不需要|不必)再?",
+        "lets_go": r"^\W*(?:我|那|那就|就|先|等等|等一下)?(?:不用|不需要|不必|先?别|先?不要)再?"
+                   r"(?!急|担心|客气|着急)",
         "lets_go_after": r"(?:就|也|都)?(?:不用|不需要|不必|算)了",
         "let_go_close": r"了?(?:吧|啊|哈|呢)?\W*$",
         # a clause that keeps a thing (会员我还是留着吧, 我继续用这个套餐): it gives up a goal
