@@ -205,6 +205,9 @@ def test_an_act_done_when_first_mentioned_opens_nothing(text: str) -> None:
     ("我会先给您退运费。", "运费已经退给您了。"),  # 先: when, not what
     # a second verb joined under the same 已 is reported too
     ("我会在今天下班前把发票开好发给您。", "发票已经开好并发到您邮箱了。"),
+    # a dash ends the report's clause ("— you'll see": no promise of it)
+    ("I'll refund the duplicate charge today.",
+     "The duplicate charge refund has been processed — you'll see $79.99 back in 3-5 days."),
     # "update" of a thing is a change; of a person, telling them
     ("I'll update your address today.", "I've changed your address."),
     ("I'll update you on the status tomorrow.", "I've updated you on the status."),
@@ -292,16 +295,17 @@ def test_the_users_own_promise_closes_by_the_users_report_or_the_assistants_rece
     ("我会把发票寄给您。", "发票不用了。", "cancelled"),
     ("我会给您回电话。", "不用给我回电话了，我自己打过去。", "cancelled"),
     ("我会为您安排上门取件。", "上门取件就算了吧。", "cancelled"),
-    # ... or the act itself turned down, in a clause of its own
-    ("I'll cancel it now.", "Wait, don't cancel it.", "cancelled"),
-    ("I'll change the delivery address.", "Actually, no need to change the address.",
-     "cancelled"),
+    # ... in a clause's part of its own
     ("我会帮您提交改地址申请。", "那还是送回家吧，不用改地址了。", "cancelled"),
-    ("我会为您取消订单。", "等等，先别取消。", "cancelled"),
-    ("我会为您提交换货申请。", "我不要换货了，直接退货吧。", "cancelled"),
-    ("I'll call you back tomorrow.", "Don't call me after 8pm.", "open"),  # (a rule)
+    # ... not the act turned down: a way to do it instead, a hold, a rule, another's word
+    ("I'll email you the return label.", "Don't email the label, text it to me.", "open"),
+    ("I'll cancel it now.", "Wait, don't cancel it yet.", "open"),
+    ("I'll call you back tomorrow.", "Don't call me after 8pm.", "open"),
     ("I'll process your refund.", "Don't worry about the refund.", "open"),
-    ("I'll send the label.", "Don't send it to my old address.", "open"),
+    ("我会为您办理退款。", "等一下，先别退款，我看看是不是我弄错了。", "open"),
+    ("我会为您取消订单。", "我老公说，不要取消。但是我还是想取消。", "open"),
+    ("我会联系快递安排上门取件。", "好的，我不用联系快递了吧。", "open"),
+    ("我们会给您寄一副新耳机。", "快递员说新耳机已经签收了，但我根本没收到。", "open"),
     # ... not an act a task may be; the head is another thing; the thing goes on;
     # a pronoun; a condition; a question; another act's word (发票's 发 is no sending)
     ("I'll cancel your membership today.", "Please cancel my membership.", "open"),
@@ -409,6 +413,8 @@ def test_a_report_of_another_act_or_a_negated_one_closes_nothing(mode: str) -> N
                   ("assistant", "I've sent the invoice for order 5678.")],
                  [("assistant", "I'll cancel order 14512 now."),
                   ("assistant", "I've cancelled order 4512.")],
+                 [("assistant", "I'll cancel order 14512 now."),
+                  ("assistant", "I've cancelled the order ending in 9999.")],
                  [("assistant", "我会帮您取消订单112345。"), ("assistant", "订单12345已取消。")],
                  [("assistant", "I'll switch you to the Unlimited Plus plan tonight."),
                   ("assistant", "I've switched you to the Plus plan.")],

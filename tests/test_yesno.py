@@ -85,6 +85,13 @@ def test_a_yes_or_a_no_is_a_typed_decision_of_the_user(question: str, reply: str
     assert line.startswith(f'- "{question}') and line.endswith(("(user)", "(用户)"))
 
 
+def test_a_value_ending_in_a_capital_ends_its_sentence() -> None:
+    # ("14C." ends a sentence: an initial, "J. Smith", has no digit)
+    mem = said((U, "I need a new seat."),
+               (A, "I moved you to seat 14C. Would you like a meal voucher?"), (U, "Yes"))
+    assert answers(mem) == [("Would you like a meal voucher?", True)]
+
+
 @pytest.mark.parametrize("question, reply", [
     ("Would that work for you?", "Yes."),                        # names nothing
     ("Is there anything else I can help you with?", "No."),      # asks for more

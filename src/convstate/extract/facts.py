@@ -28,7 +28,9 @@ from ..turns import Turn
 
 _I = re.IGNORECASE
 SENTENCE = re.compile(r"[^。！？!?；;\n]+(?:[。！？!?；;]+)?")
-EN_SENTENCE = re.compile(r"(?<=[a-z0-9\"')])\.\s+(?=[A-Z\u3400-\u9fff])")
+# (after a lower-case word, a number or a quote; after a capital only at the end of a
+# token with a digit, "seat 14C.", "gate B12A.": an initial, "J. Smith", has none)
+EN_SENTENCE = re.compile(r"(?:(?<=[a-z0-9\"')])|(?<=\d[A-Z]))\.\s+(?=[A-Z\u3400-\u9fff])")
 C = Cues()  # every language pack's cues
 MIN_CHARS = 8  # shorter than this says nothing ("I see.", "好的")
 MAX_CHARS = 300  # a fact is a sentence, not a paragraph

@@ -68,6 +68,7 @@ _SUBCLAUSE = re.compile(
     r"|was|were|do|does|did|can|could)(?:n['’]t)?|won['’]t|\w+['’](?:ll|ve|s|re))\b)",
     re.IGNORECASE)
 _COORDINATOR = re.compile(r"^(?:and|but|so|then)\s+", re.IGNORECASE)
+_DASH = re.compile(r"\s+[—–-]{1,2}\s+|—")
 
 
 @dataclass
@@ -201,9 +202,8 @@ def closes(done: Act, speaker: str, tasks: Sequence[tuple[str, str | None]],
     strong: list[int] = []
     weak: list[int] = []
     for k, (text, owner) in enumerate(tasks):
-        if named and (theirs := _names(text)) and not named & theirs and not any(
-                a.endswith(b[1:]) for a in named | theirs for b in named | theirs
-                if b.startswith("…")):
+        if named and (theirs := _names(text)) and not named & theirs \
+                and not _ending(named, theirs) and not _ending(theirs, named):
             continue  # another thing of the same kind: "the Unlimited Plus plan" (a
             # number's last digits said as such are the number: "ending in 0143")
         if sent is not None:  # "received": the other party's sending, of its thing (the
@@ -282,6 +282,11 @@ def _names(text: str) -> frozenset[str]:
                      | {text[a:b].casefold() for a, b in find_products(text)})
 
 
+def _ending(last: frozenset[str], whole: frozenset[str]) -> bool:
+    """Whether one of ``whole`` ends in the last digits one of ``last`` says ("…0143")."""
+    return any(w.endswith(e[1:]) for e in last if e.startswith("…") for w in whole)
+
+
 # an id ("order 88231", BX-7741, 206-555-0143), not an amount ("$129.99", 199元)
 _NAMED = re.compile(r"(?<![A-Za-z0-9_$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]"
                     r"|-(?=[A-Za-z0-9]))+(?![A-Za-z0-9_]|[.,]\d|元|块)")
@@ -352,7 +357,10 @@ def withdrawn(done: Act, tasks: Sequence[tuple[str, str | None]]) -> list[int]:
 
 
 def _split(text: str) -> list[str]:
-    """An English clause cut where a coordinated clause with its own subject starts."""
+    """An English clause cut where a coordinated clause with its own subject starts, or
+    after a dash ("Your refund has been processed — you'll see it in 3 days")."""
+    if len(dashed := _DASH.split(text)) > 1:
+        return [p for part in dashed for p in _split(part)]
     starts = [m.start() for m in _SUBCLAUSE.finditer(text)]
     if not starts:
         return [text]

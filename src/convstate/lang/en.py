@@ -711,13 +711,9 @@ PACK = LanguagePack(
                    r"|(?:don['’]t|do\s+not|no\s+longer)\s+(?:want|need))\b",
         # letting go of a thing, not an act on it ("never mind the refund", "I don't need
         # the receipt"; not "cancel", "drop": acts a task may be): the thing follows
-        # ... or the act itself, turned down ("no need to change the address", "don't
-        # cancel it"; not "don't worry", "don't forget")
         "lets_go": r"\b(?:never\s*mind(?:\s+about)?|forget(?:\s+about)?|(?:there['’]?s\s+)?"
-                   r"no\s+need\s+(?:for|to)|(?:I|we|you)\s+(?:really\s+)?(?:don['’]?t|do\s+not"
-                   r"|no\s+longer)\s+need(?:\s+to)?|don['’]?t\s+bother\s+(?:with|to)"
-                   r"|^\W*(?:please\s+)?(?:don['’]?t|do\s+not)(?!\s+(?:worry|forget|mind|hesitate"
-                   r"|need|want|know|have|think|see|understand|get|be|let)\b))\s+",
+                   r"no\s+need\s+for|(?:I|we)\s+(?:really\s+)?(?:don['’]?t|do\s+not|no\s+longer)"
+                   r"\s+need|don['’]?t\s+bother\s+with)\s+",
         # ... what may end its clause after the thing
         "let_go_close": r"(?:\s+(?:any\s*more|then|after\s+all|please|thanks"
                         r"|thank\s+you))*\W*$",

@@ -183,7 +183,7 @@ PACK = LanguagePack(
         # the other side of a sending, done (see en.py)
         "receipt": r"收到|签收|拿到",
         "ends_in": r"尾号(?:是|为)?|后四位(?:是|为)?",
-        "hearsay": r"显示(?![器屏])|据称|(?:物流|系统|快递|短信|记录|信息|页面|网上)上?(?:说|称)",
+        "hearsay": r"显示(?![器屏])|据称|(?<!小)说(?!明)",
         "points_back": r"(?:那|就)?是",
         "value_named": r"号码|手机号|电话号|账号|帐号|单号|邮箱|用户名",
         # 别 "don't", not the 别 of 分别 特别 区别 类别 个别 告别 or 别的 别人 别墅 别家 别处;
@@ -369,8 +369,7 @@ PACK = LanguagePack(
                    r"不(?=[\u4e00-\u9fff]{1,2}了)|取消|撤销|撤回",
         # letting go of a thing (see en.py): before it (不用给我回电话了) or after it
         # (退款就不用了, 发票不需要了, 上门取件就算了)
-        "lets_go": r"^\W*(?:我|那|那就|就|先|等等|等一下)?(?:不用|不需要|不必|先?别|先?不要)再?"
-                   r"(?!急|担心|客气|着急)",
+        "lets_go": r"^\W*(?:那|那就|就)?(?:不用|不需要|不必)再?",
         "lets_go_after": r"(?:就|也|都)?(?:不用|不需要|不必|算)了",
         "let_go_close": r"了?(?:吧|啊|哈|呢)?\W*$",
         # a clause that keeps a thing (会员我还是留着吧, 我继续用这个套餐): it gives up a goal
