@@ -26,8 +26,8 @@ class Act:
     told: bool = False
     # the act undergone as its receiver says it ("I got refunded"): a receiving of it
     undergone: bool = False
-    # of a report, the head of what it was done to, the last of its words ("the plan
-    # details": detail; 套餐资费: 资费); None when it names none
+    # of a report, the head of what it was done to, the last of its words ("the invoice
+    # number": number; 退货标签: 标签): what a receipt is of; None when it names none
     head: str | None = None
 
 

@@ -15,12 +15,12 @@ The rule, the same however the turns are batched:
   cue (its own words: "my phone is ...") answers the kind its cue names; a value with
   no cue, in the shape of an asked kind still unanswered, takes that kind (one value
   per kind); but a value whose clause is the value alone, or after a subject that
-  points back ("It's", 是), in the shape of the kind the sentence before it names last,
-  is of that kind ("Can you look it up by phone number? It's 206-555-0143": a phone,
-  and the account asked for is still owed). Shapes: an id (letters, digits, dashes, a
-  digit among them), an account (a digit or "_" in it), a phone (7 to 15 digits), an
-  address (zh: a clause with a place word, 路/号/区...; en: a street number and
-  capitalized words).
+  points back ("It's", 是), in the shape of the kind of the value the sentence before
+  it names last (a phone number, not a phone), is of that kind ("Can you look it up by
+  phone number? It's 206-555-0143": a phone, and the account asked for is still owed).
+  Shapes: an id (letters, digits, dashes, a digit among them), an account (a digit or
+  "_" in it), a phone (7 to 15 digits), an address (zh: a clause with a place word,
+  路/号/区...; en: a street number and capitalized words).
 - An ask whose kinds were all given, by the user after it, is done.
 - A question for a value in a role ("Until when do you need the car?": a date, the end;
   "In what city would you like me to search?": a name, the place; "Where are you
@@ -460,14 +460,14 @@ def _cued_otherwise(text: str, at: int, kind: str) -> bool:
 
 
 def _referred(text: str, start: int, end: int, phones: set[str]) -> AnchorKind | None:
-    """The kind of the value at ``start:end`` by the sentence before it, if that names
-    a value (``C.value_named``: a phone number, not a phone; or a phone, when the value
-    is one of the ``phones`` found by their own form) of a kind last in whose
-    shape the value is, and the value's clause is the value alone or
-    after a subject that points back ("It's", 是): it says what was just named ("Can you
-    look it up by phone number? It's 206-555-0143": a phone, not the account asked for).
-    A value not in that kind's shape is of the kind asked ("I used my email. It's
-    DD123456")."""
+    """The kind of the value at ``start:end`` by the sentence before it, when the value's
+    clause is the value alone or after a subject that points back ("It's", 是): the kind
+    that sentence names last, if it names a value (``C.value_named``: a phone number,
+    not a phone, "over the phone"; or a phone, when the value is one of the ``phones``
+    found by their own form) and the value is in that kind's shape. It says what was
+    just named ("Can you look it up by phone number? It's 206-555-0143": a phone, not the
+    account asked for); a value not in that shape is of the kind asked ("I used my
+    email. It's DD123456")."""
     clause_at = _clause_start(text, start)
     said = _EDGES.sub("", text[clause_at:start])  # the value alone, or after "It's"
     if not clause_at or said and not C.points_back.fullmatch(said):

@@ -261,25 +261,18 @@ def achieves(done: Act, report: str, wanted: str) -> bool:
     return same and _ids(report) <= _ids(wanted)
 
 
-# an id or a number of three digits or more ("order 1234", DD999999; not "3-5 days")
-_ID = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z0-9-]*\d[A-Za-z0-9-]*")
-
-
 def _ids(text: str) -> set[str]:
-    """The ids ``text`` names."""
-    return {m.group(0).upper() for m in _ID.finditer(text)
+    """The ids ``text`` names (``_ID``, of three digits or more; not "3-5 days"), dashes
+    left out; "…0143" for the last digits of one said as such (``C.ends_in``)."""
+    ends = [m.end() for m in C.ends_in.finditer(text)]
+    return {("…" if any(0 <= m.start() - e <= 2 for e in ends) else "")
+            + m.group(0).replace("-", "").upper() for m in _ID.finditer(text)
             if sum(c.isdigit() for c in m.group(0)) >= 3}
 
 
 def _names(text: str) -> frozenset[str]:
-    """The things ``text`` names by name: its ids (``_NAMED``, of three digits or more,
-    dashes left out; "…0143" for the last digits of one, ``C.ends_in``) and product
-    names, case folded."""
-    ends = [m.end() for m in C.ends_in.finditer(text)]
-    return frozenset({("…" if any(0 <= m.start() - e <= 2 for e in ends) else "")
-                      + m.group(0).replace("-", "").upper() for m in _NAMED.finditer(text)
-                      if sum(c.isdigit() for c in m.group(0)) >= 3}
-                     | {text[a:b].casefold() for a, b in find_products(text)})
+    """The things ``text`` names by name: its ids and product names, case folded."""
+    return frozenset(_ids(text) | {text[a:b].casefold() for a, b in find_products(text)})
 
 
 def _ending(last: frozenset[str], whole: frozenset[str]) -> bool:
@@ -288,7 +281,7 @@ def _ending(last: frozenset[str], whole: frozenset[str]) -> bool:
 
 
 # an id ("order 88231", BX-7741, 206-555-0143), not an amount ("$129.99", 199元)
-_NAMED = re.compile(r"(?<![A-Za-z0-9_$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]"
+_ID = re.compile(r"(?<![A-Za-z0-9_$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]"
                     r"|-(?=[A-Za-z0-9]))+(?![A-Za-z0-9_]|[.,]\d|元|块)")
 
 
