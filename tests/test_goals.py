@@ -77,6 +77,17 @@ def goals_after(rows: list[tuple[str, str]], one_batch: bool) -> list[tuple[str,
     ("I need to change the delivery address.",
      "I've changed the delivery address, but unfortunately the change failed.", "active"),
     ("我想修改收货地址。", "收货地址已经修改了，但是没有成功。", "active"),
+    # acts of the lexicon: block, upgrade, rebook, switch, 冻结, 改签 (where it goes to is
+    # no thing it is done to: CA1518)
+    ("I want to block my card.", "I've blocked your card.", "achieved"),
+    ("I want to block my card.", "I've unblocked your card.", "active"),
+    ("I'd like to upgrade my plan.", "I've upgraded your plan.", "achieved"),
+    ("I need to rebook my flight.", "I've rebooked your flight to Friday.", "achieved"),
+    ("I want to switch to the Basic plan.", "I've switched you to the Basic plan.",
+     "achieved"),
+    ("我要冻结我的银行卡。", "已为您冻结银行卡。", "achieved"),
+    ("我想改签。", "已为您改签到CA1518。", "achieved"),
+    ("我要取消订单DD123456。", "已为您取消订单DD999999。", "active"),
     # "update" a thing changes it ("update you" tells)
     ("I need to change the delivery address for my order.",
      "I've updated the delivery address to 12 Oak Street.", "achieved"),

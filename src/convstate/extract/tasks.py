@@ -258,7 +258,8 @@ def achieves(done: Act, report: str, wanted: str) -> bool:
     else:
         same = bool(want.verbs & done.verbs) and want.objects <= done.objects and (
             bool(want.objects) or done.objects <= named | terms(wanted))  # (办理退款: 退款)
-    return same and _ids(report) <= _ids(wanted)
+    # (an id where the act goes is no thing it is done to: 已为您改签到CA1518)
+    return same and _ids(C.goes_to.sub(" ", report)) <= _ids(wanted)
 
 
 def _ids(text: str) -> set[str]:

@@ -335,6 +335,8 @@ PACK = LanguagePack(
         # the other side of a sending, in the past: the user may close the assistant's
         # promise to send by saying it came (the fold's guard, fold.py)
         "receipt": r"\b(?:received|got|gotten)\b",
+        # where an act goes, to the clause's end ("rebooked you to flight UA 1234")
+        "goes_to": r"\b(?:to|into|onto)\b[^,;.!?]*",
         # a number's last digits said as such ("your number ending in 0143")
         "ends_in": r"\b(?:ending|ends)\s+(?:in|with)|\blast\s+(?:four|4|few)\s+(?:digits\s+)?"
                    r"(?:are|is|of)?",
@@ -1006,10 +1008,14 @@ PACK = LanguagePack(
             " call ring phone contact reach reach_out get_back call_back follow_up respond"
             " reply touch;"
             " refund reimburse repay credit;"
-            " arrange schedule book reserve reschedule set_up;"
+            " arrange schedule book reserve reschedule rebook set_up;"
             " submit file lodge raise log request ask_for apply_for escalate;"
             " cancel void;"
-            " change modify amend alter edit correct;"
+            " change modify amend alter edit correct switch;"
+            " block freeze lock suspend deactivate;"
+            " unblock unfreeze unlock reactivate;"
+            " upgrade;"
+            " downgrade;"
             " replace exchange swap;"
             " fix repair;"
             " come arrive visit stop_by drop_by;"

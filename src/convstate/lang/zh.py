@@ -182,6 +182,7 @@ PACK = LanguagePack(
     cues={
         # the other side of a sending, done (see en.py)
         "receipt": r"收到|签收|拿到",
+        "goes_to": r"(?:到|成)(?!功)[^，。；！？,;!?]*",
         "ends_in": r"尾号(?:是|为)?|后四位(?:是|为)?",
         "hearsay": r"显示(?![器屏])|据称|(?<!小)说(?!明)",
         "points_back": r"(?:那|就)?是",
@@ -491,7 +492,9 @@ PACK = LanguagePack(
             " 换 换货 更换 调换;"
             " 修 维修 修理;"
             " 取消 撤销;"
-            " 改 修改 更改 变更 更新;"
+            " 改 修改 更改 变更 更新 改签;"
+            " 冻结 锁定 挂失 停用;"
+            " 解冻 解锁 解除;"
             " 上门 来 过来;"
             " 收 收到 签收 拿到",
         "converse_verbs": "收 发",
