@@ -116,10 +116,10 @@ def let_go(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: Sta
     a turn with a condition ("If it takes long, forget the refund"). Either side's task:
     what the user lets go of is owed no more. This batch's tasks too, in place."""
     text = turn.text
-    parts = [(part, asks) for clause, asks in clauses(turn) for part in _PART.split(clause)]
-    if not any(C.lets_go.search(p) or C.lets_go_after.search(p) for p, _ in parts) \
+    if not any(C.lets_go.search(p) or C.lets_go_after.search(p) for p in _PIECES.split(text)) \
             or C.condition.search(text):
-        return []  # (most turns)
+        return []  # (most turns: decided on the text's pieces, before its clauses are read)
+    parts = [(part, asks) for clause, asks in clauses(turn) for part in _PART.split(clause)]
     stated = [(e.text, e.id) for e in section_entries(index, "open_tasks")
               if e.status == "open"]
     mine = [t for t in delta.open_tasks if t.status == "open" and t.turns[0] < turn.index]
@@ -138,6 +138,7 @@ def let_go(turn: Turn, clauses: Clauses, index: Sequence[IndexEntry], delta: Sta
 
 
 _PART = re.compile(r"[，,;；]")  # (那还是送回家吧，不用改地址了: a clause of its own)
+_PIECES = re.compile(r"[，,;；。.!?！？\n]")  # a clause's parts, or smaller
 
 
 def _let_go_of(clause: str) -> str | None:
