@@ -10,7 +10,14 @@ import pytest
 from conftest import make_turns, sources
 from hypothesis import given, settings, strategies as st
 
-from convstate import ConversationState, TokenCounter, fold, render
+from convstate import (
+    ConversationMemory,
+    ConversationState,
+    InMemoryStore,
+    TokenCounter,
+    fold,
+    render,
+)
 from convstate.delta import NewAnchor, NewDecision, NewGoal, NewSentiment, StateDelta
 from convstate.render import block_rows, draw_rows, render_dropping
 
@@ -168,6 +175,50 @@ def test_rows_reused_across_blocks_draw_what_fresh_rows_draw() -> None:
         assert r.render_dropping(*args, rows=reused, **kw) == \
             r.render_dropping(*args, rows=fresh, **kw)
     assert len(reused._drafts) > 1  # it did remember
+
+
+def test_the_least_rows_cost_is_remembered_for_one_way_of_writing_them() -> None:
+    """What the rows can cost at least is counted once per rows, for the format's way of
+    writing a value: JSON-quoted (escapes cost) or as it is (XML)."""
+    r = importlib.import_module("convstate.render")
+    rows = [r.Row("anchors", "note", '"\\' * 12 + str(i), "user", i, "constraint", 90.0 - i)
+            for i in range(20)]
+    counter, reused = TokenCounter("gpt-4"), r.RankedRows(rows)
+    reach = [r._within_reach(ranked, lambda k: False, 20, 150, counter, 100.0, quoted)
+             for quoted in (True, False, True)
+             for ranked in (reused, r.RankedRows(rows))]
+    assert reach[0] == reach[1] and reach[2] == reach[3] and reach[4] == reach[5]
+    assert len(reach[0][0]) < len(reach[2][0])  # quoted, fewer fit
+
+
+def test_rows_and_lines_remembered_from_state_to_state_are_what_fresh_ones_are() -> None:
+    """A block's rows are remembered by item (a reading copies only the items it
+    changes) and its sections' lines by their rows: state after state of a session whose
+    values are replaced, whose tasks close and whose turns are let go, the rows and the
+    block drawn from what was remembered are those drawn afresh."""
+    r = importlib.import_module("convstate.render")
+    mem = ConversationMemory("s", store=InMemoryStore(), context_window=1000)
+    memos, checked = {"let go": r.ItemRows(), "whole": r.ItemRows()}, 0
+    for i in range(12):
+        for role, text in (
+                ("user", f"我的手机号是 1381234567{i % 2}。"),  # the other one again
+                ("assistant", f"好的，我会在24小时内把退货标签发给您。订单DD2024031{i}已记录。"),
+                ("user", "收到标签了，谢谢。"),  # a task closes
+                ("assistant", f"已为您把收货地址更新为北京市朝阳区建国路{i}号。")):
+            mem.add(role, text)
+            mem.context()
+            state = mem.state
+            for through, memo in ((state.evicted_through, memos["let go"]),
+                                  (None, memos["whole"])):
+                remembered = r.block_rows(state, "zh", through=through, memo=memo)
+                assert remembered == r.block_rows(state, "zh", through=through)
+                for fmt in ("text", "markdown"):
+                    drawn = r.draw_rows(state, remembered, fmt, "zh")
+                    r._SECTION_LINES.clear()
+                    assert drawn == r.draw_rows(state, remembered, fmt, "zh")
+                checked += len(remembered)
+    assert mem.state.evicted_through > 0 and checked > 500
+    assert all(memo.made and memo.sections for memo in memos.values())
 
 
 @settings(max_examples=200, deadline=None)

@@ -19,6 +19,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
+from operator import attrgetter, is_
 from typing import Any, NamedTuple
 
 from .fields import describe
@@ -130,8 +131,16 @@ class RankedRows:
         self._held: dict[str, frozenset[int]] = {}
         self._drafts: dict[tuple[Any, ...], str] = {}
         self._newest: dict[int, int] = {}  # row -> the newest noted turn holding its value
+        self._least: tuple[Any, bool, list[int]] = (None, True, [])
         self.noted = -1  # the newest turn noted
         self.source: object = None  # what the noted turns came from (the caller's)
+
+    def least(self, counter: Counter, quoted: bool) -> list[int]:
+        """The least each row costs in a block, in ``order`` (``_within_reach``): as far
+        as blocks of these rows reached, for the last counter and quoting asked."""
+        if self._least[:2] != (counter, quoted):
+            self._least = (counter, quoted, [])
+        return self._least[2]
 
     def draft(self, key: tuple[Any, ...], positions: list[int],
               draw: Callable[[list[Row]], str]) -> str:
@@ -314,14 +323,17 @@ def _within_reach(rows: RankedRows, hidden: Callable[[int], bool], showable: int
     the order prepared once per state, so a block's cost is bounded by its budget, not
     by the size of the state."""
     kept, least = [], 0
-    for k in rows.order:
+    costs = rows.least(counter, quoted)
+    for i, k in enumerate(rows.order):
         if hidden(k):
             continue
-        r = rows.rows[k]
-        if budget is not None and r.tag != "name":
-            value = _q(r.value) if quoted or not isinstance(r.value, str) else r.value
-            least += max(counter.count(value) - 2, 0)
-            if least > budget and r.rank < floor:
+        if budget is not None:
+            while len(costs) <= i:  # (walked once per rows, as far as a block reaches)
+                r = rows.rows[rows.order[len(costs)]]
+                value = _q(r.value) if quoted or not isinstance(r.value, str) else r.value
+                costs.append(0 if r.tag == "name" else max(counter.count(value) - 2, 0))
+            least += costs[i]
+            if least > budget and rows.rows[k].rank < floor:
                 break
         kept.append(k)
     return sorted(kept), showable - len(kept)
@@ -356,12 +368,35 @@ def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
     return hi
 
 
-def block_rows(state: ConversationState, lang: str, through: int | None = None
-               ) -> list[Row]:
+class ItemRows:
+    """The rows ``block_rows`` made of items, for the rows of the next state: a state
+    read from another shares the items no reading changed (a fold copies an item before
+    it changes it), so only the new and changed ones are made again. Kept for one
+    language, model and watermark (a row's rank holds its age as of the watermark)."""
+
+    def __init__(self) -> None:
+        self.key: tuple[Any, ...] | None = None
+        self.made: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(item): (item, row)
+        # a section's items and their rows: a reading changes few sections
+        self.sections: dict[str, tuple[list[Any], list[tuple[Any, ...]]]] = {}
+
+    def of(self, key: tuple[Any, ...]) -> dict[int, tuple[Any, tuple[Any, ...]]]:
+        """The rows made under ``key`` (none when it differs from the last one's)."""
+        if key != self.key:
+            self.key, self.made, self.sections = key, {}, {}
+        return self.made
+
+
+_BY_TURN = attrgetter("first_turn", "id")  # the order of a section's rows
+
+
+def block_rows(state: ConversationState, lang: str, through: int | None = None,
+               memo: ItemRows | None = None) -> list[Row]:
     """The rows a block of ``state`` shows, in block order, each with its rank; with
     ``through``, as of that turn: of the items first stated by then, each at the last
     turn by then that stated it (``said_by``), and the mood if read by then (a context's
-    block: later turns are raw, and carry what they say and how)."""
+    block: later turns are raw, and carry what they say and how). ``memo``: the rows of
+    the items a state before this one shared with it, made once."""
     words = block_words(lang)
     specs = state.custom_fields()
     anchor_labels = {s.anchor_key: s.label_for(lang) for s in specs.values()
@@ -370,19 +405,26 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
     # of when its state was saved), as of what was read for a whole state's
     last = max(through if through is not None else state.folded_through, 0) + 1
 
-    def by_turn(item: Any) -> tuple[int, str]:
-        return (item.first_turn, item.id)
-
     # each row's fields as a tuple first: a key's older values get their rank before the
     # row is made (every fold ranks every row again, the state's age being in the rank)
     rows: list[tuple[Any, ...]] = []
     position = dict(_POSITION)
     upto = through if through is not None else 1 << 62
+    known = memo.of((lang, type(state), upto, last)) if memo is not None else {}
     for spec in state.sections():
         position[spec.name] = spec.position
         live, rank_of = spec.live, spec.rank
-        for it in sorted((it for it in getattr(state, spec.name)
-                          if it.status == live and it.first_turn <= upto), key=by_turn):
+        items, start = getattr(state, spec.name), len(rows)
+        if memo is not None and (same := memo.sections.get(spec.name)) is not None \
+                and len(same[0]) == len(items) and all(map(is_, same[0], items)):
+            rows += same[1]  # the very items: the same rows
+            continue
+        for it in sorted((it for it in items if it.status == live and it.first_turn <= upto),
+                         key=_BY_TURN):
+            got = known.get(id(it))
+            if got is not None and got[0] is it:  # the same item: the same row
+                rows.append(got[1])
+                continue
             turn = it.last_turn if it.last_turn <= upto else said_by(it, upto)
             rank = rank_of(it) + turn / last  # in [0, 1): newer first
             if isinstance(it, Anchor):
@@ -394,6 +436,13 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None
             else:  # (a user's answer to the assistant's question is no claim: "answer")
                 tag = ANSWER if isinstance(it, Decision) and it.question else ""
                 rows.append((spec.name, "", it.text, it.speaker, turn, tag, rank, None))
+            if memo is not None:
+                known[id(it)] = (it, rows[-1])
+        if memo is not None:
+            memo.sections[spec.name] = (list(items), rows[start:])
+    if memo is not None and len(known) > 2 * len(rows) + 64:  # changed and ended items'
+        memo.made = {id(it): known[id(it)] for spec in state.sections()  # rows: bounded
+                     for it in getattr(state, spec.name) if id(it) in known}
     rows += _replaced_rows(state, anchor_labels, words, upto, last)  # (ranked as anchors)
     for name, field in specs.items():
         value = getattr(state, name)
@@ -561,11 +610,31 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
             else f"- {label(r) + ': ' if r.label else ''}{value(r)}" for r in rows]
 
 
+# A section's lines by its rows and words: the blocks drawn turn after turn, and the
+# drafts a budget's search draws, share most sections (bounded, shared by every session).
+_SECTION_LINES: dict[tuple[Any, ...], list[str]] = {}
+
+
+def _section_lines(section: str, rows: list[Row], labels: dict[str, str],
+                   provenance: bool, bold: bool = False) -> list[str]:
+    """``_lines``, drawn once for the same rows and words."""
+    key = (section, tuple(rows), tuple(labels.items()), provenance, bold)
+    try:
+        lines = _SECTION_LINES.get(key)
+    except TypeError:  # a value that is no str (a field's conflicting list): drawn
+        return _lines(section, rows, labels, provenance, bold)
+    if lines is None:
+        if len(_SECTION_LINES) >= 128:
+            _SECTION_LINES.clear()
+        lines = _SECTION_LINES[key] = _lines(section, rows, labels, provenance, bold)
+    return lines
+
+
 def _text(rows: list[Row], labels: dict[str, str], dropped: int, provenance: bool) -> str:
     lines = [labels["title"]]
     for section, items in _sections(rows):
         lines.append(f"{labels[section]}:")
-        lines += _lines(section, items, labels, provenance)
+        lines += _section_lines(section, items, labels, provenance)
     if dropped:
         lines.append(labels["omitted"].format(n=dropped))
     return "\n".join(lines)
@@ -575,7 +644,7 @@ def _markdown(rows: list[Row], labels: dict[str, str], dropped: int, provenance:
     lines = [f"> {labels['title']}"]
     for section, items in _sections(rows):
         lines += ["", f"### {labels[section]}"]
-        lines += _lines(section, items, labels, provenance, bold=True)
+        lines += _section_lines(section, items, labels, provenance, bold=True)
     if dropped:
         lines += ["", f"_{labels['omitted'].format(n=dropped)}_"]
     return "\n".join(lines)
