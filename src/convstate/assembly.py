@@ -17,6 +17,7 @@ from .profile import PROFILE_SHARE, Profile, shown
 from .registry import LANGUAGES
 from .render import (
     RANK_BEFORE_RAW,
+    ItemRows,
     RankedRows,
     Row,
     block_rows,
@@ -43,7 +44,8 @@ class _CountMemo:
     each is tokenized once. With a counter whose counts add up line by line (tiktoken's
     OpenAI encodings: ``TokenCounter.counts_by_line``) a new draft costs only its new
     lines: a block is drafted again and again while its budget is searched, and most of
-    its lines were in the draft before."""
+    its lines were in the draft before. A long line (the many values of one key) is
+    remembered too: it comes back in every block drawn until that key takes a value."""
 
     SHORT = 256  # characters: a value, or a line of a block
 
@@ -52,6 +54,7 @@ class _CountMemo:
         self.by_line = bool(getattr(counter, "counts_by_line", False))
         self.values: dict[str, int] = {}  # short texts: the rows' values, the lines
         self.drafts: dict[str, int] = {}  # whole blocks: few, and large
+        self.lines: dict[str, int] = {}  # long lines of blocks
 
     def count(self, text: str) -> int:
         short = len(text) < self.SHORT
@@ -61,8 +64,16 @@ class _CountMemo:
             if len(seen) >= (8192 if short else 64):  # bounded, even with no fold to reset
                 seen.clear()
             n = seen[text] = self.counter.count(text) if short or not self.by_line else sum(
-                self.count(line) if len(line) < self.SHORT else self.counter.count(line)
+                self.count(line) if len(line) < self.SHORT else self._long(line)
                 for line in lines_of(text))
+        return n
+
+    def _long(self, line: str) -> int:
+        n = self.lines.get(line)
+        if n is None:
+            if len(self.lines) >= 64:
+                self.lines.clear()
+            n = self.lines[line] = self.counter.count(line)
         return n
 
     def message(self, msg: Mapping[str, Any]) -> int:
@@ -108,6 +119,7 @@ class Assembler:
         # for the log, and the layouts after use them)
         self._costs: tuple[RankedRows, dict[bool, RowCosts], float | None, int, int] \
             | None = None
+        self._made = ItemRows()  # the rows of the items of the states drafted
         self.reset()
 
     def reset(self) -> None:
@@ -118,6 +130,7 @@ class Assembler:
         """Forget what was drafted and rendered (a setting changed: the block's format,
         language, budget or redaction)."""
         self._rows = self._costs = None
+        self._made = ItemRows()
         self.reset()
 
     def block_at(self, state: ConversationState, budget: int, shown: list[Entry],
@@ -191,7 +204,7 @@ class Assembler:
         key = (state.version, lang, v.profile.version if v.profile else None)
         cached = self._rows
         if cached is None or cached[0] is not state or cached[1] != key:
-            rows = block_rows(state, lang, through=state.evicted_through)
+            rows = block_rows(state, lang, through=state.evicted_through, memo=self._made)
             ranked = RankedRows(rows + self.profile_rows(state))
             if cached is not None and cached[2].source is v.recent:  # the same turns
                 ranked.carry(cached[2], [_text(t, msg) for t, msg, _ in v.recent])
@@ -243,9 +256,8 @@ class Assembler:
                 {r.section for r in rows}) + MESSAGE_OVERHEAD
             # calibrated on a draft of the block's first rows, up to twice its cap (the
             # whole block when it is within that): a cost bounded by the cap
-            sample, estimate = 0, 0
-            while sample < len(rows) and (estimate + costs[sample] <= 2 * v.state_budget
-                                          or not sample):
+            sample, estimate, most = 0, 0, 2 * v.state_budget
+            while sample < len(rows) and (estimate + costs[sample] <= most or not sample):
                 estimate += costs[sample]
                 sample += 1
             draft = draw_rows(state, rows[:sample], v.state_format, lang)

@@ -12,6 +12,7 @@ and the block never repeats what the raw turns of the same context carry.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from .window import Entry
 
@@ -72,7 +73,9 @@ class RowCosts:
 
     def __init__(self, rows: Sequence[tuple[int | None, int]]):
         self.total = sum(n for _, n in rows)
-        self.by_turn = sorted(((t, n) for t, n in rows if t is not None), key=lambda r: -r[0])
+        # the newest first, rows of one turn in their order (a reversed sort is stable)
+        self.by_turn: list[tuple[int, int]] = sorted(
+            [(t, n) for t, n in rows if t is not None], key=itemgetter(0), reverse=True)
 
 
 def next_start(entries: Sequence[Entry], p: int) -> int:
