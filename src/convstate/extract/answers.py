@@ -37,6 +37,7 @@ extractor needs nothing else from the turns before.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Sequence
@@ -315,6 +316,7 @@ _DIGIT_RUN = re.compile(
     r"(?=\s*(?:[.,;!?。，；！？]|$)))" + _CLOSE)
 
 
+@functools.lru_cache(maxsize=4096)  # a session's ids, looked at every turn that names one
 def _id_form(value: str) -> tuple[str, ...]:
     """An id's form: its letters as they are, each run of digits by its length ("SR-",
     8 digits, "-", 3 digits): ids of one system share it, another system's differ."""
@@ -340,9 +342,10 @@ def ids_alike(turn: Turn, anchors: list[NewAnchor], index: Sequence[IndexEntry]
     forms: dict[tuple[str, ...], tuple[AnchorKind, IndexEntry]] = {}
     for e in section_entries(index, "anchors"):
         key, _, value = e.text.partition("=")
+        if key not in READ_BACK or e.speaker != "user" or e.status != "active":
+            continue
         form = _id_form(value)
-        if key in READ_BACK and e.speaker == "user" and e.status == "active" and (
-                digits or any(p == "-" or p.isalpha() for p in form)):
+        if digits or any(p == "-" or p.isalpha() for p in form):
             forms[form] = (key, e)
     if not forms:
         return anchors, []
