@@ -116,6 +116,25 @@ def test_copies_of_a_session_read_the_same_state_and_context(tmp_path, restart) 
     assert b.state == a.state and b.context() == a.context()
 
 
+def test_a_copy_opened_at_any_turn_lays_out_the_context_the_living_one_does(tmp_path) -> None:
+    """A copy opened at any turn lays out the context of one that lived through every
+    turn, by the same estimates: a copy keeps the turns it would load, not those left
+    from when it last folded (the start of one more turn, cut, fills a context)."""
+    path = tmp_path / "s.db"
+    living = ConversationMemory("s", store=SQLiteStore(path), context_window=500)
+    for i in range(12):
+        for m in EXCHANGE:
+            living.add_message({**m, "content": f"{m['content']} 第{i}轮，订单号 DD{4000 + i}，"
+                                                f"电话1381234{i:04d}，我不要换货。"})
+            opened = ConversationMemory("s", store=SQLiteStore(path), context_window=500)
+            assert opened.context() == living.context()
+            plans = [(rows[True].total, rows[True].by_turn, line, head) for rows, line, head
+                     in (copy._assembler.row_costs() for copy in (opened, living))]
+            assert plans[0] == plans[1]  # the estimates it was laid out by
+            opened.close()
+    assert living.state.version > 2
+
+
 def phone_let_go() -> ConversationMemory:
     """A session whose first turn, a phone and an order number, has left the window."""
     mem = ConversationMemory("s", store=InMemoryStore(), context_window=300,

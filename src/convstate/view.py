@@ -212,12 +212,17 @@ class SessionView:
         return [(t, n) for t, _, n in self.recent if t.index > through]
 
     def trim(self) -> None:
-        """Forget let-go turns older than any context could show (the store has them)."""
+        """Forget let-go turns older than any context could show (the store has them):
+        those before the newest turn that does not fit whole with the turns after it
+        (a context may show its end, cut). Done as every turn is read, so what a copy
+        keeps is what it would load (``reload``): each copy lays out the same context,
+        whenever it opened the session."""
         through, room, used = self.state.evicted_through, self.policy.budget, 0
         for p in range(len(self.recent) - 1, -1, -1):
             used += self.recent[p][2]
-            if used > room and self.recent[p][0].index <= through:
-                del self.recent[:p + 1]
+            if used > room:
+                if p > 0 and self.recent[p - 1][0].index <= through:
+                    del self.recent[:p]
                 break
         while self.recent and self.recent[0][0].role == "tool" \
                 and self.recent[0][0].index <= through:  # never results without their call
@@ -250,6 +255,7 @@ class SessionView:
             if view is not self.state:
                 self.state = view
                 self.assembler.reset()
+            self.trim()
 
     def validated(self, data: dict[str, Any]) -> ConversationState:
         """A saved state as this memory's model, or a clear error when the model that
