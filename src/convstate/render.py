@@ -616,9 +616,10 @@ _SECTION_LINES: dict[tuple[Any, ...], list[str]] = {}
 
 
 def _section_lines(section: str, rows: list[Row], labels: dict[str, str],
-                   provenance: bool, bold: bool = False) -> list[str]:
-    """``_lines``, drawn once for the same rows and words."""
-    key = (section, tuple(rows), tuple(labels.items()), provenance, bold)
+                   words: tuple[tuple[str, str], ...], provenance: bool, bold: bool = False
+                   ) -> list[str]:
+    """``_lines``, drawn once for the same rows and ``words`` (``labels``' items)."""
+    key = (section, tuple(rows), words, provenance, bold)
     try:
         lines = _SECTION_LINES.get(key)
     except TypeError:  # a value that is no str (a field's conflicting list): drawn
@@ -631,20 +632,20 @@ def _section_lines(section: str, rows: list[Row], labels: dict[str, str],
 
 
 def _text(rows: list[Row], labels: dict[str, str], dropped: int, provenance: bool) -> str:
-    lines = [labels["title"]]
+    lines, words = [labels["title"]], tuple(labels.items())
     for section, items in _sections(rows):
         lines.append(f"{labels[section]}:")
-        lines += _section_lines(section, items, labels, provenance)
+        lines += _section_lines(section, items, labels, words, provenance)
     if dropped:
         lines.append(labels["omitted"].format(n=dropped))
     return "\n".join(lines)
 
 
 def _markdown(rows: list[Row], labels: dict[str, str], dropped: int, provenance: bool) -> str:
-    lines = [f"> {labels['title']}"]
+    lines, words = [f"> {labels['title']}"], tuple(labels.items())
     for section, items in _sections(rows):
         lines += ["", f"### {labels[section]}"]
-        lines += _section_lines(section, items, labels, provenance, bold=True)
+        lines += _section_lines(section, items, labels, words, provenance, bold=True)
     if dropped:
         lines += ["", f"_{labels['omitted'].format(n=dropped)}_"]
     return "\n".join(lines)
