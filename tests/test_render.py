@@ -218,7 +218,52 @@ def test_rows_and_lines_remembered_from_state_to_state_are_what_fresh_ones_are()
                     assert drawn == r.draw_rows(state, remembered, fmt, "zh")
                 checked += len(remembered)
     assert mem.state.evicted_through > 0 and checked > 500
-    assert all(memo.made and memo.sections for memo in memos.values())
+    assert all(memo.kept[1] and memo.kept[2] for memo in memos.values())
+
+
+def test_a_field_s_value_is_drawn_as_it_is_after_an_equal_one_of_another_type() -> None:
+    """1, True and 1.0 are equal in Python and written three ways: a block drawn after
+    another never borrows its lines."""
+    class Counted(ConversationState):
+        vip: int | None = None
+        delta: float | None = None
+
+    class Flagged(ConversationState):
+        vip: bool | None = None
+
+    assert render(Counted(vip=1)).splitlines()[-1].endswith("1")
+    assert render(Flagged(vip=True)).splitlines()[-1].endswith("true")
+    assert render(Counted(delta=-0.0)).splitlines()[-1].endswith("-0.0")
+    assert render(Counted(delta=0.0)).splitlines()[-1].endswith(" 0.0")
+
+
+def test_rows_drafted_for_two_watermarks_at_once_are_each_their_own() -> None:
+    """A fold drafts its new state's rows in its own thread while a context lays out the
+    state before it, with one memo: a drafting that another interrupts keeps its rows."""
+    r = importlib.import_module("convstate.render")
+    from convstate.state import Anchor, Fact
+    before = ConversationState(
+        anchors=[Anchor(id="A1", turns=[2, 12], speaker="user", first_turn=2, last_turn=12,
+                        kind="order_id", key="order_id", value="ORD-12345")],
+        facts=[Fact(id=f"F{i}", turns=[i], speaker="user", first_turn=i, last_turn=i,
+                    text=f"fact number {i}") for i in range(1, 6)],
+        evicted_through=8, folded_through=14)
+    after = before.model_copy(update={"evicted_through": 14})  # the fold's: the same items
+    memo, said_by, interrupted = r.ItemRows(), r.said_by, []
+
+    def interrupting(item: object, through: int) -> int:
+        if not interrupted:
+            interrupted.append(r.block_rows(after, "en", through=14, memo=memo))
+        return said_by(item, through)
+
+    r.said_by = interrupting
+    try:
+        drafted = r.block_rows(before, "en", through=8, memo=memo)
+    finally:
+        r.said_by = said_by
+    assert drafted == r.block_rows(before, "en", through=8)
+    assert interrupted == [r.block_rows(after, "en", through=14)]
+    assert r.block_rows(after, "en", through=14, memo=memo) == interrupted[0]
 
 
 @settings(max_examples=200, deadline=None)

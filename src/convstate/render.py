@@ -368,6 +368,10 @@ def _fewest(n: int, fits: Callable[[int], bool], guess: int) -> int:
     return hi
 
 
+_Made = dict[int, tuple[Any, tuple[Any, ...]]]
+_Sections = dict[str, tuple[list[Any], list[tuple[Any, ...]]]]
+
+
 class ItemRows:
     """The rows ``block_rows`` made of items, for the rows of the next state: a state
     read from another shares the items no reading changed (a fold copies an item before
@@ -375,16 +379,17 @@ class ItemRows:
     language, model and watermark (a row's rank holds its age as of the watermark)."""
 
     def __init__(self) -> None:
-        self.key: tuple[Any, ...] | None = None
-        self.made: dict[int, tuple[Any, tuple[Any, ...]]] = {}  # id(item): (item, row)
-        # a section's items and their rows: a reading changes few sections
-        self.sections: dict[str, tuple[list[Any], list[tuple[Any, ...]]]] = {}
+        # under one key: id(item) -> (item, row), and a section's items and their rows (a
+        # reading changes few sections); one tuple, swapped whole for another key, so a
+        # fold drafting in its thread while a context is laid out never mixes the two
+        self.kept: tuple[Any, _Made, _Sections] = (None, {}, {})
 
-    def of(self, key: tuple[Any, ...]) -> dict[int, tuple[Any, tuple[Any, ...]]]:
+    def of(self, key: tuple[Any, ...]) -> tuple[_Made, _Sections]:
         """The rows made under ``key`` (none when it differs from the last one's)."""
-        if key != self.key:
-            self.key, self.made, self.sections = key, {}, {}
-        return self.made
+        kept = self.kept
+        if kept[0] != key:
+            kept = self.kept = (key, {}, {})
+        return kept[1], kept[2]
 
 
 _BY_TURN = attrgetter("first_turn", "id")  # the order of a section's rows
@@ -410,12 +415,12 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None,
     rows: list[tuple[Any, ...]] = []
     position = dict(_POSITION)
     upto = through if through is not None else 1 << 62
-    known = memo.of((lang, type(state), upto, last)) if memo is not None else {}
+    known, sections = memo.of((lang, type(state), upto, last)) if memo is not None else ({}, {})
     for spec in state.sections():
         position[spec.name] = spec.position
         live, rank_of = spec.live, spec.rank
         items, start = getattr(state, spec.name), len(rows)
-        if memo is not None and (same := memo.sections.get(spec.name)) is not None \
+        if (same := sections.get(spec.name)) is not None \
                 and len(same[0]) == len(items) and all(map(is_, same[0], items)):
             rows += same[1]  # the very items: the same rows
             continue
@@ -439,10 +444,12 @@ def block_rows(state: ConversationState, lang: str, through: int | None = None,
             if memo is not None:
                 known[id(it)] = (it, rows[-1])
         if memo is not None:
-            memo.sections[spec.name] = (list(items), rows[start:])
-    if memo is not None and len(known) > 2 * len(rows) + 64:  # changed and ended items'
-        memo.made = {id(it): known[id(it)] for spec in state.sections()  # rows: bounded
-                     for it in getattr(state, spec.name) if id(it) in known}
+            sections[spec.name] = (list(items), rows[start:])
+    if len(known) > 2 * len(rows) + 64:  # changed and ended items' rows: bounded
+        now = {id(it): known[id(it)] for spec in state.sections()
+               for it in getattr(state, spec.name) if id(it) in known}
+        known.clear()
+        known.update(now)
     rows += _replaced_rows(state, anchor_labels, words, upto, last)  # (ranked as anchors)
     for name, field in specs.items():
         value = getattr(state, name)
@@ -611,23 +618,32 @@ def _lines(section: str, rows: list[Row], labels: dict[str, str], provenance: bo
 
 
 # A section's lines by its rows and words: the blocks drawn turn after turn, and the
-# drafts a budget's search draws, share most sections (bounded, shared by every session).
+# drafts a budget's search draws, share most sections. Shared by every session, bounded
+# by the rows it holds (a few MB at most). Not the fields: their values are any JSON
+# value, and 1, True and 1.0 are one key but three lines.
 _SECTION_LINES: dict[tuple[Any, ...], list[str]] = {}
+_SECTION_ROWS = 20_000
+_held_rows = 0  # the rows the memo holds
 
 
 def _section_lines(section: str, rows: list[Row], labels: dict[str, str],
                    words: tuple[tuple[str, str], ...], provenance: bool, bold: bool = False
                    ) -> list[str]:
     """``_lines``, drawn once for the same rows and ``words`` (``labels``' items)."""
+    global _held_rows
+    if section == "fields" or len(rows) > _SECTION_ROWS // 4:
+        return _lines(section, rows, labels, provenance, bold)
     key = (section, tuple(rows), words, provenance, bold)
     try:
         lines = _SECTION_LINES.get(key)
-    except TypeError:  # a value that is no str (a field's conflicting list): drawn
+    except TypeError:  # a value no key can hold (a custom section's list): drawn
         return _lines(section, rows, labels, provenance, bold)
     if lines is None:
-        if len(_SECTION_LINES) >= 128:
+        if _held_rows + len(rows) > _SECTION_ROWS:
             _SECTION_LINES.clear()
+            _held_rows = 0
         lines = _SECTION_LINES[key] = _lines(section, rows, labels, provenance, bold)
+        _held_rows += len(rows)
     return lines
 
 
