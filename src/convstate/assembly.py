@@ -53,8 +53,7 @@ class _CountMemo:
         self.counter = counter
         self.by_line = bool(getattr(counter, "counts_by_line", False))
         self.values: dict[str, int] = {}  # short texts: the rows' values, the lines
-        self.drafts: dict[str, int] = {}  # whole blocks: few, and large
-        self.lines: dict[str, int] = {}  # long lines of blocks
+        self.drafts: dict[str, int] = {}  # whole blocks and long lines: few, and large
 
     def count(self, text: str) -> int:
         short = len(text) < self.SHORT
@@ -63,17 +62,9 @@ class _CountMemo:
         if n is None:
             if len(seen) >= (8192 if short else 64):  # bounded, even with no fold to reset
                 seen.clear()
-            n = seen[text] = self.counter.count(text) if short or not self.by_line else sum(
-                self.count(line) if len(line) < self.SHORT else self._long(line)
-                for line in lines_of(text))
-        return n
-
-    def _long(self, line: str) -> int:
-        n = self.lines.get(line)
-        if n is None:
-            if len(self.lines) >= 64:
-                self.lines.clear()
-            n = self.lines[line] = self.counter.count(line)
+            lines = [text] if short or not self.by_line else lines_of(text)
+            n = seen[text] = self.counter.count(text) if len(lines) == 1 else sum(
+                map(self.count, lines))
         return n
 
     def message(self, msg: Mapping[str, Any]) -> int:

@@ -283,7 +283,7 @@ def _ending(last: frozenset[str], whole: frozenset[str]) -> bool:
 
 # an id ("order 88231", BX-7741, 206-555-0143), not an amount ("$129.99", 199元)
 _ID = re.compile(r"(?<![A-Za-z0-9_$¥€£.,-])(?=[A-Za-z-]*\d)[A-Za-z0-9](?:[A-Za-z0-9]"
-                    r"|-(?=[A-Za-z0-9]))+(?![A-Za-z0-9_]|[.,]\d|元|块)")
+                 r"|-(?=[A-Za-z0-9]))+(?![A-Za-z0-9_]|[.,]\d|元|块)")
 
 
 def _second_act(wanted: str) -> bool:
