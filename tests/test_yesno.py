@@ -199,6 +199,23 @@ def test_a_chinese_change_of_mind_supersedes_the_answer() -> None:
     assert answers(mem) == [("需要加早餐吗？", False)]
 
 
+@pytest.mark.parametrize("question, first, again, yes", [
+    ("Shall I upgrade you to express shipping?", "Yes please.",
+     "Actually no, standard shipping is fine.", False),
+    ("Would you like to add gift wrap?", "No thanks.", "On second thought, yes please.", True),
+    ("需要给您加购运费险吗？", "需要。", "算了，不要了。", False),
+])
+def test_a_change_of_mind_opening_with_a_yes_or_a_no_answers_the_newest_again(
+        question: str, first: str, again: str, yes: bool) -> None:
+    mem = said((U, "Hi." if question.isascii() else "你好。"), (A, question), (U, first),
+               (A, "OK." if question.isascii() else "好的。"), (U, again))
+    assert answers(mem) == [(question, yes)]
+    # ... the newest only: an older answered question keeps its answer
+    mem = said((A, "Do you want a receipt?"), (U, "Yes."), (A, question), (U, first),
+               (A, "OK."), (U, again))
+    assert sorted(answers(mem)) == sorted([("Do you want a receipt?", True), (question, yes)])
+
+
 @pytest.mark.parametrize("turns, expected", [
     ([(U, "I'd like to rent a car."), (A, "Sure. Would you like to buy insurance?"),
       (U, "Yes please."), (A, "需要为您开发票吗？"), (U, "不需要")],

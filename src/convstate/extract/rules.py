@@ -57,6 +57,7 @@ from .kinds import LIST_SEP, TICKET_ID, TICKET_WORDS, asked_kinds
 from .names import category_kind, find_names, name_goes_on, typed_kind
 from .negation import choice, latest_choice, negated, question as asks, quoted, refusal
 from .products import find_products
+from .rechoice import chosen_again
 from .requirements import requirements
 from .settle import (
     OFFERED_KEYS,
@@ -758,6 +759,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(given_up(turn, _said_in, index, delta))
                 delta.updates.extend(let_go(turn, _said_in, index, delta))
                 delta.updates.extend(lifted(turn, _said_in, index))
+                delta.updates.extend(chosen_again(turn, list(_said_in(turn)), index, delta))
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)

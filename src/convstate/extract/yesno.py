@@ -31,7 +31,8 @@ a bare yes then answers nothing):
   answers nothing yet and leaves the question open; any other reply closes it,
   answered or not (rules.py). A change of mind ("Actually, I do want insurance")
   answers an answered question again the same way, and the new answer supersedes the
-  old.
+  old; with no question open, one that opens with a yes or a no ("Actually no, standard
+  shipping is fine", 算了，不要了) answers the newest answered question again.
 
 Across batches the open questions are the user's open tasks of the index whose text is
 a closed question, with the turn they were stated in.
@@ -239,10 +240,17 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
     latest = [a for a in asked if a[2] is not None
               and a[0] == max(b[0] for b in asked if b[2] is not None)]
     opening = polarity(reply) if len(latest) == 1 or C.wish_all.search(reply) else None
+    if not latest and (again := _changed_mind(reply)) is not None:
+        # no question open: a change of mind that opens with a yes or a no ("Actually no,
+        # standard shipping is fine", 算了，不要了) answers the newest answered one again
+        newest = max(a[0] for a in asked)
+        latest = [a for a in asked if a[0] == newest]
+        opening = polarity(again) if len(latest) == 1 else None
     first = _FIRST_CLAUSE.search(reply)
-    for _, question, task in asked:
+    for entry in asked:
+        _, question, task = entry
         thing = head(question)
-        if opening is not None and any(a[2] is task for a in latest):
+        if opening is not None and any(a is entry for a in latest):
             # how it opens first: "No, I want to keep the order" to "Do you want to cancel
             # the order?" says no, whatever its clause of the order says
             said: tuple[bool, str] | None = opening, first.group(0).strip() if first \
@@ -261,6 +269,16 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
         else:
             task.status = "done"
             task.turns.append(turn.index)
+
+
+def _changed_mind(reply: str) -> str | None:
+    """What a reply says after the change of mind it opens with ("Actually no, ...": "no,
+    ..."); None if it opens with none."""
+    m = C.mind_change.match(reply, len(reply) - len(reply.lstrip(_OPENING)))
+    return reply[m.end():].lstrip(_OPENING) if m else None
+
+
+_OPENING = " ,，.。!！-—…"
 
 
 def _pending(status: str, since: int) -> bool:

@@ -117,6 +117,12 @@ def number_in(text: str) -> int | None:
     return (values[tens] if tens else 1) * 10 + (values[ones] if ones else 0)
 
 
+def number_pattern() -> re.Pattern[str]:
+    """The pattern ``number_in`` reads a number by (digits in group 1, or a pack's number
+    word), to find every number of a text and where it ends."""
+    return _number_words(LANGUAGES.version)[1]
+
+
 @lru_cache(maxsize=4)
 def _number_words(version: int) -> tuple[dict[str, int], re.Pattern[str]]:
     """Every pack's number words with their values, and a pattern of a number: digits

@@ -568,13 +568,22 @@ PACK = LanguagePack(
                       r"|perhaps|later|undecided|think about)\b",
         # a change of mind ("On second thought, ...", "Actually, ...")
         "mind_change": r"\b(?:actually|on second thought|changed? my mind|instead|wait)\b",
+        # a choice made again (rechoice.py): a verb that says the change itself ("make it 6
+        # months"), a verb that chooses (said with a change of mind: "Actually, I'll take
+        # the red one"), and the words around a choice that are no part of it
+        "choice_changed": r"\b(?:make\s+(?:it|that|mine)|(?:change|switch)\s+(?:it|that|this"
+                          r"|mine)\s+to|switch\s+to|swap\s+(?:it|that)\s+for)\b",
+        "choice_verb": r"\b(?:take|have|go\s+(?:with|for)|choose|pick|prefer|want|get)\b",
+        "choice_filler": r"\b(?:instead|please|then|after\s+all|rather|the|a|an|it|that"
+                         r"|this|them|those)\b",
         # what such a question asks about: the noun phrase after its verbs, its last word
         # the head ("add the optional insurance to the rental": insurance)
         "wish_object": r"\s*(?:(?:to|me|us|add|buy|purchase|include|have|get|book|reserve|order"
-                       r"|request|apply for|sign up for|upgrade to|switch to|activate|enable"
-                       r"|the|a|an|any|some|optional|also|too)\s+)*([a-z][a-z-]*(?:\s+[a-z][a-z-]*)"
-                       r"{0,3}?)(?=\s+(?:to|for|on|with|and|or|at|in|by|from|too|as well|today"
-                       r"|now)\b|\s*[?,.]"
+                       r"|request|apply for|sign (?:you )?up for|upgrade|downgrade|switch|move"
+                       r"|enroll|activate|enable|you|your|our|the|a|an|any|some|optional|also"
+                       r"|too)\s+)*([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)"
+                       r"(?=\s+(?:to|for|on|with|and|or|at|in|by|from|too|as well|today|now)\b"
+                       r"|\s*[?,.]"
                        r"|\s*$)",
         "wish_empty": r"^(?:\W|\b(?:do|does|would|will|should|shall|can|may|are|is|and|so"
                       r"|great|alright|perfect|interested|in|wish|require|care|still|lastly"

@@ -1,0 +1,58 @@
+"""A choice made again supersedes the choice it changes (extract/rechoice.py), zh and en:
+only a parallel one (the same unit, the same head), only by a change said as one."""
+
+from __future__ import annotations
+
+import pytest
+
+from convstate import ConversationMemory, InMemoryStore
+
+A, U = "assistant", "user"
+
+
+def decisions(*turns: tuple[str, str]) -> list[tuple[str, str]]:
+    mem = ConversationMemory("rc", store=InMemoryStore(), context_window=8192)
+    for role, text in turns:
+        mem.add(role, text)
+        mem.context()  # the rule extractor reads each turn as it comes
+    return [(d.text, d.status) for d in mem.state.decisions]
+
+
+@pytest.mark.parametrize("first, again, new", [
+    ("I'll take the 12-month installment plan.", "Actually, make it 6 months instead.",
+     "make it 6 months instead"),
+    ("Let's go with the blue one.", "On second thought, I'll take the red one.",
+     "I'll take the red one"),
+    ("I'll go with the express shipping.", "Wait, switch to standard shipping please.",
+     "switch to standard shipping please"),
+    ("I'll take two tickets.", "Actually, make it 3 tickets.", "make it 3 tickets"),
+    ("我选12期免息。", "还是改成6期吧。", "还是改成6期吧"),
+    ("那就选顺丰快递。", "算了，还是改成京东快递吧。", "还是改成京东快递吧"),
+])
+def test_a_choice_made_again_supersedes_the_one_it_changes(first: str, again: str,
+                                                          new: str) -> None:
+    got = decisions((U, first), (A, "OK."), (U, again))
+    assert got[0][1] == "superseded", got
+    assert (new, "active") in got, got
+    assert [t for t, s in got if s == "active"] == [new]
+
+
+@pytest.mark.parametrize("first, later", [
+    ("I'll take the blue shirt.", "Actually, I'll take a receipt too."),  # another thing
+    ("I'll take the 12-month plan.", "Actually, don't make it 6 months."),  # negated
+    ("I'll take the 12-month plan.", "Could you make it 6 months instead?"),  # asked
+    ("I'll take the 12-month plan.", "I'll take the 12-month plan, yes."),  # said again
+    ("那就选顺丰快递。", "还是要开发票。"),
+])
+def test_what_changes_nothing_parallel_supersedes_nothing(first: str, later: str) -> None:
+    got = decisions((U, first), (A, "OK."), (U, later))
+    assert got[0] == (got[0][0], "active"), got
+
+
+def test_only_the_newest_parallel_choice_is_changed() -> None:
+    got = dict(decisions((U, "Let's go with the blue one."), (A, "OK."),
+                         (U, "Actually, I'll take the green one."), (A, "OK."),
+                         (U, "On second thought, I'll take the red one.")))
+    assert got == {"Let's go with the blue one": "superseded",
+                   "I'll take the green one": "superseded",
+                   "I'll take the red one": "active"}
