@@ -79,6 +79,8 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("user", "I will call you back this afternoon."),
     ("user", "照片我等下拍给你。"),
     ("user", "我明天把发票寄给你。"),
+    # a day is a time ahead as tomorrow is
+    ("assistant", "我周一给您回电话。"), ("assistant", "我们下周安排师傅上门。"),
 ])
 def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> None:
     state = run([(role, text)])
@@ -526,6 +528,11 @@ def test_a_failure_cancels_and_a_renewed_promise_replaces_the_older(mode: str) -
                  ("user", "Make it a luxury one."),
                  ("assistant", "I'll book you a luxury cab to the airport then.")], mode)
     assert [t.status for t in state.open_tasks] == ["cancelled", "open"]
+    # an act moved to another day is promised again for it
+    state = run([("assistant", "我周一给您回电话。"), ("user", "能改到周二吗？"),
+                 ("assistant", "好的，那我周二给您回电话。")], mode)
+    assert [(t.text, t.status) for t in state.open_tasks] == [
+        ("我周一给您回电话", "cancelled"), ("那我周二给您回电话", "open")]
 
 
 @pytest.mark.parametrize("mode", MODES)

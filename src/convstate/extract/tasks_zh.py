@@ -98,7 +98,8 @@ class Chinese:
         people = alternation(table["second_person"] + " " + table["first_person"]).pattern
         self.to_you = re.compile(f"给(?:{people})")
         self.trailing = re.compile(f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
-        self.future = alternation(table["future_times"])
+        # a time ahead, or a day (我周一给您回电话, 我们下周安排师傅上门)
+        self.future = re.compile(f"{alternation(table['future_times']).pattern}|{_DAY}")
         self.vague = words(table["vague_verbs"])
         self.failed = alternation(table["failure_markers"])
         self.not_verbs = frozenset(table["not_verbs"].replace(" ", ""))
