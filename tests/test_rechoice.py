@@ -27,6 +27,8 @@ def decisions(*turns: tuple[str, str]) -> list[tuple[str, str]]:
      "switch to standard shipping please"),
     ("I'll take two tickets.", "Actually, make it 3 tickets.", "make it 3 tickets"),
     ("我选12期免息。", "还是改成6期吧。", "还是改成6期吧"),
+    ("I'll take the 12-month plan.", "Actually, make it 6 months instead of 12 months.",
+     "make it 6 months instead of 12 months"),
     ("那就选顺丰快递。", "算了，还是改成京东快递吧。", "还是改成京东快递吧"),
 ])
 def test_a_choice_made_again_supersedes_the_one_it_changes(first: str, again: str,
@@ -43,6 +45,14 @@ def test_a_choice_made_again_supersedes_the_one_it_changes(first: str, again: st
     ("I'll take the 12-month plan.", "Could you make it 6 months instead?"),  # asked
     ("I'll take the 12-month plan.", "I'll take the 12-month plan, yes."),  # said again
     ("那就选顺丰快递。", "还是要开发票。"),
+    # not the speaker's own choice now, or one more beside it
+    ("I'll go with express shipping.", "I refuse to switch to standard shipping."),
+    ("那就选顺丰快递。", "不想换成京东快递。"),
+    ("I'll take the 12-month plan.", "Actually, my wife will take the 6-month plan."),
+    ("I'll take the 12-month plan.", "Actually, if it's cheaper, make it 6 months."),
+    ("I'll take the blue shirt.", "Actually, I'll also take the red shirt."),
+    ("那就两杯拿铁。", "其实我还要一杯美式。"),
+    ("I'll go with the premium plan.", "Actually, I want to cancel my basic plan."),  # an act
 ])
 def test_what_changes_nothing_parallel_supersedes_nothing(first: str, later: str) -> None:
     got = decisions((U, first), (A, "OK."), (U, later))

@@ -202,8 +202,9 @@ def test_a_chinese_change_of_mind_supersedes_the_answer() -> None:
 @pytest.mark.parametrize("question, first, again, yes", [
     ("Shall I upgrade you to express shipping?", "Yes please.",
      "Actually no, standard shipping is fine.", False),
-    ("Would you like to add gift wrap?", "No thanks.", "On second thought, yes please.", True),
-    ("需要给您加购运费险吗？", "需要。", "算了，不要了。", False),
+    ("Would you like to add gift wrap?", "No thanks.", "On second thought, yes, gift wrap please.",
+     True),
+    ("需要给您加购运费险吗？", "需要。", "算了，运费险不要了。", False),
 ])
 def test_a_change_of_mind_opening_with_a_yes_or_a_no_answers_the_newest_again(
         question: str, first: str, again: str, yes: bool) -> None:
@@ -214,6 +215,18 @@ def test_a_change_of_mind_opening_with_a_yes_or_a_no_answers_the_newest_again(
     mem = said((A, "Do you want a receipt?"), (U, "Yes."), (A, question), (U, first),
                (A, "OK."), (U, again))
     assert sorted(answers(mem)) == sorted([("Do you want a receipt?", True), (question, yes)])
+
+
+@pytest.mark.parametrize("later", [
+    [(A, "Done. Anything else?"), (U, "Actually no, that's all, thanks.")],  # names nothing
+    [(A, "已为您加购，还有什么可以帮您？"), (U, "算了，没有了，谢谢。")],
+    [(A, "OK."), (U, "还是不行，页面打不开。")],  # 还是: still
+    [(A, "OK."), *[(U, "Fine.")] * 6, (U, "Actually no, the shipping address is wrong.")],
+])
+def test_a_change_of_mind_that_does_not_name_the_thing_answers_nothing_again(later) -> None:
+    question = "Shall I upgrade you to express shipping?"
+    mem = said((U, "Hi."), (A, question), (U, "Yes please."), *later)
+    assert answers(mem) == [(question, True)]
 
 
 @pytest.mark.parametrize("turns, expected", [
@@ -272,3 +285,8 @@ def test_what_a_closed_question_asks_about() -> None:
     assert closed("Which location, and do you need insurance?")
     assert not closed("Do you need insurance")  # not asked as a question
     assert closed("要不要开发票？") and not closed("这个可以吗？")
+    # the customer moved to a service is no object ("upgrade you to", "sign you up for")
+    assert head("Shall I upgrade you to express shipping?") == "shipping"
+    assert head("Should I switch you to paperless billing?") == "billing"
+    assert head("Do you want me to sign you up for our newsletter?") == "newsletter"
+    assert not closed("Do you want your order number?")  # a value offered

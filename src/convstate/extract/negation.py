@@ -336,7 +336,7 @@ def refusal(clause: str) -> bool:
     """A negative constraint: a prohibition ("Don't call after 8pm", 别换货, 不用换货) not
     inside a quote, or the speaker's own negated want ("I never want", 我不希望, 我不同意);
     not a condition ("If I do not pick up, ...", "If you can't reach me", 不在家的话)."""
-    if _conditional(clause):
+    if conditional(clause):
         return False
     for m in C.negative.finditer(clause):
         if not quoted(clause, m.start()):
@@ -349,7 +349,7 @@ def refusal(clause: str) -> bool:
     return False
 
 
-def _conditional(clause: str) -> bool:
+def conditional(clause: str) -> bool:
     """Whether ``clause`` is a condition: it opens with one (past discourse words: "So if
     ...", 如果…) or ends with one (…的话)."""
     for m in C.condition.finditer(clause):

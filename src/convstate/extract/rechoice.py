@@ -19,11 +19,15 @@ modifier. Parallel is read from the choice's head:
   character (红色 → 色, 顺丰快递 → 递): the old decision holds that head but not the new
   choice itself.
 
-A change that names nothing parallel ("Actually, I'll take a receipt too") supersedes
-nothing. A yes or a no to a closed question is changed by the answer rule (yesno.py),
-not here. A clause that changes a choice is a decision itself, if no decision cue made
-it one. Decisions are read one turn at a time (as the live state reads them); two
-choices of one thing in a single batch handed to ``extract`` both stay.
+Only the speaker's own choice, now (``negation.own_act``: not "my wife will take", "I
+refuse to switch to", 不想换成; not after a condition: "if it's cheaper, make it"), and
+not one more beside the first ("I'll also take the red shirt", 我还要一杯美式:
+``choice_added``). A change that names nothing parallel ("Actually, I'll take a
+receipt") supersedes nothing. A decision that held two choices is superseded whole by a
+change of one of them. A yes or a no to a closed question is changed by the answer rule
+(yesno.py), not here. A clause that changes a choice is a decision itself, if no
+decision cue made it one. Decisions are read one turn at a time (as the live state
+reads them); two choices of one thing in a single batch handed to ``extract`` both stay.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from ..delta import ItemUpdate, NewDecision, StateDelta
 from ..lang import Cues, number_in, number_pattern
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
-from .negation import negated, question
+from .negation import conditional, own_act, question
 from .yesno import ARROW
 
 C = Cues()
@@ -43,6 +47,7 @@ C = Cues()
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _WORD = re.compile(r"[A-Za-z]+")
 _AROUND = " ,，.。!！;；~～"
+_ACT = re.compile(r"to\s", re.IGNORECASE)  # "want to cancel": a verb follows, no choice
 
 
 def chosen_again(turn: Turn, clauses: Sequence[tuple[str, bool]],
@@ -53,9 +58,12 @@ def chosen_again(turn: Turn, clauses: Sequence[tuple[str, bool]],
         return []
     updates: list[ItemUpdate] = []
     mind_changed = bool(C.mind_change.search(turn.text))
+    before = ""  # the clause before: a condition set apart ("if it's cheaper, make it")
     for clause, asks in clauses:
-        if asks or question(clause):
+        if asks or question(clause) or conditional(before):
+            before = clause
             continue
+        before = clause
         choice = _new_choice(clause, mind_changed)
         if choice is None:
             continue
@@ -78,9 +86,14 @@ def _new_choice(clause: str, mind_changed: bool) -> str | None:
     verbs = changed or (list(C.choice_verb.finditer(clause)) if mind_changed else [])
     if not verbs:
         return None
-    if negated(clause, verbs[-1].start()):
-        return None  # "Actually, don't make it 6 months"
-    choice = clause[verbs[-1].end():].strip(_AROUND)
+    verb = verbs[-1]
+    if not own_act(clause[:verb.start()]) or C.choice_added.search(clause):
+        # not the speaker's own choice now ("my wife will take", "if it's cheaper, make
+        # it", "I refuse to switch to", 不想换成), or one more beside it ("I'll also take")
+        return None
+    choice = clause[verb.end():].strip(_AROUND)
+    if _ACT.match(choice):
+        return None  # "Actually, I want to cancel my plan": an act, not a choice
     choice = C.choice_filler.sub(" ", choice).strip(_AROUND)
     return choice or None
 

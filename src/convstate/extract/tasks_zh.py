@@ -21,7 +21,8 @@ def _conditions(table: Mapping[str, str]) -> re.Pattern[str]:
                       f"|^(?:{openers})(?![了过着])")
 
 
-# a day: today, tomorrow, a weekday or the weekend (周三, 下星期五, 周末), this or next week
+# a day: today, tomorrow, a weekday or the weekend (周三, 下星期五, 周末), this or next week;
+# a time ahead as the future_times are (我周一给您回电话, 我们下周安排师傅上门)
 _DAY = (r"(?:(?:本|这|下个?)?(?:周|星期|礼拜)[一二三四五六日天末]|今天|明天|后天|今晚|明早|当天"
         r"|本周|下周|月底|月初)")
 
@@ -98,7 +99,6 @@ class Chinese:
         people = alternation(table["second_person"] + " " + table["first_person"]).pattern
         self.to_you = re.compile(f"给(?:{people})")
         self.trailing = re.compile(f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
-        # a time ahead, or a day (我周一给您回电话, 我们下周安排师傅上门)
         self.future = re.compile(f"{alternation(table['future_times']).pattern}|{_DAY}")
         self.vague = words(table["vague_verbs"])
         self.failed = alternation(table["failure_markers"])

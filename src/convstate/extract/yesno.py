@@ -31,8 +31,9 @@ a bare yes then answers nothing):
   answers nothing yet and leaves the question open; any other reply closes it,
   answered or not (rules.py). A change of mind ("Actually, I do want insurance")
   answers an answered question again the same way, and the new answer supersedes the
-  old; with no question open, one that opens with a yes or a no ("Actually no, standard
-  shipping is fine", 算了，不要了) answers the newest answered question again.
+  old; with no question open, one that opens with a yes or a no and names the thing of
+  the newest question answered within ``REACH`` turns ("Actually no, standard shipping
+  is fine") answers it again.
 
 Across batches the open questions are the user's open tasks of the index whose text is
 a closed question, with the turn they were stated in.
@@ -239,14 +240,18 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
     # them, "Yes to both", 都要); the others are answered only by saying their thing
     latest = [a for a in asked if a[2] is not None
               and a[0] == max(b[0] for b in asked if b[2] is not None)]
-    opening = polarity(reply) if len(latest) == 1 or C.wish_all.search(reply) else None
-    if not latest and (again := _changed_mind(reply)) is not None:
-        # no question open: a change of mind that opens with a yes or a no ("Actually no,
-        # standard shipping is fine", 算了，不要了) answers the newest answered one again
+    # a change of mind it opens with is read past ("Actually no, ..."); with no question
+    # open, one that names the thing of the newest answered question, answered within
+    # REACH turns, answers it again ("Actually no, standard shipping is fine")
+    again = _changed_mind(reply)
+    if not latest and again is not None:
         newest = max(a[0] for a in asked)
-        latest = [a for a in asked if a[0] == newest]
-        opening = polarity(again) if len(latest) == 1 else None
-    first = _FIRST_CLAUSE.search(reply)
+        latest = [a for a in asked if a[0] == newest and turn.index - newest <= REACH
+                  and (thing := head(a[1])) and thing.casefold() in reply.casefold()]
+    said_first = reply if again is None else again
+    opening = polarity(said_first) if len(latest) == 1 or C.wish_all.search(reply) \
+        else None
+    first = _FIRST_CLAUSE.search(said_first)
     for entry in asked:
         _, question, task = entry
         thing = head(question)
@@ -254,7 +259,7 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
             # how it opens first: "No, I want to keep the order" to "Do you want to cancel
             # the order?" says no, whatever its clause of the order says
             said: tuple[bool, str] | None = opening, first.group(0).strip() if first \
-                else reply[:40]
+                else said_first[:40]
         else:
             said = restated(reply, thing) if thing else None
         if said is None:

@@ -574,13 +574,14 @@ PACK = LanguagePack(
         "choice_changed": r"\b(?:make\s+(?:it|that|mine)|(?:change|switch)\s+(?:it|that|this"
                           r"|mine)\s+to|switch\s+to|swap\s+(?:it|that)\s+for)\b",
         "choice_verb": r"\b(?:take|have|go\s+(?:with|for)|choose|pick|prefer|want|get)\b",
-        "choice_filler": r"\b(?:instead|please|then|after\s+all|rather|the|a|an|it|that"
-                         r"|this|them|those)\b",
+        "choice_filler": r"\b(?:instead\s+of|rather\s+than)\b.*$|\b(?:instead|please|then"
+                         r"|after\s+all|rather|the|a|an|it|that|this|them|those)\b",
+        "choice_added": r"\b(?:also|too|as\s+well|another|in\s+addition|plus)\b",
         # what such a question asks about: the noun phrase after its verbs, its last word
         # the head ("add the optional insurance to the rental": insurance)
         "wish_object": r"\s*(?:(?:to|me|us|add|buy|purchase|include|have|get|book|reserve|order"
                        r"|request|apply for|sign (?:you )?up for|upgrade|downgrade|switch|move"
-                       r"|enroll|activate|enable|you|your|our|the|a|an|any|some|optional|also"
+                       r"|enroll|activate|enable|you|our|the|a|an|any|some|optional|also"
                        r"|too)\s+)*([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)"
                        r"(?=\s+(?:to|for|on|with|and|or|at|in|by|from|too|as well|today|now)\b"
                        r"|\s*[?,.]"
