@@ -660,3 +660,19 @@ def test_an_act_said_done_by_its_noun_alone_closes_the_newest_such_task(mode: st
                  ("assistant", "We'll ship the replacement tomorrow."),
                  ("assistant", "The delivery is complete.")], mode)
     assert [t.status for t in state.open_tasks] == ["open", "done"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("promise, reply, status", [
+    ("I'll send you a replacement tomorrow, is that okay?", "Yes.", "open"),
+    ("I'll send you a replacement tomorrow, is that okay?", "No, I'd rather have a refund.",
+     "cancelled"),
+    ("I'll call you tomorrow morning, does that work for you?", "Sure.", "open"),
+    ("我明天给您补发一个新的，可以吗？", "可以。", "open"),
+    ("我明天给您补发一个新的，您看可以吗？", "不用了，直接退款吧。", "cancelled"),
+])
+def test_a_promise_that_asks_consent_is_promised_and_a_no_cancels_it(
+        promise: str, reply: str, status: str, mode: str) -> None:
+    state = run([("assistant", promise), ("user", reply)], mode)
+    assert [(t.text, t.owner, t.status) for t in state.open_tasks] == [
+        (promise, "assistant", status)]

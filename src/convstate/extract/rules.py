@@ -81,7 +81,15 @@ from .settle import (
 )
 from .takeback import given_up, let_go, lifted
 from .tasks import FUTURE_ZH, JOINED_ZH, act_of, closes, is_receipt, read, terms, withdrawn
-from .yesno import ARROW, answer_closed, closed_questions, last_closed, own_part, waits
+from .yesno import (
+    ARROW,
+    answer_closed,
+    closed_questions,
+    last_closed,
+    own_part,
+    polarity,
+    waits,
+)
 
 _I = re.IGNORECASE
 _MONTHS = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -647,6 +655,7 @@ class _Clause:
     # the clause with the frame of time before it, verbatim ("From now on, don't call
     # me": a rule for every time, 以后，别打电话), or the clause alone
     framed: str = ""
+    tag: str = ""  # the consent its sentence asks after it ("is that okay?", 可以吗？)
 
     def __post_init__(self) -> None:
         self.framed = self.framed or self.text
@@ -760,6 +769,7 @@ class RuleExtractor(BaseExtractor):
                 delta.updates.extend(let_go(turn, _said_in, index, delta))
                 delta.updates.extend(lifted(turn, _said_in, index))
                 delta.updates.extend(chosen_again(turn, list(_said_in(turn)), index, delta))
+                _refused(turn, open_tasks, delta)
             elif turn.role == "assistant" and turn.content:
                 _answer_requests(turn, {a.key for a in anchors} | {a.kind for a in anchors},
                                  delta, open_requests)
@@ -1267,14 +1277,21 @@ def _clauses(turns: Sequence[Turn]) -> Iterator[_Clause]:
         at = 0  # (each clause is found after the one before: where it is, not its twin's)
         for k, sentence in enumerate(sentences):
             question = bool(C.question.search(sentence))
+            parts = _CLAUSE.findall(sentence)
+            # a sentence that asks only consent after what it says ("I'll send a new one
+            # tomorrow, is that okay?", 我明天给您补发，可以吗？): only its tag asks
+            tag = parts[-1].strip() if question and len(parts) > 1 \
+                and C.consent_tag.fullmatch(parts[-1].strip()) else ""
             frame = None  # where a clause that only says "for every time" starts
-            for m in _CLAUSE.finditer(sentence):
-                text = m.group(0).strip().rstrip(_TRAILING)
+            for n, part in enumerate(parts):
+                text = part.strip().rstrip(_TRAILING)
                 if 2 <= len(normalize(text)) and len(text) <= MAX_CLAUSE:
                     at = max(turn.content.find(text, at), at)
                     framed = turn.content[frame:at + len(text)] if frame is not None else ""
-                    yield _Clause(turn, text, question, k, at,
-                                  framed if framed.endswith(text) else "")
+                    told = bool(tag) and n < len(parts) - 1
+                    yield _Clause(turn, text, question and not told, k, at,
+                                  framed if framed.endswith(text) else "",
+                                  tag if told else "")
                     frame = at if C.time_frame.fullmatch(text) else None
                     at += len(text)
 
@@ -1338,9 +1355,32 @@ def _lifecycle(c: _Clause, delta: StateDelta, index: list[IndexEntry],
         for k in withdrawn(act, [(text, owner) for text, owner, _ in pending]):
             pending[k][2]("cancelled")
     for text, _ in reading.promises:
-        delta.open_tasks.append(NewTask(text=_with_condition(c, text), owner=owner,
-                                        turns=[turn]))
+        said = _with_condition(c, text)
+        if c.tag:  # with the consent it asks, verbatim: a no to it cancels it (_refused)
+            said = c.turn.text[c.turn.text.find(said):c.turn.text.find(c.tag, c.start)
+                               + len(c.tag)] if said in c.turn.text else said
+        delta.open_tasks.append(NewTask(text=said, owner=owner, turns=[turn]))
     return bool(reading.reports or reading.failures or reading.promises)
+
+
+def _refused(turn: Turn, index: list[IndexEntry], delta: StateDelta) -> None:
+    """A no that opens the user's reply to a promise that asked consent ("I'll send a new
+    one tomorrow, is that okay?" "No, I'd rather have a refund") cancels it; a yes or
+    anything else leaves it open."""
+    if not turn.content or polarity(turn.content) is not False:
+        return
+    for t in delta.open_tasks:
+        if t.owner == "assistant" and t.status == "open" and _asked_consent(t.text) \
+                and 0 < turn.index - t.turns[-1] <= 2:
+            t.status = "cancelled"
+            t.turns.append(turn.index)
+    delta.updates.extend(ItemUpdate(id=e.id, status="cancelled", turn=turn.index)
+                         for e in index if e.owner == "assistant" and e.turn is not None
+                         and 0 < turn.index - e.turn <= 2 and _asked_consent(e.text))
+
+
+def _asked_consent(text: str) -> bool:
+    return bool(C.consent_tag.fullmatch(([""] + _CLAUSE.findall(text))[-1].strip()))
 
 
 def _answered_once(decisions: list[NewDecision], turn: int) -> None:

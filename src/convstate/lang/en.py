@@ -576,6 +576,12 @@ PACK = LanguagePack(
         "choice_verb": r"\b(?:take|have|go\s+(?:with|for)|choose|pick|prefer|want|get)\b",
         "choice_filler": r"\b(?:instead\s+of|rather\s+than)\b.*$|\b(?:instead|please|then"
                          r"|after\s+all|rather|the|a|an|it|that|this|them|those)\b",
+        # consent asked after what a sentence says ("I'll send a new one tomorrow, is that
+        # okay?"): the sentence says it, the tag asks
+        "consent_tag": r"\W*(?:is\s+that\s+(?:ok(?:ay)?|alright|all\s+right|fine|good)"
+                       r"|does\s+that\s+work(?:\s+for\s+you)?|would\s+that\s+(?:work|be\s+"
+                       r"(?:ok(?:ay)?|fine|alright))(?:\s+for\s+you)?|ok(?:ay)?|alright|right"
+                       r"|sounds?\s+good)\s*[?？]+\W*",
         "choice_added": r"\b(?:also|too|as\s+well|another|in\s+addition|plus)\b",
         # what such a question asks about: the noun phrase after its verbs, its last word
         # the head ("add the optional insurance to the rental": insurance)
