@@ -53,6 +53,11 @@ def test_a_choice_made_again_supersedes_the_one_it_changes(first: str, again: st
     ("I'll take the blue shirt.", "Actually, I'll also take the red shirt."),
     ("那就两杯拿铁。", "其实我还要一杯美式。"),
     ("I'll go with the premium plan.", "Actually, I want to cancel my basic plan."),  # an act
+    ("I'll go with express shipping.", "No need to switch to standard shipping."),
+    ("我选红色的。", "要红色的还是蓝色的，我再想想。"),  # still between two
+    # a number of the unit, but not what the choice is: its head is another thing
+    ("I'll take the 12-month plan.", "Actually, I want 2 months of free trial."),
+    ("I'll take the 12-month plan.", "Actually, I'll take the 6-month plan for my son."),
 ])
 def test_what_changes_nothing_parallel_supersedes_nothing(first: str, later: str) -> None:
     got = decisions((U, first), (A, "OK."), (U, later))

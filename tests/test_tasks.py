@@ -100,6 +100,10 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "Your package will arrive tomorrow."),  # its own act, or another's
     ("assistant", "Your bank will respond within 5 business days."),
     ("assistant", "Your subscription will cancel at the end of the billing period."),
+    # a bare day: hours kept, a state, or a past act (没接, 回的电话)
+    ("assistant", "我们周一到周五都可以上门。"), ("assistant", "我们周日休息。"),
+    ("assistant", "我周一给您打电话您没接。"), ("assistant", "我周一给您回的电话。"),
+    ("user", "我周一给你们发的邮件。"),
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
     ("assistant", "Most of the stores will be closed on Sunday."),

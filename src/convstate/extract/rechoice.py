@@ -13,14 +13,16 @@ in a turn that says a change of mind ("actually", "instead", 还是, 算了:
 newest live decision before it that is *parallel*: it names the same thing with another
 modifier. Parallel is read from the choice's head:
 
-- a number with its unit (6 months, 6期, "12-month"): the old decision says another
-  number of the same unit (an English unit by its singular);
+- a number with its unit as its head (6 months, 6期; not "2 months of free trial"): the
+  old decision says another number of the same unit (an English unit by its singular:
+  "12-month");
 - otherwise the last word of the choice (English; "the red one": one) or its last Han
   character (红色 → 色, 顺丰快递 → 递): the old decision holds that head but not the new
   choice itself.
 
 Only the speaker's own choice, now (``negation.own_act``: not "my wife will take", "I
-refuse to switch to", 不想换成; not after a condition: "if it's cheaper, make it"), and
+refuse to switch to", "No need to switch to", 不想换成; not after a condition: "if it's
+cheaper, make it"; not one still between two: 要红色的还是蓝色的), and
 not one more beside the first ("I'll also take the red shirt", 我还要一杯美式:
 ``choice_added``). A change that names nothing parallel ("Actually, I'll take a
 receipt") supersedes nothing. A decision that held two choices is superseded whole by a
@@ -39,7 +41,7 @@ from ..delta import ItemUpdate, NewDecision, StateDelta
 from ..lang import Cues, number_in, number_pattern
 from ..state import IndexEntry, section_entries
 from ..turns import Turn
-from .negation import conditional, own_act, question
+from .negation import conditional, negated, own_act, question, refusal
 from .yesno import ARROW
 
 C = Cues()
@@ -87,13 +89,15 @@ def _new_choice(clause: str, mind_changed: bool) -> str | None:
     if not verbs:
         return None
     verb = verbs[-1]
-    if not own_act(clause[:verb.start()]) or C.choice_added.search(clause):
+    if not own_act(clause[:verb.start()]) or negated(clause, verb.start()) \
+            or refusal(clause) or C.choice_added.search(clause):
         # not the speaker's own choice now ("my wife will take", "if it's cheaper, make
         # it", "I refuse to switch to", 不想换成), or one more beside it ("I'll also take")
         return None
     choice = clause[verb.end():].strip(_AROUND)
-    if _ACT.match(choice):
-        return None  # "Actually, I want to cancel my plan": an act, not a choice
+    if _ACT.match(choice) or C.choice_either.search(choice):
+        return None  # an act ("I want to cancel my plan"), or still a choice between two
+        # (要红色的还是蓝色的, "the red one or the blue one")
     choice = C.choice_filler.sub(" ", choice).strip(_AROUND)
     return choice or None
 
@@ -112,12 +116,13 @@ def _changed(choice: str, index: Sequence[IndexEntry], turn: int, taken: set[str
 
 def _parallel(choice: str, old: str) -> bool:
     """Whether ``old`` names the thing ``choice`` names, with another modifier."""
-    counted = _counted(choice)
-    if counted:
-        units = {unit for _, unit in counted}
-        return any(unit in units and (n, unit) not in counted for n, unit in _counted(old))
     head = _head(choice)
-    if head is None or choice.casefold() in old.casefold():
+    if head is None:
+        return False
+    counted = [(n, unit) for n, unit in _counted(choice) if unit == head]
+    if counted:  # the choice counts its head: "6 months", 6期 (not "2 months of trial")
+        return any(unit == head and (n, unit) not in counted for n, unit in _counted(old))
+    if choice.casefold() in old.casefold():
         return False
     if _HAN.fullmatch(head):
         return head in old

@@ -21,8 +21,7 @@ def _conditions(table: Mapping[str, str]) -> re.Pattern[str]:
                       f"|^(?:{openers})(?![了过着])")
 
 
-# a day: today, tomorrow, a weekday or the weekend (周三, 下星期五, 周末), this or next week;
-# a time ahead as the future_times are (我周一给您回电话, 我们下周安排师傅上门)
+# a day: today, tomorrow, a weekday or the weekend (周三, 下星期五, 周末), this or next week
 _DAY = (r"(?:(?:本|这|下个?)?(?:周|星期|礼拜)[一二三四五六日天末]|今天|明天|后天|今晚|明早|当天"
         r"|本周|下周|月底|月初)")
 
@@ -99,7 +98,7 @@ class Chinese:
         people = alternation(table["second_person"] + " " + table["first_person"]).pattern
         self.to_you = re.compile(f"给(?:{people})")
         self.trailing = re.compile(f"(?:{self.adverbs.pattern}|{self.benefactive.pattern}|把|将)$")
-        self.future = re.compile(f"{alternation(table['future_times']).pattern}|{_DAY}")
+        self.future = alternation(table["future_times"])
         self.vague = words(table["vague_verbs"])
         self.failed = alternation(table["failure_markers"])
         self.not_verbs = frozenset(table["not_verbs"].replace(" ", ""))
@@ -194,10 +193,7 @@ class Chinese:
         """The act ``text`` promises, said by ``role``; None if it promises none."""
         team = role == "assistant"
         vouched = False  # 我保证快递员今天会上门: a promise verb over a clause
-        markers = sorted([*self.marker.finditer(text), *(
-            m for m in self.future.finditer(text)  # 我明天发给您, 快递员明天上门取件
-            if (who := self.who(text[:m.start()])[0]) in self.first
-            or team and who in self.team)], key=lambda m: m.start())
+        markers = _markers(self, text, team)
         for n, m in enumerate(markers):
             owed_thing = False
             if m.start() > 0 and text[m.start() - 1] in "不机社学" \
@@ -226,7 +222,8 @@ class Chinese:
             if self.negation.match(self.strip(rest)):
                 continue  # 我们将不再...
             # the user's promise, or 将 (also 把: 将原诗转化为...), needs a verb it knows
-            phrase = self.verb_phrase(rest, known_only=not team or m.group(0) == "将")
+            phrase = self.verb_phrase(rest, known_only=not team or m.group(0) == "将"
+                                      or m.re is _DAYS)  # (a bare day: 我们周日休息)
             if phrase is None:
                 continue
             verbs, _, obj = phrase
@@ -344,3 +341,22 @@ class Chinese:
             return None
         verbs, _, obj = phrase
         return Act(verbs, self.terms(obj), None, generic=verbs <= self.generic)
+
+
+# a day said bare (周一, 下周, 月底) reads ahead, for an act the lexicon knows, unless a span
+# follows it (周一到周五: hours kept) or a mark of the past (没接, 回的电话)
+_DAYS = re.compile(_DAY)
+_NOT_AHEAD = re.compile(r"\s*(?:到|至|-|—|~|～)|[^，。！？]*没"
+                        r"|(?:给(?:您|你们|你))?[\u4e00-\u9fff]{1,2}的")
+
+
+def _markers(zh: Chinese, text: str, team: bool) -> list[re.Match[str]]:
+    """What a promise's verb may follow in ``text``: 会/将/保证..., or a time ahead the
+    speaker (or, for the assistant, the team) sets: 我明天发给您, 快递员明天上门取件,
+    我周一给您回电话 (a bare day as above)."""
+    ahead = [*zh.future.finditer(text), *(
+        m for m in _DAYS.finditer(text) if not zh.future.fullmatch(m.group(0))
+        and not _NOT_AHEAD.match(text, m.end()))]
+    return sorted([*zh.marker.finditer(text), *(
+        m for m in ahead if (who := zh.who(text[:m.start()])[0]) in zh.first
+        or team and who in zh.team)], key=lambda m: m.start())

@@ -31,9 +31,10 @@ a bare yes then answers nothing):
   answers nothing yet and leaves the question open; any other reply closes it,
   answered or not (rules.py). A change of mind ("Actually, I do want insurance")
   answers an answered question again the same way, and the new answer supersedes the
-  old; with no question open, one that opens with a yes or a no and names the thing of
-  the newest question answered within ``REACH`` turns ("Actually no, standard shipping
-  is fine") answers it again.
+  old. A reply is read past the change of mind it opens with ("Actually no, standard
+  shipping is fine" says no). With no question open, a bare yes or no after a change of
+  mind answers nothing again: "Actually no, that's all", "Wait, no, the gift wrap
+  should be blue" are about something else.
 
 Across batches the open questions are the user's open tasks of the index whose text is
 a closed question, with the turn they were stated in.
@@ -240,15 +241,8 @@ def answer_closed(turn: Turn, tasks: Sequence[NewTask], index: Sequence[IndexEnt
     # them, "Yes to both", 都要); the others are answered only by saying their thing
     latest = [a for a in asked if a[2] is not None
               and a[0] == max(b[0] for b in asked if b[2] is not None)]
-    # a change of mind it opens with is read past ("Actually no, ..."); with no question
-    # open, one that names the thing of the newest answered question, answered within
-    # REACH turns, answers it again ("Actually no, standard shipping is fine")
-    again = _changed_mind(reply)
-    if not latest and again is not None:
-        newest = max(a[0] for a in asked)
-        latest = [a for a in asked if a[0] == newest and turn.index - newest <= REACH
-                  and (thing := head(a[1])) and thing.casefold() in reply.casefold()]
-    said_first = reply if again is None else again
+    # a change of mind it opens with is read past ("Actually no, standard is fine")
+    said_first = _changed_mind(reply) or reply
     opening = polarity(said_first) if len(latest) == 1 or C.wish_all.search(reply) \
         else None
     first = _FIRST_CLAUSE.search(said_first)

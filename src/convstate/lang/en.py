@@ -582,6 +582,7 @@ PACK = LanguagePack(
                        r"|does\s+that\s+work(?:\s+for\s+you)?|would\s+that\s+(?:work|be\s+"
                        r"(?:ok(?:ay)?|fine|alright))(?:\s+for\s+you)?|ok(?:ay)?|alright|right"
                        r"|sounds?\s+good)\s*[?？]+\W*",
+        "choice_either": r"\b(?:or|either)\b",
         "choice_added": r"\b(?:also|too|as\s+well|another|in\s+addition|plus)\b",
         # what such a question asks about: the noun phrase after its verbs, its last word
         # the head ("add the optional insurance to the rental": insurance)
