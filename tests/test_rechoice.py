@@ -26,6 +26,8 @@ def decisions(*turns: tuple[str, str]) -> list[tuple[str, str]]:
     ("I'll go with the express shipping.", "Wait, switch to standard shipping please.",
      "switch to standard shipping please"),
     ("I'll take two tickets.", "Actually, make it 3 tickets.", "make it 3 tickets"),
+    ("I'll take the chicken salad.", "Actually, I'll have the tuna salad.",
+     "I'll have the tuna salad"),
     ("我选12期免息。", "还是改成6期吧。", "还是改成6期吧"),
     ("I'll take the 12-month plan.", "Actually, make it 6 months instead of 12 months.",
      "make it 6 months instead of 12 months"),
@@ -58,6 +60,7 @@ def test_a_choice_made_again_supersedes_the_one_it_changes(first: str, again: st
     # a number of the unit, but not what the choice is: its head is another thing
     ("I'll take the 12-month plan.", "Actually, I want 2 months of free trial."),
     ("I'll take the 12-month plan.", "Actually, I'll take the 6-month plan for my son."),
+    ("Let's go with the blue one.", "Actually, I have a question about the red one."),
 ])
 def test_what_changes_nothing_parallel_supersedes_nothing(first: str, later: str) -> None:
     got = decisions((U, first), (A, "OK."), (U, later))

@@ -573,7 +573,8 @@ PACK = LanguagePack(
         # the red one"), and the words around a choice that are no part of it
         "choice_changed": r"\b(?:make\s+(?:it|that|mine)|(?:change|switch)\s+(?:it|that|this"
                           r"|mine)\s+to|switch\s+to|swap\s+(?:it|that)\s+for)\b",
-        "choice_verb": r"\b(?:take|have|go\s+(?:with|for)|choose|pick|prefer|want|get)\b",
+        "choice_verb": r"\b(?:take|go\s+(?:with|for)|choose|pick|prefer|want"
+                       r"|(?:'ll|’ll|will|'d|’d|would)\s+(?:have|get))\b",
         "choice_filler": r"\b(?:instead\s+of|rather\s+than)\b.*$|\b(?:instead|please|then"
                          r"|after\s+all|rather|the|a|an|it|that|this|them|those)\b",
         # consent asked after what a sentence says ("I'll send a new one tomorrow, is that
