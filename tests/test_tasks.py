@@ -81,6 +81,8 @@ def tasks(state: ConversationState) -> list[tuple[str, str, str]]:
     ("user", "我明天把发票寄给你。"),
     # a day is a time ahead as tomorrow is
     ("assistant", "我周一给您回电话。"), ("assistant", "我们下周安排师傅上门。"),
+    # the assistant's subject dropped before the time, the act done for the customer
+    ("assistant", "好的，周二给您回电话。"), ("assistant", "明天上午为您补发。"),
 ])
 def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> None:
     state = run([(role, text)])
@@ -104,6 +106,7 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "我们周一到周五都可以上门。"), ("assistant", "我们周日休息。"),
     ("assistant", "我周一给您打电话您没接。"), ("assistant", "我周一给您回的电话。"),
     ("user", "我周一给你们发的邮件。"),
+    ("assistant", "今天给您添麻烦了。"), ("assistant", "明天到货。"),
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
     ("assistant", "Most of the stores will be closed on Sunday."),
@@ -537,6 +540,9 @@ def test_a_failure_cancels_and_a_renewed_promise_replaces_the_older(mode: str) -
                  ("assistant", "好的，那我周二给您回电话。")], mode)
     assert [(t.text, t.status) for t in state.open_tasks] == [
         ("我周一给您回电话", "cancelled"), ("那我周二给您回电话", "open")]
+    state = run([("assistant", "我周一给您回电话。"), ("user", "能改到周二吗？"),
+                 ("assistant", "好的，周二给您回电话。")], mode)
+    assert [t.status for t in state.open_tasks] == ["cancelled", "open"]
 
 
 @pytest.mark.parametrize("mode", MODES)
