@@ -107,6 +107,8 @@ def test_a_promise_opens_a_task_owned_by_who_promised(role: str, text: str) -> N
     ("assistant", "我周一给您打电话您没接。"), ("assistant", "我周一给您回的电话。"),
     ("user", "我周一给你们发的邮件。"),
     ("assistant", "今天给您添麻烦了。"), ("assistant", "明天到货。"),
+    ("assistant", "周二给您回电话的是我们的专员。"), ("assistant", "今天给您发的验证码请勿泄露。"),
+    ("assistant", "明天给您发货的话，后天能到。"), ("assistant", "我今天给您打的电话。"),
     ("assistant", "We can offer an exchange or a refund."),
     ("assistant", "You will receive a confirmation email shortly."),
     ("assistant", "Most of the stores will be closed on Sunday."),

@@ -343,8 +343,8 @@ class Chinese:
         return Act(verbs, self.terms(obj), None, generic=verbs <= self.generic)
 
 
-# a day said bare (周一, 下周, 月底) reads ahead, for an act the lexicon knows, unless a span
-# follows it (周一到周五: hours kept) or a mark of the past (没接, 回的电话)
+# a day said bare (周一, 下周, 月底) reads ahead, for an act the lexicon knows; no time reads
+# ahead before a span (周一到周五: hours kept) or a mark of the past (没接, 今天给您打的电话)
 _DAYS = re.compile(_DAY)
 _NOT_AHEAD = re.compile(r"\s*(?:到|至|-|—|~|～)|[^，。！？]*没"
                         r"|(?:给(?:您|你们|你))?[\u4e00-\u9fff]{1,2}的")
@@ -354,9 +354,9 @@ def _markers(zh: Chinese, text: str, team: bool) -> list[re.Match[str]]:
     """What a promise's verb may follow in ``text``: 会/将/保证..., or a time ahead the
     speaker (or, for the assistant, the team, or no one said) sets: 我明天发给您,
     快递员明天上门取件, 我周一给您回电话 (a bare day as above), 周二给您回电话."""
-    ahead = [*zh.future.finditer(text), *(
-        m for m in _DAYS.finditer(text) if not zh.future.fullmatch(m.group(0))
-        and not _NOT_AHEAD.match(text, m.end()))]
+    ahead = [m for m in (*zh.future.finditer(text), *(
+        m for m in _DAYS.finditer(text) if not zh.future.fullmatch(m.group(0))))
+             if not _NOT_AHEAD.match(text, m.end())]
     return sorted([*zh.marker.finditer(text), *(
         m for m in ahead if (who := zh.who(text[:m.start()])[0]) in zh.first
         or team and (who in zh.team or _dropped(zh, text, m)))], key=lambda m: m.start())
@@ -365,9 +365,10 @@ def _markers(zh: Chinese, text: str, team: bool) -> list[re.Match[str]]:
 def _dropped(zh: Chinese, text: str, m: re.Match[str]) -> bool:
     """The assistant's clause opens with the time, its subject dropped, and does an act
     the lexicon knows for the customer (周二给您回电话, 明天上午为您补发): the speaker's,
-    as with 我."""
+    as with 我. Not when 的 follows: the phrase describes (周二给您回电话的是我们的专员,
+    今天给您发的验证码, 明天给您发货的话)."""
     rest = text[m.end():]
     lead = rest[:len(rest) - len(zh.strip(rest))]  # the times and 给您/为您 before the verb
-    return not text[:m.start()].strip(" ，,") \
+    return not text[:m.start()].strip(" ，,") and "的" not in rest \
         and bool(zh.to_you.search(lead) or zh.benefactive.search(lead)) \
         and zh.verb_phrase(rest, known_only=True) is not None  # (not 给您添麻烦了)
